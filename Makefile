@@ -1,0 +1,25 @@
+# make lab  — set up .venv (once) and open the lessons in JupyterLab, offline, on the bundled model
+# make test — set up .venv (once) and run the whole test suite (unit, lessons, browser checks)
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+.PHONY: setup lab test bench
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+lab: setup
+	$(VENV)/bin/jupyter lab lessons/
+
+test: setup
+	$(VENV)/bin/python -m xai_tf.corpus
+	$(VENV)/bin/python -m pytest
+
+bench: setup
+	$(VENV)/bin/python benchmarks/bench_forward.py
