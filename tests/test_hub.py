@@ -1,0 +1,85 @@
+import json
+
+import pytest
+import torch
+from conftest import random_hf_gpt2
+from huggingface_hub import constants
+
+import xai_tf
+from xai_tf.models import GPT2, BertEncoder
+from xai_tf.models.hub import MODEL_NAMES
+
+
+@pytest.fixture
+def empty_hf_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+
+
+def test_unknown_name_lists_the_valid_ones():
+    with pytest.raises(ValueError, match="unknown model 'gtp2'") as err:
+        xai_tf.load_model("gtp2")
+    assert all(name in str(err.value) for name in MODEL_NAMES)
+
+
+@pytest.mark.parametrize("device", ["cuda:7", "tpu", "meta-nonsense"])
+def test_missing_device_is_a_clear_error(device):
+    with pytest.raises(ValueError, match=f"device '{device}'"):
+        xai_tf.load_model("shakespeare", device=device)
+
+
+def test_gpt2_offline_and_not_cached_says_how_to_get_it(empty_hf_cache):
+    with pytest.raises(RuntimeError, match=r"gpt2-medium is not on disk.*load_model\('shakespeare'\)"):
+        xai_tf.load_model("gpt2-medium")
+
+
+def test_auto_falls_back_to_the_bundled_model_with_a_notice(empty_hf_cache, capsys):
+    lm = xai_tf.load_model()
+    assert lm.name == "shakespeare"
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and "'shakespeare'" in out[0] and "python -m xai_tf.models.hub gpt2" in out[0]
+
+
+def test_local_directory_checkpoint(tmp_path):
+    hf = random_hf_gpt2(0, n_embd=32, n_layer=2, n_head=2, n_positions=32)
+    hf.save_pretrained(tmp_path)
+    assert (tmp_path / "model.safetensors").exists()
+    lm = xai_tf.load_model(str(tmp_path))
+    assert isinstance(lm.model, GPT2) and lm.n_ctx == 32 and lm.name == tmp_path.name
+    ids = lm.encode("Hello, world!")
+    with torch.no_grad():
+        assert (lm.model(ids) - hf(torch.tensor([ids])).logits).abs().max() <= 1e-4
+
+
+def test_directory_that_is_not_gpt2(tmp_path):
+    with pytest.raises(ValueError, match="not a GPT-2 checkpoint: it needs"):
+        xai_tf.load_model(str(tmp_path))
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    with pytest.raises(ValueError, match="'bert' model, not a GPT-2 checkpoint"):
+        xai_tf.load_model(str(tmp_path))
+
+
+def test_encode_checks_the_prompt(bundled):
+    with pytest.raises(ValueError, match="prompt is empty"):
+        bundled.encode("   ")
+    with pytest.raises(ValueError, match=f"reads at most {bundled.n_ctx}"):
+        bundled.encode("To be, or not to be. " * 200)
+
+
+def test_minilm_attention_is_bidirectional():
+    lm = xai_tf.load_model("minilm")
+    assert isinstance(lm.model, BertEncoder)
+    ids = lm.encode("The cat sat on the mat.")
+    assert lm.token_strings(ids)[0] == "[CLS]" and lm.token_strings(ids)[-1] == "[SEP]"
+    with torch.no_grad():
+        hidden, cache = lm.model.run_with_cache(ids)
+    T = len(ids)
+    assert hidden.shape == (1, T, 384)
+    attn = cache.stack("attn")
+    assert attn.shape == (6, 1, 12, T, T)
+    torch.testing.assert_close(attn.sum(-1), torch.ones(6, 1, 12, T))
+    assert attn.triu(1).sum() > 1  # tokens attend to later tokens too
+    torch.testing.assert_close(cache["resid_post", 5], hidden)
+    with pytest.raises(ValueError, match="1..512"):
+        lm.model(torch.zeros(1, 513, dtype=torch.long))

@@ -1,0 +1,286 @@
+"""GPT-2 from scratch, in one readable module (Radford et al., 2019).
+
+Notation of the lecture: a prompt of T tokens x_1..x_T, width d = ``n_embd``, H = ``n_head`` heads
+of size d_h = d / H. The residual stream is
+
+    h_0 = W_E[x] + W_P[1..T]
+    h'_l = h_{l-1} + Attn_l(LN_1(h_{l-1}))          (pre-LayerNorm blocks)
+    h_l  = h'_l + MLP_l(LN_2(h'_l)),  MLP(u) = W_out GELU_tanh(W_in u)
+    logits = LN_f(h_L) W_Eᵀ                          (weight tying: the unembedding is W_E)
+
+with causal self-attention per head A = softmax(Q Kᵀ / √d_h + M), M_ij = −∞ for j > i.
+
+Parameter names follow GPT-2's checkpoint (``wte``, ``wpe``, ``h.{l}.ln_1``, ``attn.c_attn``,
+``attn.c_proj``, ``ln_2``, ``mlp.c_fc``, ``mlp.c_proj``, ``ln_f``) so that Hugging Face weights
+load by name (their ``Conv1D`` weights are the transpose of our ``nn.Linear`` weights).
+
+Every intermediate is one lookup away: ``logits, cache = model.run_with_cache(ids)`` and then
+``cache["attn", 3]`` is layer 3's attention probabilities ``[batch, heads, T, T]``. Hooks replace
+an activation during the forward pass: ``model(ids, hooks={("mlp_post", 2): f})`` uses ``f(a)``
+wherever the MLP activations ``a`` of layer 2 would be used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+Hook = Callable[[Tensor], Tensor]
+HookKey = tuple[str, int]
+
+#: Every activation the cache records, per layer, with its shape.
+HOOK_POINTS: dict[str, str] = {
+    "resid_pre": "[batch, T, d] residual stream entering the block",
+    "q": "[batch, heads, T, d_h] queries",
+    "k": "[batch, heads, T, d_h] keys",
+    "v": "[batch, heads, T, d_h] values",
+    "attn": "[batch, heads, T, T] attention probabilities (rows sum to 1)",
+    "attn_out": "[batch, T, d] attention output added to the residual stream",
+    "resid_mid": "[batch, T, d] residual stream between attention and MLP",
+    "mlp_post": "[batch, T, 4d] MLP hidden activations after GELU",
+    "mlp_out": "[batch, T, d] MLP output added to the residual stream",
+    "resid_post": "[batch, T, d] residual stream leaving the block",
+}
+
+
+@dataclass(frozen=True)
+class GPT2Config:
+    """Sizes of a GPT-2 model; the defaults are GPT-2 small (124M parameters)."""
+
+    vocab_size: int = 50257
+    n_ctx: int = 1024
+    n_embd: int = 768
+    n_layer: int = 12
+    n_head: int = 12
+    layer_norm_epsilon: float = 1e-5
+    dropout: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.n_embd % self.n_head:
+            raise ValueError(
+                f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}"
+            )
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+#: The four released GPT-2 sizes.
+CONFIGS: dict[str, GPT2Config] = {
+    "gpt2": GPT2Config(),
+    "gpt2-medium": GPT2Config(n_embd=1024, n_layer=24, n_head=16),
+    "gpt2-large": GPT2Config(n_embd=1280, n_layer=36, n_head=20),
+    "gpt2-xl": GPT2Config(n_embd=1600, n_layer=48, n_head=25),
+}
+
+
+class ActivationCache(dict):
+    """Activations keyed by ``(hook name, layer)``, e.g. ``cache["attn", 0]``."""
+
+    def __missing__(self, key: HookKey) -> Tensor:
+        names = sorted({name for name, _ in self})
+        layers = sorted({layer for _, layer in self})
+        raise KeyError(
+            f"no cached activation {key!r}; names are {names}, layers {layers[0]}..{layers[-1]}"
+        )
+
+    def stack(self, name: str) -> Tensor:
+        """All layers of one activation stacked: ``[layers, ...]``."""
+        layers = sorted(layer for n, layer in self if n == name)
+        if not layers:
+            self[name, 0]  # raises the KeyError that lists what exists
+        return torch.stack([self[name, layer] for layer in layers])
+
+
+class _Tap:
+    """Applies replacement hooks and records activations during one forward pass."""
+
+    def __init__(self, cache: ActivationCache | None, hooks: Mapping[HookKey, Hook]):
+        for name, _layer in hooks:
+            if name not in HOOK_POINTS:
+                raise ValueError(f"unknown hook point {name!r}; choose from {list(HOOK_POINTS)}")
+        self.cache = cache
+        self.hooks = hooks
+
+    def wants(self, name: str, layer: int) -> bool:
+        return self.cache is not None or (name, layer) in self.hooks
+
+    def __call__(self, name: str, layer: int, x: Tensor) -> Tensor:
+        hook = self.hooks.get((name, layer))
+        if hook is not None:
+            replaced = hook(x)
+            if replaced.shape != x.shape:
+                raise ValueError(
+                    f"hook at {(name, layer)} returned shape {tuple(replaced.shape)}, "
+                    f"expected {tuple(x.shape)}"
+                )
+            x = replaced
+        if self.cache is not None:
+            self.cache[name, layer] = x
+        return x
+
+
+class CausalSelfAttention(nn.Module):
+    """Multi-head causal self-attention: A = softmax(Q Kᵀ / √d_h + M), output (A V) W_O."""
+
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.n_head = config.n_head
+        self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)
+        self.c_proj = nn.Linear(config.n_embd, config.n_embd)
+
+    def forward(self, x: Tensor, layer: int, tap: _Tap) -> Tensor:
+        batch, T, d = x.shape
+        q, k, v = (
+            t.view(batch, T, self.n_head, d // self.n_head).transpose(1, 2)
+            for t in self.c_attn(x).split(d, dim=2)
+        )
+        q, k, v = tap("q", layer, q), tap("k", layer, k), tap("v", layer, v)
+        if tap.wants("attn", layer):
+            scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+            future = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1)
+            attn = tap("attn", layer, scores.masked_fill(future, float("-inf")).softmax(-1))
+            y = attn @ v
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.c_proj(y.transpose(1, 2).reshape(batch, T, d))
+
+
+class MLP(nn.Module):
+    """MLP(u) = W_out GELU_tanh(W_in u), hidden width 4d."""
+
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
+        self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
+
+    def forward(self, x: Tensor, layer: int, tap: _Tap) -> Tensor:
+        return self.c_proj(tap("mlp_post", layer, F.gelu(self.c_fc(x), approximate="tanh")))
+
+
+class Block(nn.Module):
+    """One pre-LayerNorm block: h' = h + Attn(LN_1(h)), h'' = h' + MLP(LN_2(h'))."""
+
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.mlp = MLP(config)
+        self.drop = nn.Dropout(config.dropout)
+
+    def forward(self, x: Tensor, layer: int, tap: _Tap) -> Tensor:
+        x = tap("resid_pre", layer, x)
+        x = x + self.drop(tap("attn_out", layer, self.attn(self.ln_1(x), layer, tap)))
+        x = tap("resid_mid", layer, x)
+        x = x + self.drop(tap("mlp_out", layer, self.mlp(self.ln_2(x), layer, tap)))
+        return tap("resid_post", layer, x)
+
+
+class GPT2(nn.Module):
+    """GPT-2 language model; ``model(input_ids)`` returns logits ``[batch, T, vocab]``."""
+
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        self.wpe = nn.Embedding(config.n_ctx, config.n_embd)
+        self.drop = nn.Dropout(config.dropout)
+        self.h = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.apply(_init_weights)
+
+    def forward(
+        self, input_ids: Tensor | Sequence[int], hooks: Mapping[HookKey, Hook] | None = None
+    ) -> Tensor:
+        """Logits ``[batch, T, vocab]``; a 1-D ``input_ids`` is a batch of one."""
+        return self._run(input_ids, _Tap(None, hooks or {}))
+
+    def run_with_cache(
+        self, input_ids: Tensor | Sequence[int], hooks: Mapping[HookKey, Hook] | None = None
+    ) -> tuple[Tensor, ActivationCache]:
+        """``(logits, cache)`` with every activation of ``HOOK_POINTS`` for every layer."""
+        cache = ActivationCache()
+        return self._run(input_ids, _Tap(cache, hooks or {})), cache
+
+    def _run(self, input_ids: Tensor | Sequence[int], tap: _Tap) -> Tensor:
+        ids = self.check_input_ids(input_ids)
+        positions = torch.arange(ids.size(1), device=ids.device)
+        x = self.drop(self.wte(ids) + self.wpe(positions))
+        for layer, block in enumerate(self.h):
+            x = block(x, layer, tap)
+        return F.linear(self.ln_f(x), self.wte.weight)
+
+    def check_input_ids(self, input_ids: Tensor | Sequence[int]) -> Tensor:
+        """``input_ids`` as a ``[batch, T]`` long tensor on the model's device, validated."""
+        ids = torch.as_tensor(input_ids, device=self.wte.weight.device)
+        if ids.dim() == 1:
+            ids = ids.unsqueeze(0)
+        if ids.dim() == 2 and ids.size(1) == 0:
+            raise ValueError("input_ids is empty: the prompt needs at least one token")
+        if ids.dim() != 2 or ids.dtype not in (torch.int64, torch.int32):
+            raise ValueError(
+                f"input_ids must be integer token ids shaped [T] or [batch, T], got "
+                f"{ids.dtype} of shape {tuple(ids.shape)}"
+            )
+        T, n_ctx, vocab = ids.size(1), self.config.n_ctx, self.config.vocab_size
+        if T > n_ctx:
+            raise ValueError(f"the prompt has {T} tokens but the context holds 1..{n_ctx}")
+        if ids.min() < 0 or ids.max() >= vocab:
+            raise ValueError(f"input_ids must lie in 0..{vocab - 1}")
+        return ids.long()
+
+    @classmethod
+    def from_hf(cls, hf_model: nn.Module) -> GPT2:
+        """Ours, with the weights of a ``transformers.GPT2LMHeadModel`` (or ``GPT2Model``)."""
+        c = hf_model.config
+        config = GPT2Config(
+            vocab_size=c.vocab_size,
+            n_ctx=c.n_positions,
+            n_embd=c.n_embd,
+            n_layer=c.n_layer,
+            n_head=c.n_head,
+            layer_norm_epsilon=c.layer_norm_epsilon,
+        )
+        state = {name: t.detach().clone() for name, t in hf_model.state_dict().items()}
+        return cls.from_state_dict(config, state, hf_layout=True)
+
+    @classmethod
+    def from_state_dict(
+        cls, config: GPT2Config, state_dict: Mapping[str, Tensor], hf_layout: bool = False
+    ) -> GPT2:
+        """A model in eval mode holding ``state_dict`` (no second copy of the weights is made).
+
+        With ``hf_layout`` the names and layout are a Hugging Face GPT-2 checkpoint's: an
+        optional ``transformer.`` prefix, ``Conv1D`` weights stored as [in, out] (transposed
+        here), and the tied ``lm_head`` and causal-mask buffers skipped.
+        """
+        conv1d = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
+        ours = {}
+        for name, tensor in state_dict.items():
+            if hf_layout:
+                name = name.removeprefix("transformer.")
+                if name == "lm_head.weight" or name.endswith((".attn.bias", ".attn.masked_bias")):
+                    continue
+                tensor = tensor.t().contiguous() if name.endswith(conv1d) else tensor
+            ours[name] = tensor.float()
+        with torch.device("meta"):
+            model = cls(config)
+        try:
+            model.load_state_dict(ours, assign=True)
+        except RuntimeError as err:
+            raise ValueError(f"the weights do not fit a GPT-2 with {config}: {err}") from err
+        return model.eval()
+
+
+def _init_weights(module: nn.Module) -> None:
+    """GPT-2's initialisation: N(0, 0.02) weights, zero biases."""
+    if isinstance(module, (nn.Linear, nn.Embedding)):
+        nn.init.normal_(module.weight, std=0.02)
+    if isinstance(module, nn.Linear):
+        nn.init.zeros_(module.bias)

