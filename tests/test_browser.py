@@ -1,0 +1,110 @@
+"""Every lesson in a real JupyterLab, driven by headless Chromium: run all cells, then check that
+no cell shows an error and that every widget rendered as a widget. Screenshots go to
+``build/screenshots/``. Without Chromium these tests are skipped with the reason, except in CI."""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+LESSONS = sorted((ROOT / "lessons").glob("*.ipynb"))
+SHOTS = ROOT / "build" / "screenshots"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WIDGET_AS_TEXT = re.compile(r"\b(IntSlider|FloatSlider|Dropdown|Textarea|Text|VBox|HBox|Button|"
+                            r"ToggleButtons|Checkbox|Output)\(|Loading widget|Error displaying widget")
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"Chromium is missing at {CHROMIUM}; .ci/run installs Debian's chromium")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium): browser checks not run")
+    tmp = tmp_path_factory.mktemp("lab")
+    shutil.copytree(ROOT / "lessons", tmp / "lessons")
+    settings = tmp / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    # Draw every cell, not only those in view, so that every output can be checked.
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = os.environ | {"HF_HUB_OFFLINE": "1", "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
+                        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+         "--ServerApp.token=", "--ServerApp.password=", "--LabApp.expose_app_in_browser=True",
+         f"--ServerApp.root_dir={tmp / 'lessons'}"],
+        env=env, stdout=subprocess.DEVNULL, stderr=open(tmp / "lab.log", "w"),
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(f"{url}/api", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail(f"JupyterLab did not start: {(tmp / 'lab.log').read_text()[-2000:]}")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser(lab):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def _wait_idle(page, timeout_s: float) -> None:
+    page.get_by_text(re.compile(r"\|\s*Idle")).first.wait_for(timeout=timeout_s * 1000)
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+def test_lesson_in_jupyterlab(lab, browser, path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{lab}/lab/tree/{path.name}?reset")
+    _wait_idle(page, 120)
+    n_code = page.locator(".jp-CodeCell").count()
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    done = re.compile(r"^\[\d+\]:$")
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        prompts = page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
+        if len(prompts) == n_code and all(done.match(p.strip()) for p in prompts):
+            break
+        time.sleep(1)
+    else:
+        pytest.fail(f"{path.name}: cells still running after 600 s")
+    _wait_idle(page, 60)
+    page.wait_for_timeout(1500)  # let widget views finish drawing
+    errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')
+    assert errors.count() == 0, errors.all_inner_texts()
+    outputs = "\n".join(page.locator(".jp-OutputArea-output").all_inner_texts())
+    assert "Traceback" not in outputs
+    assert not WIDGET_AS_TEXT.search(outputs), WIDGET_AS_TEXT.search(outputs).group(0)
+    views = page.locator(".jp-OutputArea-output .jupyter-widgets")
+    assert views.count() > 0, f"{path.name} shows no rendered widget"
+    views.first.scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / f"{path.stem}.png")
+    page.close()
