@@ -77,24 +77,33 @@ def main() -> None:
         assert (ours(ids) - hf(ids).logits).abs().max() < 1e-3
         t_ours = median_seconds(lambda: ours(ids), args.runs)
         t_hf = median_seconds(lambda: hf(ids), args.runs)
-    print(f"forward, {args.tokens} tokens, median of {args.runs} runs, "
-          f"{torch.get_num_threads()} threads, attention: ours fused SDPA, "
-          f"transformers {transformers.__version__} {hf.config._attn_implementation}")
-    print(f"  ours {t_ours * 1e3:.1f} ms   transformers {t_hf * 1e3:.1f} ms   "
-          f"ratio ours/theirs {t_ours / t_hf:.2f}")
+    print(
+        f"forward, {args.tokens} tokens, median of {args.runs} runs, "
+        f"{torch.get_num_threads()} threads, attention: ours fused SDPA, "
+        f"transformers {transformers.__version__} {hf.config._attn_implementation}"
+    )
+    print(
+        f"  ours {t_ours * 1e3:.1f} ms   transformers {t_hf * 1e3:.1f} ms   "
+        f"ratio ours/theirs {t_ours / t_hf:.2f}"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         hf.save_pretrained(tmp)
         weights_mb = os.path.getsize(Path(tmp) / "model.safetensors") / 2**20
         print(f"memory in fresh processes; weights file {weights_mb:.0f} MB")
         for which in ("ours", "transformers"):
-            out = subprocess.run([sys.executable, __file__, "--tokens", str(args.tokens),
-                                  "--child", which, tmp], capture_output=True, text=True,
-                                 check=True).stdout.splitlines()[-1]
+            out = subprocess.run(
+                [sys.executable, __file__, "--tokens", str(args.tokens), "--child", which, tmp],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.splitlines()[-1]
             m = json.loads(out)
-            print(f"  {which:12s} load: {m['load_mb']:.0f} MB resident "
-                  f"({m['load_mb'] / weights_mb:.2f}× the weights)   "
-                  f"forward peak above the loaded model: {m['forward_peak_mb']:.0f} MB")
+            print(
+                f"  {which:12s} load: {m['load_mb']:.0f} MB resident "
+                f"({m['load_mb'] / weights_mb:.2f}× the weights)   "
+                f"forward peak above the loaded model: {m['forward_peak_mb']:.0f} MB"
+            )
 
 
 if __name__ == "__main__":

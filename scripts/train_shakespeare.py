@@ -76,17 +76,27 @@ def train(args: argparse.Namespace) -> None:
         [t for text in train_plays.values() for t in [enc.eot_token, *enc.encode_ordinary(text)]]
     )
     chars = sum(len(t) for t in train_plays.values())
-    print(f"train: {len(train_plays)} texts, {chars:,} chars, {len(stream):,} tokens "
-          f"({chars / len(stream):.2f} chars/token)")
+    print(
+        f"train: {len(train_plays)} texts, {chars:,} chars, {len(stream):,} tokens "
+        f"({chars / len(stream):.2f} chars/token)"
+    )
 
-    config = GPT2Config(vocab_size=enc.n_vocab, n_ctx=args.n_ctx, n_embd=args.n_embd,
-                        n_layer=args.n_layer, n_head=args.n_embd // 64, dropout=args.dropout)
+    config = GPT2Config(
+        vocab_size=enc.n_vocab,
+        n_ctx=args.n_ctx,
+        n_embd=args.n_embd,
+        n_layer=args.n_layer,
+        n_head=args.n_embd // 64,
+        dropout=args.dropout,
+    )
     model = GPT2(config).to(args.device)
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=args.lr, betas=(0.9, 0.95))
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=args.lr,
+        betas=(0.9, 0.95),
+    )
     gen = torch.Generator().manual_seed(args.seed)
     start = time.time()
     bar = tqdm(range(args.steps), desc="training", mininterval=10)
@@ -109,18 +119,23 @@ def train(args: argparse.Namespace) -> None:
     prompt = enc.encode_ordinary(SAMPLE_PROMPT)
     sample = enc.decode(generate(model, prompt, 120, temperature=0.8, top_k=40, seed=args.seed))
     print(f"held-out loss {heldout_loss:.4f} nats/char after {seconds / 60:.1f} min\n{sample}")
-    write(model, ranks, args, {
-        "heldout_loss_per_char": round(heldout_loss, 4),
-        "heldout_chars": sum(len(t) for t in heldout.values()),
-        "train_chars": chars,
-        "train_tokens": len(stream),
-        "final_train_loss_per_token": round(loss.item(), 4),
-        "training_seconds": round(seconds),
-        "hardware": f"{platform.processor() or platform.machine()}, {args.device}, "
-                    f"{torch.get_num_threads()} threads",
-        "sample_prompt": SAMPLE_PROMPT,
-        "sample": sample,
-    })
+    write(
+        model,
+        ranks,
+        args,
+        {
+            "heldout_loss_per_char": round(heldout_loss, 4),
+            "heldout_chars": sum(len(t) for t in heldout.values()),
+            "train_chars": chars,
+            "train_tokens": len(stream),
+            "final_train_loss_per_token": round(loss.item(), 4),
+            "training_seconds": round(seconds),
+            "hardware": f"{platform.processor() or platform.machine()}, {args.device}, "
+            f"{torch.get_num_threads()} threads",
+            "sample_prompt": SAMPLE_PROMPT,
+            "sample": sample,
+        },
+    )
 
 
 def write(model: GPT2, ranks: dict[bytes, int], args: argparse.Namespace, results: dict) -> None:
@@ -134,7 +149,10 @@ def write(model: GPT2, ranks: dict[bytes, int], args: argparse.Namespace, result
         "name": "shakespeare",
         "architecture": "GPT-2 (xai_tf.models.GPT2), pre-LayerNorm, tied unembedding",
         "n_params": sum(p.numel() for p in model.parameters()),
-        "n_layer": c.n_layer, "n_head": c.n_head, "n_embd": c.n_embd, "n_ctx": c.n_ctx,
+        "n_layer": c.n_layer,
+        "n_head": c.n_head,
+        "n_embd": c.n_embd,
+        "n_ctx": c.n_ctx,
         "vocab_size": c.vocab_size,
         "layer_norm_epsilon": c.layer_norm_epsilon,
         "weights_dtype": "float16",
@@ -142,8 +160,13 @@ def write(model: GPT2, ranks: dict[bytes, int], args: argparse.Namespace, result
         "heldout_files": list(corpus.HELDOUT_FILES),
         "heldout_metric": "sum of token cross-entropies / characters, windows of n_ctx, stride n_ctx/2",
         **results,
-        "steps": args.steps, "batch": args.batch, "tokens_per_step": args.batch * args.n_ctx,
-        "peak_lr": args.lr, "warmup": args.warmup, "dropout": args.dropout, "seed": args.seed,
+        "steps": args.steps,
+        "batch": args.batch,
+        "tokens_per_step": args.batch * args.n_ctx,
+        "peak_lr": args.lr,
+        "warmup": args.warmup,
+        "dropout": args.dropout,
+        "seed": args.seed,
         "torch": torch.__version__,
         "sha256": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (weights, vocab)},
     }

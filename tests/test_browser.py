@@ -19,10 +19,20 @@ ROOT = Path(__file__).parents[1]
 LESSONS = sorted((ROOT / "lessons").glob("*.ipynb"))
 SHOTS = ROOT / "build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-WIDGET_AS_TEXT = re.compile(r"\b(IntSlider|FloatSlider|Dropdown|Textarea|Text|VBox|HBox|Button|"
-                            r"ToggleButtons|Checkbox|Output)\(|Loading widget|Error displaying widget")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WIDGET_AS_TEXT = re.compile(
+    r"\b(IntSlider|FloatSlider|Dropdown|Textarea|Text|VBox|HBox|Button|"
+    r"ToggleButtons|Checkbox|Output)\(|Loading widget|Error displaying widget"
+)
 
 pytestmark = pytest.mark.browser
 
@@ -42,13 +52,27 @@ def lab(tmp_path_factory):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = os.environ | {"HF_HUB_OFFLINE": "1", "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
-                        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces")}
+    env = os.environ | {
+        "HF_HUB_OFFLINE": "1",
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
+    }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         "--ServerApp.token=", "--ServerApp.password=", "--LabApp.expose_app_in_browser=True",
-         f"--ServerApp.root_dir={tmp / 'lessons'}"],
-        env=env, stdout=subprocess.DEVNULL, stderr=open(tmp / "lab.log", "w"),
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            "--ServerApp.token=",
+            "--ServerApp.password=",
+            "--LabApp.expose_app_in_browser=True",
+            f"--ServerApp.root_dir={tmp / 'lessons'}",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp / "lab.log", "w"),
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(120):

@@ -37,12 +37,15 @@ def test_sampling_is_seeded_and_top_1_is_greedy(pair):
     assert len(generate(ours, [1], 40, seed=0)) == 41  # longer than the context: cropped, not an error
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    (dict(temperature=0), "temperature must be > 0"),
-    (dict(temperature=-1.0), "temperature must be > 0"),
-    (dict(top_k=0), r"top_k must lie in 1..100"),
-    (dict(max_new_tokens=-1), "max_new_tokens must be ≥ 0"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(temperature=0), "temperature must be > 0"),
+        (dict(temperature=-1.0), "temperature must be > 0"),
+        (dict(top_k=0), r"top_k must lie in 1..100"),
+        (dict(max_new_tokens=-1), "max_new_tokens must be ≥ 0"),
+    ],
+)
 def test_bad_sampling_arguments(pair, kwargs, message):
     args = dict(max_new_tokens=3) | kwargs
     with pytest.raises(ValueError, match=message):

@@ -43,8 +43,9 @@ def test_logits_and_attention_match_hugging_face(sizes):
 def test_greedy_continuation_matches_hugging_face(sizes):
     hf, ours = _pair(3, **sizes)
     prompt = [5, 17, 256, 999, 3]
-    ref = hf.generate(torch.tensor([prompt]), max_new_tokens=20, do_sample=False,
-                      pad_token_id=0, eos_token_id=None)[0].tolist()
+    ref = hf.generate(
+        torch.tensor([prompt]), max_new_tokens=20, do_sample=False, pad_token_id=0, eos_token_id=None
+    )[0].tolist()
     assert greedy(ours, prompt, 20) == ref
     assert len(ref) == 25
 
@@ -123,8 +124,11 @@ def test_bad_input_ids(ids, message):
 
 
 def test_configs_are_the_released_sizes():
-    counts = {name: sum(p.numel() for p in GPT2(GPT2Config(**{**c.to_dict(), "vocab_size": 8}))
-                        .parameters()) for name, c in CONFIGS.items() if name == "gpt2"}
+    counts = {
+        name: sum(p.numel() for p in GPT2(GPT2Config(**{**c.to_dict(), "vocab_size": 8})).parameters())
+        for name, c in CONFIGS.items()
+        if name == "gpt2"
+    }
     # GPT-2 small: 124,439,808 parameters, of which 50257 × 768 are the token embedding
     assert counts["gpt2"] + (50257 - 8) * 768 == 124_439_808
     with pytest.raises(ValueError, match="divisible"):
@@ -134,8 +138,11 @@ def test_configs_are_the_released_sizes():
 def test_weights_that_do_not_fit_are_refused():
     hf = random_hf_gpt2(0, vocab_size=1000, n_positions=64, **SIZES[0])
     with pytest.raises(ValueError, match="do not fit"):
-        GPT2.from_state_dict(GPT2Config(vocab_size=1000, n_ctx=64, n_embd=64, n_layer=3, n_head=4),
-                             hf.state_dict(), hf_layout=True)
+        GPT2.from_state_dict(
+            GPT2Config(vocab_size=1000, n_ctx=64, n_embd=64, n_layer=3, n_head=4),
+            hf.state_dict(),
+            hf_layout=True,
+        )
 
 
 GPT2_ON_DISK = isinstance(try_to_load_from_cache("openai-community/gpt2", "model.safetensors"), str)
@@ -145,13 +152,15 @@ GPT2_ON_DISK = isinstance(try_to_load_from_cache("openai-community/gpt2", "model
 def test_real_gpt2_small_matches_hugging_face():
     lm = xai_tf.load_model("gpt2")
     hf = transformers.GPT2LMHeadModel.from_pretrained(
-        "openai-community/gpt2", attn_implementation="eager").eval()
+        "openai-community/gpt2", attn_implementation="eager"
+    ).eval()
     ids = lm.encode("The quick brown fox jumps over the lazy dog because")
     with torch.no_grad():
         ref = hf(torch.tensor([ids]), output_attentions=True)
         logits, cache = lm.model.run_with_cache(ids)
     assert (logits - ref.logits).abs().max() <= 1e-4
     assert max((cache["attn", i] - a).abs().max() for i, a in enumerate(ref.attentions)) <= 1e-5
-    ref_ids = hf.generate(torch.tensor([ids]), max_new_tokens=20, do_sample=False,
-                          pad_token_id=50256)[0].tolist()
+    ref_ids = hf.generate(torch.tensor([ids]), max_new_tokens=20, do_sample=False, pad_token_id=50256)[
+        0
+    ].tolist()
     assert greedy(lm.model, ids, 20) == ref_ids

@@ -24,8 +24,7 @@ def _reference_nll(model: GPT2, ids: list[int], stride: int) -> float:
 
 @pytest.mark.parametrize(("length", "stride"), [(5, 4), (9, 8), (40, 4), (41, 8), (37, 3), (30, 1)])
 def test_windows_score_every_token_once(length, stride):
-    model = GPT2.from_hf(random_hf_gpt2(0, vocab_size=50, n_positions=8, n_embd=16, n_layer=1,
-                                        n_head=2))
+    model = GPT2.from_hf(random_hf_gpt2(0, vocab_size=50, n_positions=8, n_embd=16, n_layer=1, n_head=2))
     ids = torch.randint(0, 50, (length,), generator=torch.Generator().manual_seed(length)).tolist()
     assert total_nll(model, ids, stride) == pytest.approx(_reference_nll(model, ids, stride), rel=1e-5)
 
@@ -36,6 +35,7 @@ def test_loss_per_char_divides_by_characters():
     text = "To be, or not to be, that is the question."
     ids = [enc.eot_token, *enc.encode(text)]
     assert loss_per_char(model, enc, [text]) == pytest.approx(
-        _reference_nll(model, ids, 8) / len(text), rel=1e-5)
+        _reference_nll(model, ids, 8) / len(text), rel=1e-5
+    )
     with pytest.raises(ValueError, match="stride must lie in 1..16"):
         loss_per_char(model, enc, [text], stride=17)

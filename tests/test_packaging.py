@@ -22,7 +22,8 @@ def test_conda_environment_matches_pyproject(path):
     assert "pytorch-cpu=2.13.0" in conda  # the CPU build, same version as the pin
     assert env["channels"][0] == "conda-forge"
     assert sorted(d for d in pip if not d.startswith("-e")) == sorted(
-        d for d in PROJECT["dependencies"] if not d.startswith("torch"))
+        d for d in PROJECT["dependencies"] if not d.startswith("torch")
+    )
 
 
 def test_binder_post_build_fetches_gpt2_and_checks_widgets():

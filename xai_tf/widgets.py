@@ -37,10 +37,10 @@ def _redraw_on_change(
 
 def next_token_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", k: int = 10) -> widgets.VBox:
     """Type a prompt, see the k most likely next tokens as a bar chart."""
-    text = widgets.Textarea(value=prompt, description="prompt", continuous_update=False,
-                            layout=widgets.Layout(width="60%"))
-    k_slider = widgets.IntSlider(value=k, min=1, max=30, description="top k",
-                                 continuous_update=False)
+    text = widgets.Textarea(
+        value=prompt, description="prompt", continuous_update=False, layout=widgets.Layout(width="60%")
+    )
+    k_slider = widgets.IntSlider(value=k, min=1, max=30, description="top k", continuous_update=False)
 
     def draw() -> None:
         ids, probs = top_next_tokens(lm.model, lm.encode(text.value), k_slider.value)

@@ -37,8 +37,7 @@ class BertEncoder(nn.Module):
         return self.hf(input_ids=self._ids(input_ids)).last_hidden_state
 
     def run_with_cache(self, input_ids: Tensor | Sequence[int]) -> tuple[Tensor, ActivationCache]:
-        out = self.hf(input_ids=self._ids(input_ids), output_attentions=True,
-                      output_hidden_states=True)
+        out = self.hf(input_ids=self._ids(input_ids), output_attentions=True, output_hidden_states=True)
         cache = ActivationCache()
         for layer, attn in enumerate(out.attentions):
             cache["attn", layer] = attn

@@ -62,9 +62,7 @@ class GPT2Config:
 
     def __post_init__(self) -> None:
         if self.n_embd % self.n_head:
-            raise ValueError(
-                f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}"
-            )
+            raise ValueError(f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -85,9 +83,7 @@ class ActivationCache(dict):
     def __missing__(self, key: HookKey) -> Tensor:
         names = sorted({name for name, _ in self})
         layers = sorted({layer for _, layer in self})
-        raise KeyError(
-            f"no cached activation {key!r}; names are {names}, layers {layers[0]}..{layers[-1]}"
-        )
+        raise KeyError(f"no cached activation {key!r}; names are {names}, layers {layers[0]}..{layers[-1]}")
 
     def stack(self, name: str) -> Tensor:
         """All layers of one activation stacked: ``[layers, ...]``."""

@@ -49,9 +49,7 @@ class LoadedModel:
             raise ValueError("prompt is empty: type at least one word")
         ids = self.tokenizer.encode(prompt)
         if len(ids) > self.n_ctx:
-            raise ValueError(
-                f"prompt is {len(ids)} tokens long; {self.name} reads at most {self.n_ctx}"
-            )
+            raise ValueError(f"prompt is {len(ids)} tokens long; {self.name} reads at most {self.n_ctx}")
         return ids
 
     def token_strings(self, ids: list[int]) -> list[str]:
@@ -87,17 +85,14 @@ def _check_device(device: str) -> torch.device:
         dev = torch.device(device)
     except RuntimeError as err:
         raise ValueError(f"device {device!r} is not a torch device: use 'cpu' or 'cuda'") from err
-    available = {"cpu": True, "cuda": torch.cuda.is_available(),
-                 "mps": torch.backends.mps.is_available()}
+    available = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available()}
     if not available.get(dev.type, False):
         raise ValueError(f"device {device!r} is not available on this machine: use 'cpu'")
     return dev
 
 
 def _gpt2_on_disk(name: str) -> bool:
-    return all(
-        isinstance(try_to_load_from_cache(HUB_REPOS[name], f), str) for f in GPT2_FILES
-    )
+    return all(isinstance(try_to_load_from_cache(HUB_REPOS[name], f), str) for f in GPT2_FILES)
 
 
 def _hub_file(name: str, filename: str) -> Path:
@@ -128,15 +123,16 @@ def _load_gpt2(name: str, paths: list[Path]) -> LoadedModel:
         raise ValueError(f"{config_path.parent} is not a GPT-2 checkpoint: it needs {GPT2_FILES}")
     hf = json.loads(config_path.read_text())
     if hf.get("model_type") != "gpt2":
-        raise ValueError(
-            f"{config_path} describes a {hf.get('model_type')!r} model, not a GPT-2 checkpoint"
-        )
+        raise ValueError(f"{config_path} describes a {hf.get('model_type')!r} model, not a GPT-2 checkpoint")
     tokenizer = tokenizers.gpt2()
     if hf["vocab_size"] != tokenizer.n_vocab:
         raise ValueError(f"vocab_size {hf['vocab_size']} is not GPT-2's {tokenizer.n_vocab}")
     config = GPT2Config(
-        vocab_size=hf["vocab_size"], n_ctx=hf["n_positions"], n_embd=hf["n_embd"],
-        n_layer=hf["n_layer"], n_head=hf["n_head"],
+        vocab_size=hf["vocab_size"],
+        n_ctx=hf["n_positions"],
+        n_embd=hf["n_embd"],
+        n_layer=hf["n_layer"],
+        n_head=hf["n_head"],
         layer_norm_epsilon=hf.get("layer_norm_epsilon", 1e-5),
     )
     model = GPT2.from_state_dict(config, load_file(weights_path), hf_layout=True)
