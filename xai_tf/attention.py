@@ -1,0 +1,388 @@
+"""Attention from scratch: score functions, probability maps, masks, single- and multi-head attention.
+
+Notation of the lecture: a query q ∈ ℝ^d, keys k_1..k_T and values v_1..v_T (rows of K and V).
+Attention scores z_j = score(k_j, q), weights p = π(z) on the probability simplex, output
+Σ_j p_j v_j. For a whole sequence, Q = X W_q, K = X W_k, V = X W_v and A = π(Q Kᵀ / √d_att).
+
+Masks are boolean and say where a query **may** attend (True = visible). A masked score becomes
+−∞, which every map here sends to probability 0; a row with no visible position gives all zeros
+(never NaN, never a silent uniform row).
+
+The maps π, each along ``dim`` and differentiable with closed-form backward passes:
+- ``softmax``: p_j = exp z_j / Σ_i exp z_i;
+- ``sparsemax``: p = argmin_{p∈Δ} ‖p − z‖² = [z − τ]_+ (Martins & Astudillo, 2016);
+- ``entmax``: α-entmax, p_j = [(α−1) z_j − τ]_+^{1/(α−1)} (Peters, Niculae & Martins, 2019);
+- ``fusedmax``: sparsemax(prox_TV(z, λ)), the sparsemax of the 1-D fused-lasso denoised scores
+  (Niculae & Blondel, 2017).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+# ---------------------------------------------------------------- score functions
+
+
+def dot_scores(Q: Tensor, K: Tensor) -> Tensor:
+    """z_ij = k_jᵀ q_i. ``Q [..., n, d]``, ``K [..., m, d]`` → ``[..., n, m]``."""
+    return Q @ K.transpose(-2, -1)
+
+
+def scaled_dot_scores(Q: Tensor, K: Tensor) -> Tensor:
+    """z_ij = k_jᵀ q_i / √d, which keeps the scores' variance near 1 for random unit-variance q, k."""
+    return dot_scores(Q, K) / math.sqrt(Q.size(-1))
+
+
+def bilinear_scores(Q: Tensor, K: Tensor, W: Tensor) -> Tensor:
+    """z_ij = k_jᵀ W q_i with ``W [d_k, d_q]`` (Luong et al., 2015)."""
+    return K.unsqueeze(-3).matmul((Q @ W.T).unsqueeze(-1)).squeeze(-1)
+
+
+def additive_scores(Q: Tensor, K: Tensor, W1: Tensor, W2: Tensor, v: Tensor) -> Tensor:
+    """z_ij = vᵀ tanh(W₁ k_j + W₂ q_i) (Bahdanau et al., 2015).
+
+    ``W1 [h, d_k]``, ``W2 [h, d_q]``, ``v [h]``."""
+    hidden = torch.tanh((K @ W1.T).unsqueeze(-3) + (Q @ W2.T).unsqueeze(-2))  # [..., n, m, h]
+    return hidden @ v
+
+
+# ---------------------------------------------------------------- probability maps
+
+
+def _all_masked(z: Tensor, dim: int) -> Tensor:
+    return (z == float("-inf")).all(dim, keepdim=True)
+
+
+def softmax(z: Tensor, dim: int = -1) -> Tensor:
+    """p_j = exp(z_j − max z) / Σ_i exp(z_i − max z); a row that is all −∞ gives zeros."""
+    empty = _all_masked(z, dim)
+    return z.masked_fill(empty, 0.0).softmax(dim).masked_fill(empty, 0.0)
+
+
+def _sorted_support(z: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """Along the last dim: scores sorted in decreasing order with −∞ replaced by 0, the ranks
+    k = 1..T, and which ranks hold a finite score."""
+    zs = z.sort(dim=-1, descending=True).values
+    finite = torch.isfinite(zs)
+    k = torch.arange(1, z.size(-1) + 1, dtype=z.dtype, device=z.device)
+    return zs.masked_fill(~finite, 0.0), k, finite
+
+
+def _sparsemax_forward(z: Tensor) -> Tensor:
+    """Sort-based: k(z) = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)}, τ = (Σ_{j≤k(z)} z_(j) − 1) / k(z)."""
+    zs, k, finite = _sorted_support(z)
+    cumsum = zs.cumsum(-1)
+    support = (1 + k * zs > cumsum) & finite
+    size = support.sum(-1, keepdim=True)
+    tau = (cumsum.gather(-1, (size - 1).clamp(min=0)) - 1) / size.clamp(min=1)
+    return (z - tau).clamp(min=0).masked_fill(size == 0, 0.0)
+
+
+def _entmax15_forward(z: Tensor) -> Tensor:
+    """Exact 1.5-entmax (Peters et al., 2019, Alg. 2): with u = z/2 sorted, τ_k = μ_k − √δ_k,
+    μ_k the mean of the top k, δ_k = (1 − k(mean of squares − μ_k²)) / k; the support is the
+    largest k with τ_k ≤ u_(k), and p = [u − τ]_+². The scores are first shifted so that their
+    maximum is 0 (entmax ignores shifts), which keeps the variance term exact for large scores."""
+    top = z.max(-1, keepdim=True).values
+    u = (z - top.masked_fill(top == float("-inf"), 0.0)) / 2
+    us, k, finite = _sorted_support(u)
+    mean = us.cumsum(-1) / k
+    mean_sq = (us**2).cumsum(-1) / k
+    delta = (1 - k * (mean_sq - mean**2)) / k
+    tau = mean - delta.clamp(min=0).sqrt()
+    size = ((tau <= us) & finite).sum(-1, keepdim=True)
+    tau_star = tau.gather(-1, (size - 1).clamp(min=0))
+    return (u - tau_star).clamp(min=0).pow(2).masked_fill(size == 0, 0.0)
+
+
+def _entmax_bisect_forward(z: Tensor, alpha: float, n_iter: int = 32) -> Tensor:
+    """Bisection on τ for Σ_j [(α−1) z_j − τ]_+^{1/(α−1)} = 1, in float64, then renormalised.
+
+    τ lies in [max − 1, max − T^{1−α}]: at the left end the largest entry alone has mass 1, at the
+    right end every entry has mass at most 1/T. 32 halvings of this interval (width < 1) leave τ
+    within 2.4e-10 of its value, beyond float32's resolution.
+    """
+    x = (alpha - 1) * z.double()
+    empty = _all_masked(z, -1)
+    x = x.masked_fill(empty, 0.0)
+    top = x.max(-1, keepdim=True).values
+    lo, hi = top - 1, top - z.size(-1) ** (1 - alpha)
+    for _ in range(n_iter):
+        tau = (lo + hi) / 2
+        mass = (x - tau).clamp(min=0).pow(1 / (alpha - 1)).sum(-1, keepdim=True)
+        lo = torch.where(mass >= 1, tau, lo)
+        hi = torch.where(mass >= 1, hi, tau)
+    p = (x - lo).clamp(min=0).pow(1 / (alpha - 1))
+    return (p / p.sum(-1, keepdim=True)).masked_fill(empty, 0.0).to(z.dtype)
+
+
+def _entmax_backward(p: Tensor, grad: Tensor, alpha: float) -> Tensor:
+    """J = diag(s) − s sᵀ / Σ s with s = p^{2−α} on the support (α = 2: the sparsemax Jacobian)."""
+    s = torch.where(p > 0, p.pow(2 - alpha), torch.zeros_like(p))
+    total = s.sum(-1, keepdim=True)
+    weighted = (s * grad).sum(-1, keepdim=True) / total.masked_fill(total == 0, 1.0)
+    return s * (grad - weighted)
+
+
+class _Entmax(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, z: Tensor, alpha: float) -> Tensor:
+        if alpha == 2:
+            p = _sparsemax_forward(z)
+        elif alpha == 1.5:
+            p = _entmax15_forward(z)
+        else:
+            p = _entmax_bisect_forward(z, alpha)
+        ctx.alpha = alpha
+        ctx.save_for_backward(p)
+        return p
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[Tensor, None]:
+        (p,) = ctx.saved_tensors
+        return _entmax_backward(p, grad, ctx.alpha), None
+
+
+def _along(fn, z: Tensor, dim: int, *args) -> Tensor:
+    """Apply a last-dim map ``fn`` along ``dim``."""
+    return fn(z.transpose(dim, -1), *args).transpose(dim, -1)
+
+
+def sparsemax(z: Tensor, dim: int = -1) -> Tensor:
+    """sparsemax(z) = argmin_{p ∈ Δ} ‖p − z‖² = [z − τ(z)]_+ (Euclidean projection onto the simplex).
+
+    Backward: J = diag(s) − s sᵀ / |S|, s the indicator of the support S.
+    """
+    return _along(_Entmax.apply, z, dim, 2.0)
+
+
+def entmax(z: Tensor, alpha: float, dim: int = -1) -> Tensor:
+    """α-entmax(z)_j = [(α−1) z_j − τ]_+^{1/(α−1)}, τ such that the output sums to 1.
+
+    α = 1 is softmax, α = 2 is sparsemax exactly, α = 1.5 uses the exact sort-based algorithm,
+    other α > 1 use bisection. Backward: J = diag(s) − s sᵀ / Σ s with s_j = p_j^{2−α} on the
+    support.
+    """
+    if not alpha >= 1:
+        raise ValueError(f"alpha must be ≥ 1, got {alpha}")
+    if alpha == 1:
+        return softmax(z, dim)
+    return _along(_Entmax.apply, z, dim, float(alpha))
+
+
+def prox_tv1d(z: np.ndarray, lam: float) -> np.ndarray:
+    """prox_TV(z, λ) = argmin_y ½‖y − z‖² + λ Σ_i |y_{i+1} − y_i| (1-D total-variation denoising).
+
+    Condat's direct algorithm (IEEE SPL 2013), exact in O(T) on average: it walks left to right
+    keeping the range [v_min, v_max] the current fused segment may take and starts a new segment
+    when the next value cannot join it. Neighbours fused into one segment get exactly equal values.
+    """
+    n = len(z)
+    y = np.empty(n)
+    if n == 0:
+        return y
+    k = k0 = kminus = kplus = 0
+    vmin, vmax = z[0] - lam, z[0] + lam
+    umin, umax = lam, -lam
+    while True:
+        if k == n - 1:
+            if umin < 0:  # the segment ends at k⁻ going down
+                y[k0 : kminus + 1] = vmin
+                k = k0 = kminus = kminus + 1
+                vmin, umin, umax = z[k], lam, z[k] + lam - vmax
+                continue
+            if umax > 0:  # the segment ends at k⁺ going up
+                y[k0 : kplus + 1] = vmax
+                k = k0 = kplus = kplus + 1
+                vmax, umax, umin = z[k], -lam, z[k] - lam - vmin
+                continue
+            y[k0:] = vmin + umin / (k - k0 + 1)
+            return y
+        if z[k + 1] + umin < vmin - lam:  # negative jump after k⁻
+            y[k0 : kminus + 1] = vmin
+            k = k0 = kminus = kplus = kminus + 1
+            vmin, vmax, umin, umax = z[k], z[k] + 2 * lam, lam, -lam
+        elif z[k + 1] + umax > vmax + lam:  # positive jump after k⁺
+            y[k0 : kplus + 1] = vmax
+            k = k0 = kminus = kplus = kplus + 1
+            vmin, vmax, umin, umax = z[k] - 2 * lam, z[k], lam, -lam
+        else:  # z[k + 1] joins the segment
+            k += 1
+            umin += z[k] - vmin
+            umax += z[k] - vmax
+            if umin >= lam:
+                vmin += (umin - lam) / (k - k0 + 1)
+                umin, kminus = lam, k
+            if umax <= -lam:
+                vmax += (umax + lam) / (k - k0 + 1)
+                umax, kplus = -lam, k
+
+
+class _Fusedmax(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, z: Tensor, lam: float) -> Tensor:
+        rows = z.detach().reshape(-1, z.size(-1)).double().cpu().numpy()
+        fused = torch.from_numpy(np.stack([prox_tv1d(row, lam) for row in rows]))
+        fused = fused.reshape(z.shape).to(z)
+        p = _sparsemax_forward(fused)
+        # segment ids: a new segment starts wherever the denoised value changes
+        starts = torch.ones_like(fused, dtype=torch.long)
+        starts[..., 1:] = (fused[..., 1:] != fused[..., :-1]).long()
+        ctx.save_for_backward(p, starts.cumsum(-1) - 1)
+        return p
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[Tensor, None]:
+        p, segment = ctx.saved_tensors
+        g = _entmax_backward(p, grad, 2.0)  # through sparsemax
+        # through prox_TV: its Jacobian averages within each fused segment
+        sums = torch.zeros_like(g).scatter_add_(-1, segment, g)
+        counts = torch.zeros_like(g).scatter_add_(-1, segment, torch.ones_like(g))
+        return (sums / counts.clamp(min=1)).gather(-1, segment), None
+
+
+def fusedmax(z: Tensor, lam: float, dim: int = -1) -> Tensor:
+    """fusedmax(z) = sparsemax(prox_TV(z, λ)): neighbouring positions with close scores are fused
+    and get equal weight. ``lam`` = 0 is sparsemax. Entries must be finite.
+
+    Backward: the sparsemax Jacobian times the prox's Jacobian, which averages over each fused
+    segment (Niculae & Blondel, 2017, Prop. 3).
+    """
+    if not lam >= 0:
+        raise ValueError(f"lam must be ≥ 0, got {lam}")
+    if not torch.isfinite(z).all():
+        raise ValueError("fusedmax needs finite scores (masking by −∞ is not defined for it)")
+    return _along(_Fusedmax.apply, z, dim, float(lam))
+
+
+def hard_attention(
+    z: Tensor, mode: str = "argmax", generator: torch.Generator | None = None, dim: int = -1
+) -> Tensor:
+    """One-hot weights: the highest score (``"argmax"``, first on ties) or one position drawn
+    from softmax(z) (``"sample"``). Not differentiable: gradients are zero almost everywhere."""
+    z = z.transpose(dim, -1)
+    if mode == "argmax":
+        index = z.argmax(-1)
+    elif mode == "sample":
+        probs = softmax(z).reshape(-1, z.size(-1))
+        index = torch.multinomial(probs, 1, generator=generator).reshape(z.shape[:-1])
+    else:
+        raise ValueError(f"mode must be 'argmax' or 'sample', got {mode!r}")
+    return F.one_hot(index, z.size(-1)).to(z.dtype).transpose(dim, -1)
+
+
+# ---------------------------------------------------------------- masks
+
+
+def causal_mask(T: int, device: torch.device | None = None) -> Tensor:
+    """M_ij = (j ≤ i): position i sees itself and the past, never the future (GPT-2). ``[T, T]``."""
+    return torch.ones(T, T, dtype=torch.bool, device=device).tril()
+
+
+def padding_mask(lengths: Tensor | list[int], T: int) -> Tensor:
+    """Keys j < length of each sequence are visible: ``[batch, 1, T]`` (broadcasts over queries)."""
+    lengths = torch.as_tensor(lengths)
+    if (lengths < 0).any() or (lengths > T).any():
+        raise ValueError(f"lengths must lie in 0..{T}, got {lengths.tolist()}")
+    return (torch.arange(T) < lengths[:, None]).unsqueeze(-2)
+
+
+# ---------------------------------------------------------------- attention
+
+
+def attention(
+    Q: Tensor,
+    K: Tensor,
+    V: Tensor,
+    mask: Tensor | None = None,
+    normalizer=softmax,
+    scale: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """(A V, A) with A = π(Q Kᵀ · scale), masked positions set to −∞ before π.
+
+    ``Q [..., n, d]``, ``K [..., m, d]``, ``V [..., m, d_v]``; ``mask`` broadcasts to
+    ``[..., n, m]`` (True = visible); ``scale`` defaults to 1/√d; ``normalizer`` is any map
+    above (e.g. ``sparsemax`` or ``lambda z: entmax(z, 1.5)``).
+    """
+    if Q.size(-1) != K.size(-1):
+        raise ValueError(f"queries have size {Q.size(-1)} but keys {K.size(-1)}: they must match")
+    if K.size(-2) != V.size(-2):
+        raise ValueError(f"{K.size(-2)} keys but {V.size(-2)} values: they must match")
+    scores = dot_scores(Q, K) * (scale if scale is not None else 1 / math.sqrt(Q.size(-1)))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    A = normalizer(scores)
+    return A @ V, A
+
+
+def single_query_attention(q: Tensor, K: Tensor, V: Tensor, normalizer=softmax) -> tuple[Tensor, Tensor]:
+    """One query: p = π(K q / √d), output Σ_j p_j v_j. ``q [d]``, ``K [T, d]``, ``V [T, d_v]``."""
+    out, p = attention(q.unsqueeze(0), K, V, normalizer=normalizer)
+    return out[0], p[0]
+
+
+def self_attention(
+    X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, mask: Tensor | None = None, normalizer=softmax
+) -> tuple[Tensor, Tensor]:
+    """Q = X W_q, K = X W_k, V = X W_v; returns (A V, A), A = π(Q Kᵀ / √d_att)."""
+    return attention(X @ W_q, X @ W_k, X @ W_v, mask, normalizer)
+
+
+def cross_attention(
+    X: Tensor, Y: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, mask: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
+    """Queries from X (e.g. the decoder), keys and values from Y (the encoder): A is ``[n_X, n_Y]``."""
+    return attention(X @ W_q, Y @ W_k, Y @ W_v, mask)
+
+
+def multi_head_attention(
+    X: Tensor,
+    W_q: Tensor,
+    W_k: Tensor,
+    W_v: Tensor,
+    W_o: Tensor,
+    n_heads: int,
+    mask: Tensor | None = None,
+    Y: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:
+    """MultiHead(X) = Concat(head_1, …, head_H) W_o, head_h = Attention(X W_q^h, Y W_k^h, Y W_v^h).
+
+    The projections ``W_q, W_k, W_v [d, d_att]`` are split into H heads of size d_att / H (as in
+    GPT-2); Y defaults to X (self-attention). Returns (output ``[..., n, d_o]``, A ``[..., H, n, m]``).
+    """
+    Y = X if Y is None else Y
+    d_att = W_q.size(1)
+    if d_att % n_heads:
+        raise ValueError(f"d_att={d_att} must be divisible by n_heads={n_heads}")
+
+    def heads(t: Tensor) -> Tensor:  # [..., T, d_att] → [..., H, T, d_att / H]
+        return t.unflatten(-1, (n_heads, d_att // n_heads)).transpose(-3, -2)
+
+    out, A = attention(heads(X @ W_q), heads(Y @ W_k), heads(Y @ W_v), mask)
+    return out.transpose(-3, -2).flatten(-2) @ W_o, A
+
+
+# ---------------------------------------------------------------- reading attention maps
+
+
+def entropy(p: Tensor, dim: int = -1) -> Tensor:
+    """H(p) = −Σ_j p_j log p_j (nats, 0 log 0 = 0): log T for uniform attention over T positions."""
+    return -(p * p.clamp(min=1e-30).log()).sum(dim)
+
+
+def support_size(p: Tensor, dim: int = -1) -> Tensor:
+    """|{j : p_j > 0}|: how many positions get any weight (sparse maps leave some at exactly 0)."""
+    return (p > 0).sum(dim)
+
+
+def sensitivity_to_token(attend, X: Tensor, t: int, replacement: Tensor) -> Tensor:
+    """max_k |attend(X')_{i,k} − attend(X)_{i,k}| for each position i, where X' is X with row t
+    replaced: which outputs can "see" token t. With a causal mask, positions i < t give 0."""
+    X_new = X.clone()
+    X_new[t] = replacement
+    return (attend(X_new) - attend(X)).abs().amax(-1)
