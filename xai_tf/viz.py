@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 import seaborn as sns
 from matplotlib.axes import Axes
 
@@ -20,3 +21,61 @@ def plot_next_tokens(tokens: Sequence[str], probs: Sequence[float], ax: Axes | N
     for y, p in enumerate(probs):
         ax.text(float(p) + 0.01, y, f"{float(p):.3f}", va="center")
     return ax
+
+
+def plot_attention(
+    A,
+    rows: Sequence[str],
+    cols: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    title: str = "",
+    annotate: bool | None = None,
+) -> Axes:
+    """Heatmap of an attention matrix: row i = query i, column j = key j, colour = A_ij in [0, 1]."""
+    A = np.asarray(A, dtype=float)
+    cols = rows if cols is None else cols
+    annotate = A.size <= 100 if annotate is None else annotate
+    ax = ax or plt.subplots(figsize=(0.6 * len(cols) + 2, 0.5 * len(rows) + 1.2))[1]
+    sns.heatmap(
+        A,
+        ax=ax,
+        vmin=0,
+        vmax=1,
+        cmap="rocket_r",
+        annot=annotate,
+        fmt=".2f",
+        square=True,
+        xticklabels=list(cols),
+        yticklabels=list(rows),
+        cbar=False,
+        linewidths=0.5,
+        annot_kws={"fontsize": 9},
+    )
+    ax.set(xlabel="key j (attended to)", ylabel="query i", title=title)
+    ax.tick_params(axis="y", rotation=0)
+    return ax
+
+
+def plot_weights(p, labels: Sequence[str], ax: Axes | None = None, title: str = "") -> Axes:
+    """Bars of one attention distribution p over positions; exact zeros are marked with a grey ×."""
+    p = np.asarray(p, dtype=float)
+    ax = ax or plt.subplots(figsize=(0.55 * len(labels) + 2, 3))[1]
+    ax.bar(range(len(p)), p, color="#3b6ea8", edgecolor="#333333")
+    zeros = np.flatnonzero(p == 0)
+    ax.plot(zeros, np.zeros(len(zeros)), "x", color="#999999", markersize=9, clip_on=False)
+    ax.set_xticks(range(len(p)), list(labels), rotation=0)
+    ax.set(ylim=(0, 1.05), ylabel="weight", title=title)
+    return ax
+
+
+def plot_heads(A, labels: Sequence[str], title: str = "") -> plt.Figure:
+    """One heatmap per head of ``A [H, T, T]``, side by side."""
+    A = np.asarray(A, dtype=float)
+    fig, axes = plt.subplots(1, len(A), figsize=(3.2 * len(A), 3.4), squeeze=False)
+    for h, ax in enumerate(axes[0]):
+        plot_attention(A[h], labels, ax=ax, title=f"head {h}", annotate=False)
+        if h:
+            ax.set(ylabel="", yticklabels=[])
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,56 @@
+"""Sparse attention maps: xai_tf against the entmax package, forward + backward, one run, CPU.
+
+Batch [64, 1024] float32 scores; median of several runs; prints the time ratio (ours / entmax).
+
+    python benchmarks/bench_attention.py [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import entmax
+import torch
+
+from xai_tf import attention as att
+
+PAIRS = {
+    "sparsemax": (att.sparsemax, lambda z: entmax.sparsemax(z, -1)),
+    "entmax 1.5 (sort)": (lambda z: att.entmax(z, 1.5), lambda z: entmax.entmax15(z, -1)),
+    "entmax 1.3 (bisect)": (lambda z: att.entmax(z, 1.3), lambda z: entmax.entmax_bisect(z, 1.3, -1)),
+}
+
+
+def forward_backward_seconds(fn, z: torch.Tensor, grad: torch.Tensor, runs: int) -> float:
+    times = []
+    for i in range(runs + 3):
+        x = z.clone().requires_grad_()
+        start = time.perf_counter()
+        fn(x).backward(grad)
+        if i >= 3:  # the first runs warm up
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--runs", type=int, default=30)
+    args = p.parse_args()
+    g = torch.Generator().manual_seed(0)
+    z, grad = torch.randn(64, 1024, generator=g), torch.randn(64, 1024, generator=g)
+    print(
+        f"forward + backward on [64, 1024] float32, median of {args.runs}, {torch.get_num_threads()} threads"
+    )
+    for name, (ours, theirs) in PAIRS.items():
+        t_ours = forward_backward_seconds(ours, z, grad, args.runs)
+        t_ref = forward_backward_seconds(theirs, z, grad, args.runs)
+        print(
+            f"  {name:20s} ours {t_ours * 1e3:6.2f} ms   entmax {t_ref * 1e3:6.2f} ms   "
+            f"ratio ours/entmax {t_ours / t_ref:.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
