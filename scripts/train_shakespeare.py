@@ -111,10 +111,12 @@ def train(args: argparse.Namespace) -> None:
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        bar.set_postfix(loss=f"{loss.item():.3f}")
+        bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
     seconds = time.time() - start
 
+    # evaluate exactly what ships: the weights rounded to float16
     model = model.cpu().eval()
+    model.load_state_dict({k: v.half().float() for k, v in model.state_dict().items()})
     heldout_loss = loss_per_char(model, enc, heldout.values())
     prompt = enc.encode_ordinary(SAMPLE_PROMPT)
     sample = enc.decode(generate(model, prompt, 120, temperature=0.8, top_k=40, seed=args.seed))
