@@ -49,6 +49,9 @@ def lab(tmp_path_factory):
     settings.mkdir(parents=True)
     # Draw every cell, not only those in view, so that every output can be checked.
     (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    news = tmp / "settings" / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True)
+    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -65,6 +68,7 @@ def lab(tmp_path_factory):
             "--no-browser",
             "--ip=127.0.0.1",
             f"--port={port}",
+            "--allow-root",
             "--ServerApp.token=",
             "--ServerApp.password=",
             "--LabApp.expose_app_in_browser=True",
@@ -76,6 +80,8 @@ def lab(tmp_path_factory):
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(120):
+        if proc.poll() is not None:
+            break
         try:
             urllib.request.urlopen(f"{url}/api", timeout=1)
             break
@@ -99,6 +105,18 @@ def browser(lab):
         chromium.close()
 
 
+# How many code cells of the open notebook have an execution count, out of how many.
+EXECUTED = """() => {
+  const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+  let done = 0, code = 0;
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type === "code") { code++; if (cell.executionCount) done++; }
+  }
+  return [done, code];
+}"""
+
+
 def _wait_idle(page, timeout_s: float) -> None:
     page.get_by_text(re.compile(r"\|\s*Idle")).first.wait_for(timeout=timeout_s * 1000)
 
@@ -108,17 +126,15 @@ def test_lesson_in_jupyterlab(lab, browser, path):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{lab}/lab/tree/{path.name}?reset")
     _wait_idle(page, 120)
-    n_code = page.locator(".jp-CodeCell").count()
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    done = re.compile(r"^\[\d+\]:$")
     deadline = time.time() + 600
     while time.time() < deadline:
-        prompts = page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
-        if len(prompts) == n_code and all(done.match(p.strip()) for p in prompts):
+        done, n_code = page.evaluate(EXECUTED)
+        if done == n_code:
             break
         time.sleep(1)
     else:
-        pytest.fail(f"{path.name}: cells still running after 600 s")
+        pytest.fail(f"{path.name}: {done} of {n_code} code cells ran in 600 s")
     _wait_idle(page, 60)
     page.wait_for_timeout(1500)  # let widget views finish drawing
     errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')

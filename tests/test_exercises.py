@@ -21,12 +21,12 @@ from xai_tf.exercises import check_next_token_probs
 def test_checker_says_what_is_wrong(fn, message, capsys):
     assert check_next_token_probs(fn) is False
     out = capsys.readouterr().out
-    assert out.startswith("❌") and re.search(message, out)
+    assert out.startswith("✘") and re.search(message, out)
 
 
 def test_checker_passes_a_right_answer(capsys):
     assert check_next_token_probs(lambda z: torch.softmax(z[-1], dim=0)) is True
-    assert capsys.readouterr().out.startswith("✅")
+    assert capsys.readouterr().out.startswith("✔")
 
 
 def _softmax_no_shift(z):
@@ -91,7 +91,7 @@ def _sparsemax_unclipped(z):
 def test_lesson_checkers_say_what_is_wrong(checker, fn, message, capsys):
     assert checker(fn) is False
     out = capsys.readouterr().out
-    assert out.startswith("❌") and re.search(message, out), out
+    assert out.startswith("✘") and re.search(message, out), out
 
 
 def test_lesson_checkers_pass_right_answers(capsys):
@@ -103,7 +103,7 @@ def test_lesson_checkers_pass_right_answers(capsys):
     assert ex.check_masked_attention(lambda Q, K, V, m: att.attention(Q, K, V, mask=m))
     assert ex.check_sparsemax(att.sparsemax)
     assert ex.check_sparsemax_jacobian(_closed_form_sparsemax_jacobian)
-    assert capsys.readouterr().out.count("✅") == 6
+    assert capsys.readouterr().out.count("✔") == 6
 
 
 def _closed_form_sparsemax_jacobian(p):

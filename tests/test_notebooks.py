@@ -25,4 +25,4 @@ def test_lesson_executes(path, tmp_path, monkeypatch):
     for cell in nb.cells:
         if "solution" in cell.metadata.get("tags", []):
             text = "".join(o.get("text", "") for o in cell.outputs)
-            assert "✅" in text, f"a solution cell in {path.name} does not pass its checker: {text}"
+            assert "✔" in text, f"a solution cell in {path.name} does not pass its checker: {text}"

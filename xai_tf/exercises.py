@@ -1,6 +1,6 @@
 """Checkers for the lessons' exercises: each runs known cases and says *what* is wrong.
 
-A checker prints ``✅`` and returns True when every case passes; otherwise it prints ``❌`` with
+A checker prints ``✔`` and returns True when every case passes; otherwise it prints ``✘`` with
 the first problem it found (shape, a row that does not sum to 1, the first mismatching value)
 and returns False. Checkers never raise, so a lesson runs top to bottom before it is solved.
 """
@@ -21,12 +21,12 @@ def _report(topic: str, run_cases: Callable[[], int]) -> bool:
     try:
         n = run_cases()
     except Mismatch as err:
-        print(f"❌ {topic}: {err}")
+        print(f"✘ {topic}: {err}")
         return False
     except Exception as err:  # the student's code raised: say so, not a traceback
-        print(f"❌ {topic}: your function raised {type(err).__name__}: {err}")
+        print(f"✘ {topic}: your function raised {type(err).__name__}: {err}")
         return False
-    print(f"✅ {topic}: all {n} cases pass")
+    print(f"✔ {topic}: all {n} cases pass")
     return True
 
 

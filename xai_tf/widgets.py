@@ -137,7 +137,7 @@ def flavors_panel(z: Tensor, labels: list[str]) -> widgets.VBox:
         }
         fig, axes = plt.subplots(1, 4, figsize=(16, 3.2), sharey=True)
         for ax, (name, p) in zip(axes, maps.items(), strict=True):
-            viz.plot_weights(p, labels, ax=ax, title=f"{name}   support {att.support_size(p)}/{len(p)}")
+            viz.plot_weights(p, labels, ax=ax, title=f"{name}\nsupport {att.support_size(p)}/{len(p)}")
         fig.tight_layout()
 
     message, out = _redraw_on_change([alpha, lam, tau], draw)
