@@ -1,5 +1,6 @@
 # make lab  — set up .venv (once) and open the lessons in JupyterLab, offline, on the bundled model
 # make test — set up .venv (once) and run the whole test suite (unit, lessons, browser checks)
+# make bench — the benchmarks: timings against the reference libraries, printed as ratios
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
@@ -22,4 +23,4 @@ test: setup
 	$(VENV)/bin/python -m pytest
 
 bench: setup
-	$(VENV)/bin/python benchmarks/bench_forward.py
+	for script in benchmarks/bench_*.py; do $(VENV)/bin/python $$script || exit 1; done

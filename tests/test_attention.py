@@ -243,3 +243,19 @@ def test_entropy_support_and_sensitivity():
         lambda X_: att.self_attention(X_, *W, mask=att.causal_mask(5))[0], X, 2, torch.randn(4, generator=g)
     )
     assert (causal[:2] == 0).all() and (causal[2:] > 0).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 12),
+    st.integers(1, 6),
+    st.integers(0, 2**16),
+    st.sampled_from(["softmax", "sparsemax", "entmax15", "entmax_bisect_1.25"]),
+)
+def test_causal_rows_have_zeros_above_the_diagonal(T, d, seed, name):
+    g = torch.Generator().manual_seed(seed)
+    Q, K, V = (torch.randn(T, d, generator=g) * 3 for _ in range(3))
+    out, A = att.attention(Q, K, V, mask=att.causal_mask(T), normalizer=MAPS[name][0])
+    assert (A.triu(1) == 0).all()
+    torch.testing.assert_close(A.sum(-1), torch.ones(T))
+    torch.testing.assert_close(out[0], V[0])  # the first position can only read itself

@@ -1,0 +1,74 @@
+"""How fast each lesson widget answers one control change: compute + draw + render to PNG (what the
+inline backend sends to the browser), median over several changes.
+
+    python benchmarks/bench_widgets.py
+"""
+
+from __future__ import annotations
+
+import io
+import statistics
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import torch  # noqa: E402
+
+import xai_tf  # noqa: E402
+from xai_tf import widgets  # noqa: E402
+
+
+def render_png() -> None:
+    for number in plt.get_fignums():
+        plt.figure(number).savefig(io.BytesIO(), format="png")
+    plt.close("all")
+
+
+def time_changes(control, values) -> float:
+    times = []
+    for value in values:
+        start = time.perf_counter()
+        control.value = value
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    plt.show = render_png  # the panels call plt.show() after drawing
+    g = torch.Generator().manual_seed(0)
+    X, W = torch.randn(6, 8, generator=g), [torch.randn(8, 4, generator=g) for _ in range(3)]
+    tokens = ["5", "0", "3", "3", "7", "9"]
+    panels = {
+        "00 next tokens (k slider)": (
+            widgets.next_token_panel(xai_tf.load_model("shakespeare")),
+            (1,),
+            list(range(5, 15)),
+        ),
+        "01 attention explorer (τ)": (
+            widgets.attention_explorer(X, *W, tokens),
+            (0, 2),
+            [0.5, 1.0, 2.0, 4.0] * 2,
+        ),
+        "02 mask explorer (length)": (
+            widgets.mask_explorer(X, *W, tokens),
+            (1,),
+            [1, 2, 3, 4, 5, 6] + [2, 3],
+        ),
+        "03 flavours (α)": (
+            widgets.flavors_panel(torch.randn(8, generator=g), list("01234567")),
+            (0, 0),
+            [1.1, 1.3, 1.5, 1.7, 1.9, 1.2, 1.4, 1.6],
+        ),
+    }
+    print("median seconds per control change (compute + draw + PNG render):")
+    for name, (panel, path, values) in panels.items():
+        control = panel
+        for index in path:
+            control = control.children[index]
+        print(f"  {name:28s} {time_changes(control, values) * 1e3:6.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
