@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,17 +32,26 @@ def rss_mb() -> float:
 
 
 def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """The process's peak resident memory since the last ``reset_peak`` (Linux: VmHWM)."""
+    status = Path("/proc/self/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]) / 1024
+
+
+def reset_peak() -> None:
+    Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current RSS
 
 
 def child(which: str, checkpoint: str, tokens: int) -> dict:
     """In a fresh process: load one model, then run one forward pass; report memory."""
+    reset_peak()
     start = rss_mb()
     if which == "ours":
         model = xai_tf.load_model(checkpoint).model
     else:
         model = transformers.GPT2LMHeadModel.from_pretrained(checkpoint).eval()
-    loaded, load_peak = rss_mb(), peak_mb()
+    load_peak = peak_mb()
+    reset_peak()
+    loaded = rss_mb()
     with torch.no_grad():
         model(torch.zeros(1, tokens, dtype=torch.long))
     return {"load_mb": load_peak - start, "forward_peak_mb": peak_mb() - loaded}
@@ -90,7 +98,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         hf.save_pretrained(tmp)
         weights_mb = os.path.getsize(Path(tmp) / "model.safetensors") / 2**20
-        print(f"memory in fresh processes; weights file {weights_mb:.0f} MB")
+        print(f"peak resident memory in fresh processes (Linux VmHWM); weights file {weights_mb:.0f} MB")
         for which in ("ours", "transformers"):
             out = subprocess.run(
                 [sys.executable, __file__, "--tokens", str(args.tokens), "--child", which, tmp],

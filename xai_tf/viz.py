@@ -62,7 +62,8 @@ def plot_weights(p, labels: Sequence[str], ax: Axes | None = None, title: str = 
     ax = ax or plt.subplots(figsize=(0.55 * len(labels) + 2, 3))[1]
     ax.bar(range(len(p)), p, color="#3b6ea8", edgecolor="#333333")
     zeros = np.flatnonzero(p == 0)
-    ax.plot(zeros, np.zeros(len(zeros)), "x", color="#999999", markersize=9, clip_on=False)
+    if len(zeros):
+        ax.plot(zeros, np.zeros(len(zeros)), "x", color="#999999", markersize=9, clip_on=False)
     ax.set_xticks(range(len(p)), list(labels), rotation=0)
     ax.set(ylim=(0, 1.05), ylabel="weight", title=title)
     return ax
