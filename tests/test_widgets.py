@@ -13,6 +13,7 @@ def _message(panel: widgets.VBox) -> str:
     [
         ("", "prompt is empty"),
         ("To be. " * 300, "reads at most 256"),
+        ("ROMEO.<|endoftext|>", "disallowed special token"),
     ],
 )
 def test_next_token_panel_shows_a_message_not_a_traceback(bundled, prompt, message):

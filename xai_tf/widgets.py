@@ -28,8 +28,9 @@ def _redraw_on_change(
         with out:
             try:
                 draw()
-            except ValueError as err:
-                message.value = f"<span style='color:#b00'>⚠ {html.escape(str(err))}</span>"
+            except Exception as err:  # a student sees a short message, never a traceback
+                text = str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}"
+                message.value = f"<span style='color:#b00'>⚠ {html.escape(text)}</span>"
             plt.show()
 
     for control in controls:
