@@ -30,9 +30,7 @@ def main() -> None:
         start = time.perf_counter()
         generate(lm.model, prompt, 50, temperature=0.8, top_k=40, seed=seed)
         runs.append(time.perf_counter() - start)
-    print(
-        f"50 new tokens (recomputed each step): median {statistics.median(runs):.2f} s of 5 (target < 2 s)"
-    )
+    print(f"50 new tokens (recomputed each step): median {statistics.median(runs):.2f} s of 5 (target < 2 s)")
 
 
 if __name__ == "__main__":

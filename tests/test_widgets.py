@@ -1,6 +1,10 @@
+import re
+
 import ipywidgets as widgets
 import pytest
+import torch
 
+from xai_tf import viz
 from xai_tf.widgets import next_token_panel
 
 
@@ -27,8 +31,6 @@ def test_next_token_panel_shows_a_message_not_a_traceback(bundled, prompt, messa
 
 
 def test_attention_panels_update_without_messages():
-    import torch
-
     from xai_tf.widgets import attention_explorer, flavors_panel, mask_explorer
 
     g = torch.Generator().manual_seed(0)
@@ -50,3 +52,30 @@ def test_attention_panels_update_without_messages():
     alpha.value, lam.value, tau.value = 1.0, 0.0, 0.1
     alpha.value = 2.0
     assert _message(flavors) == ""
+
+
+def _bar_heights(svg: str) -> list[float]:
+    return [float(h) for h in re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="26" height="([\d.]+)"', svg)]
+
+
+def test_svg_bars_are_proportional_and_mark_zeros():
+    svg = viz.svg_bars([0.5, 0.0, 0.25, 0.25], ["a", "b", "c", "d"], title="p")
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert _bar_heights(svg) == [80.0, 0.0, 40.0, 40.0]  # 160 px for probability 1
+    assert svg.count("×") == 1 and ">p<" in svg
+    assert "&lt;pad&gt;" in viz.svg_bars([1.0], ["<pad>"])  # labels are escaped
+
+
+def test_svg_heatmap_has_one_cell_per_entry():
+    A = torch.tensor([[1.0, 0.0], [0.3, 0.7]])
+    svg = viz.svg_heatmap(A, ["q0", "q1"], ["k0", "k1"])
+    assert svg.count('width="40" height="40"') == 4
+    assert [">1.00<", ">0.00<", ">0.30<", ">0.70<"] == re.findall(r">\d\.\d\d<", svg)
+
+
+def test_next_token_panel_draws_k_bars(bundled):
+    panel = next_token_panel(bundled, k=7)
+    view = panel.children[-1]
+    assert view.value.count("<rect") == 7
+    panel.children[1].value = 3
+    assert view.value.count("<rect") == 3

@@ -1,4 +1,8 @@
-"""The ipywidgets panels the lessons use. A bad input shows a short message, never a traceback."""
+"""The ipywidgets panels the lessons use. A bad input shows a short message, never a traceback.
+
+Panels draw SVG (``xai_tf.viz.svg_*``) into an ``HTML`` widget: a redraw takes milliseconds, so
+sliders answer at once, where re-rendering a matplotlib figure takes a few hundred.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import html
 from collections.abc import Callable
 
 import ipywidgets as widgets
-import matplotlib.pyplot as plt
 import torch
 from torch import Tensor
 
@@ -16,27 +19,28 @@ from xai_tf.decoding import top_next_tokens
 from xai_tf.models.hub import LoadedModel
 
 
-def _redraw_on_change(
-    controls: list[widgets.ValueWidget], draw: Callable[[], None]
-) -> tuple[widgets.HTML, widgets.Output]:
-    """Call ``draw`` into an Output now and whenever a control changes; errors go to a message."""
-    message, out = widgets.HTML(), widgets.Output()
+def _render_on_change(
+    controls: list[widgets.ValueWidget], render: Callable[[], str]
+) -> tuple[widgets.HTML, widgets.HTML]:
+    """Show ``render()``'s markup now and whenever a control changes; errors go to a message."""
+    message, view = widgets.HTML(), widgets.HTML()
 
     def redraw(_change: object = None) -> None:
-        message.value = ""
-        out.clear_output(wait=True)
-        with out:
-            try:
-                draw()
-            except Exception as err:  # a student sees a short message, never a traceback
-                text = str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}"
-                message.value = f"<span style='color:#b00'>⚠ {html.escape(text)}</span>"
-            plt.show()
+        try:
+            view.value, message.value = render(), ""
+        except Exception as err:  # a student sees a short message, never a traceback
+            text = str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}"
+            message.value = f"<span style='color:#b00'>⚠ {html.escape(text)}</span>"
+            view.value = ""
 
     for control in controls:
         control.observe(redraw, "value")
     redraw()
-    return message, out
+    return message, view
+
+
+def _row(*svgs: str) -> str:
+    return "<div style='display:flex;flex-wrap:wrap;gap:12px'>" + "".join(svgs) + "</div>"
 
 
 def next_token_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", k: int = 10) -> widgets.VBox:
@@ -46,12 +50,13 @@ def next_token_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", k: int = 10) -> 
     )
     k_slider = widgets.IntSlider(value=k, min=1, max=30, description="top k", continuous_update=False)
 
-    def draw() -> None:
+    def render() -> str:
         ids, probs = top_next_tokens(lm.model, lm.encode(text.value), k_slider.value)
-        viz.plot_next_tokens(lm.token_strings(ids.tolist()), probs.tolist())
+        labels = [repr(t) for t in lm.token_strings(ids.tolist())]
+        return viz.svg_bars(probs.tolist(), labels, title="probability of the next token", horizontal=True)
 
-    message, out = _redraw_on_change([text, k_slider], draw)
-    return widgets.VBox([text, k_slider, message, out])
+    message, view = _render_on_change([text, k_slider], render)
+    return widgets.VBox([text, k_slider, message, view])
 
 
 def _labels(tokens: list[str]) -> list[str]:
@@ -80,20 +85,14 @@ def attention_explorer(
     tau = widgets.FloatLogSlider(value=1.0, base=10, min=-1.5, max=1.5, step=0.05, description="τ")
     Q, K = X @ W_q, X @ W_k
 
-    def draw() -> None:
+    def render() -> str:
         A = att.softmax(score_fns[score.value](Q, K) / tau.value)
-        fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4), width_ratios=[1, 1])
-        viz.plot_weights(
-            A[query.value],
-            labels,
-            ax=left,
-            title=f"p for query {labels[query.value]}   H = {att.entropy(A[query.value]):.2f} nats",
-        )
-        viz.plot_attention(A, labels, ax=right, title="A (every query)")
-        fig.tight_layout()
+        p = A[query.value]
+        title = f"p for query {labels[query.value]}, H = {att.entropy(p):.2f} nats"
+        return _row(viz.svg_bars(p.tolist(), labels, title=title), viz.svg_heatmap(A, labels, title="A"))
 
-    message, out = _redraw_on_change([query, score, tau], draw)
-    return widgets.VBox([widgets.HBox([query, score, tau]), message, out])
+    message, view = _render_on_change([query, score, tau], render)
+    return widgets.VBox([widgets.HBox([query, score, tau]), message, view])
 
 
 def mask_explorer(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, tokens: list[str]) -> widgets.VBox:
@@ -106,19 +105,17 @@ def mask_explorer(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, tokens: list
     )
     length = widgets.IntSlider(value=T - 2, min=0, max=T, description="real tokens")
 
-    def draw() -> None:
+    def render() -> str:
         mask = torch.ones(T, T, dtype=torch.bool)
         if "causal" in kind.value:
             mask &= att.causal_mask(T)
         if "padding" in kind.value:
             mask &= att.padding_mask([length.value], T)[0]
         _, A = att.self_attention(X, W_q, W_k, W_v, mask=mask)
-        fig, ax = plt.subplots(figsize=(7, 5))
-        viz.plot_attention(A, labels, ax=ax, title=f"A with mask: {kind.value}")
-        ax.set_ylabel("query i   (hidden rows: every key masked → zeros)")
+        return viz.svg_heatmap(A, labels, title=f"A with mask: {kind.value} (rows that see nothing are 0)")
 
-    message, out = _redraw_on_change([kind, length], draw)
-    return widgets.VBox([kind, length, message, out])
+    message, view = _render_on_change([kind, length], render)
+    return widgets.VBox([kind, length, message, view])
 
 
 def flavors_panel(z: Tensor, labels: list[str]) -> widgets.VBox:
@@ -128,7 +125,7 @@ def flavors_panel(z: Tensor, labels: list[str]) -> widgets.VBox:
     lam = widgets.FloatSlider(value=0.2, min=0.0, max=2.0, step=0.05, description="λ (fusedmax)")
     tau = widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05, description="τ")
 
-    def draw() -> None:
+    def render() -> str:
         s = z / tau.value
         maps = {
             "softmax": att.softmax(s),
@@ -136,10 +133,12 @@ def flavors_panel(z: Tensor, labels: list[str]) -> widgets.VBox:
             "sparsemax": att.sparsemax(s),
             f"fusedmax λ={lam.value:.2f}": att.fusedmax(s, lam.value),
         }
-        fig, axes = plt.subplots(1, 4, figsize=(16, 3.2), sharey=True)
-        for ax, (name, p) in zip(axes, maps.items(), strict=True):
-            viz.plot_weights(p, labels, ax=ax, title=f"{name}\nsupport {att.support_size(p)}/{len(p)}")
-        fig.tight_layout()
+        return _row(
+            *(
+                viz.svg_bars(p.tolist(), labels, title=f"{name}: support {att.support_size(p)}/{len(p)}")
+                for name, p in maps.items()
+            )
+        )
 
-    message, out = _redraw_on_change([alpha, lam, tau], draw)
-    return widgets.VBox([widgets.HBox([alpha, lam, tau]), message, out])
+    message, view = _render_on_change([alpha, lam, tau], render)
+    return widgets.VBox([widgets.HBox([alpha, lam, tau]), message, view])
