@@ -57,19 +57,23 @@ def child(which: str, checkpoint: str, tokens: int) -> dict:
     return {"load_mb": load_peak - start, "forward_peak_mb": peak_mb() - loaded}
 
 
-def median_seconds(fn, runs: int) -> float:
-    fn(), fn()  # warm-up
-    times = []
+def median_seconds(fns: dict, runs: int) -> dict[str, float]:
+    """Median wall time of each function, the functions interleaved run by run so that a slow
+    moment of the machine hits both alike."""
+    for fn in fns.values():  # warm-up
+        fn(), fn()
+    times = {name: [] for name in fns}
     for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--runs", type=int, default=20)
     p.add_argument("--tokens", type=int, default=128)
     p.add_argument("--child", nargs=2, metavar=("WHICH", "CHECKPOINT"), help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -83,8 +87,8 @@ def main() -> None:
     ids = torch.randint(0, 50257, (1, args.tokens))
     with torch.no_grad():
         assert (ours(ids) - hf(ids).logits).abs().max() < 1e-3
-        t_ours = median_seconds(lambda: ours(ids), args.runs)
-        t_hf = median_seconds(lambda: hf(ids), args.runs)
+        t = median_seconds({"ours": lambda: ours(ids), "hf": lambda: hf(ids)}, args.runs)
+    t_ours, t_hf = t["ours"], t["hf"]
     print(
         f"forward, {args.tokens} tokens, median of {args.runs} runs, "
         f"{torch.get_num_threads()} threads, attention: ours fused SDPA, "
