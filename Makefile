@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $@
 
 lab: setup
-	$(VENV)/bin/jupyter lab lessons/
+	$(VENV)/bin/jupyter lab lessons/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: setup
 	$(VENV)/bin/python -m xai_tf.corpus
