@@ -1,9 +1,15 @@
+import itertools
+from types import SimpleNamespace
+
 import pytest
 import torch
 from conftest import random_hf_gpt2
 from scipy.stats import chisquare
 
+from xai_tf import LoadedModel
 from xai_tf.decoding import (
+    beam_search,
+    continuation_log_prob,
     generate,
     greedy,
     next_token_probs,
@@ -12,7 +18,7 @@ from xai_tf.decoding import (
     top_next_tokens,
     top_p_filter,
 )
-from xai_tf.models import GPT2
+from xai_tf.models import GPT2, KVCache
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +125,138 @@ def test_tiny_temperature_is_greedy(pair):
     _, ours = pair
     assert generate(ours, [1, 2, 3], 10, temperature=1e-4, seed=0) == greedy(ours, [1, 2, 3], 10)
     assert len(set(generate(ours, [1, 2, 3], 1, top_p=1e-6, seed=s)[-1] for s in range(20))) == 1
+
+
+def test_cached_logits_equal_a_full_recompute(pair):
+    """Prefill 5 tokens, then 3 at once (a causal mask over cached + new keys), then one at a time."""
+    hf, ours = pair
+    ids = torch.randint(0, 100, (2, 20), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        want = hf(ids).logits
+        cache = KVCache()
+        chunks = [ours(ids[:, :5], kv_cache=cache), ours(ids[:, 5:8], kv_cache=cache)]
+        chunks += [ours(ids[:, t : t + 1], kv_cache=cache) for t in range(8, 20)]
+    assert len(cache) == 20
+    torch.testing.assert_close(torch.cat(chunks, dim=1), want, atol=1e-5, rtol=0)
+
+
+def test_the_cache_refuses_to_outgrow_the_context(pair):
+    cache = KVCache()
+    pair[1](list(range(30)), kv_cache=cache)
+    with pytest.raises(ValueError, match=r"3 tokens after 30 cached ones but the context holds 1..32"):
+        pair[1]([1, 2, 3], kv_cache=cache)
+
+
+@pytest.mark.parametrize("new_tokens", [10, 45])  # 45: the text outgrows the 32-token context
+def test_cached_decoding_equals_full_recompute(pair, new_tokens):
+    _, ours = pair
+    for seed in range(3):
+        args = dict(max_new_tokens=new_tokens, temperature=0.8, top_p=0.9, seed=seed)
+        assert generate(ours, [1, 2, 3], **args) == generate(ours, [1, 2, 3], **args, use_cache=False)
+    assert greedy(ours, [4, 5], new_tokens) == greedy(ours, [4, 5], new_tokens, use_cache=False)
+
+
+def _tiny(eot: int) -> LoadedModel:
+    """A random 6-token model whose tokenizer says token ``eot`` ends the text."""
+    model = GPT2.from_hf(random_hf_gpt2(6, vocab_size=6, n_positions=16, n_embd=16, n_layer=2, n_head=2))
+    with torch.no_grad():  # sharper distributions: here greedy, narrow and wide beams disagree
+        model.wte.weight.mul_(2)
+    return LoadedModel(model, SimpleNamespace(eot_token=eot), "tiny", 16)
+
+
+def _log_p(model: GPT2, prompt: list[int], continuation: tuple[int, ...]) -> float:
+    with torch.no_grad():
+        logits = model(prompt + list(continuation))[0].log_softmax(-1)
+    return sum(float(logits[len(prompt) - 1 + i, t]) for i, t in enumerate(continuation))
+
+
+@pytest.mark.parametrize("length_penalty", [0.0, 1.0, 2.0])
+def test_a_wide_beam_finds_the_brute_force_best(length_penalty):
+    """Every text of up to 4 new tokens over a 6-token vocabulary — those that stop at the first
+    end-of-text (token 0) and those of full length — scored by log p / n^α; 6³ = 216 beams hold all."""
+    lm, prompt, n = _tiny(eot=0), [1, 2], 4
+    texts = [c[: c.index(0) + 1] if 0 in c else c for c in itertools.product(range(6), repeat=n)]
+    scored = {c: _log_p(lm.model, prompt, c) / len(c) ** length_penalty for c in set(texts)}
+    best = max(scored, key=scored.get)
+    runner_up = sorted(scored.values())[-2]
+    assert scored[best] - runner_up > 1e-4  # the optimum is unique, so the comparison is exact
+    found = beam_search(lm, prompt, beam_width=216, max_new_tokens=n, length_penalty=length_penalty)
+    assert found == prompt + list(best)
+
+
+def test_a_narrow_beam_can_miss_the_best_and_length_penalty_matters():
+    lm, prompt = _tiny(eot=0), [1, 2]
+    wide = [beam_search(lm, prompt, 216, 4, length_penalty=a) for a in (0.0, 1.0)]
+    assert len(wide[0]) < len(wide[1])  # α = 0 prefers stopping at once; α = 1 a longer text
+    assert all(beam_search(lm, prompt, b, 4, length_penalty=1.0) != wide[1] for b in (1, 2))
+
+
+@pytest.mark.parametrize("eot", [0, 5, None])
+def test_beam_width_1_is_greedy(pair, eot):
+    if eot is None:
+        model, prompt = pair[1], [7, 8, 9]
+    else:
+        model, prompt = _tiny(eot), [1, 2]
+    assert beam_search(model, prompt, 1, 12) == greedy(model, prompt, 12)
+
+
+def test_decoding_stops_at_end_of_text():
+    lm = _tiny(eot=99)
+    free = greedy(lm, [1, 2], 12)
+    stop = free[4]  # pretend that this token ends the text
+    lm.tokenizer.eot_token = stop
+    assert greedy(lm, [1, 2], 12) == free[: free.index(stop, 2) + 1]
+    assert greedy(lm, [1, 2], 12, stop_at_eot=False) == free
+    assert generate(lm, [1, 2], 12, seed=0)[-1] == stop or len(generate(lm, [1, 2], 12, seed=0)) == 14
+
+
+def test_beam_search_agrees_with_transformers(pair):
+    """Without an end-of-text token every hypothesis has the same length; transformers' beam
+    search then returns the beam of highest log-probability, as ours does."""
+    hf, ours = pair
+    prompt = [5, 6, 7]
+    with torch.no_grad():
+        want = hf.generate(
+            torch.tensor([prompt]),
+            num_beams=4,
+            max_new_tokens=8,
+            do_sample=False,
+            eos_token_id=None,
+            pad_token_id=0,
+            early_stopping=False,
+            length_penalty=1.0,
+        )[0].tolist()
+    assert beam_search(ours, prompt, 4, 8) == want
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(beam_width=0), "beam_width must be ≥ 1"),
+        (dict(max_new_tokens=31), r"max_new_tokens must lie in 0..29"),
+        (dict(max_new_tokens=-2), "max_new_tokens must be ≥ 0"),
+        (dict(input_ids=[]), "input_ids is empty"),
+    ],
+)
+def test_bad_beam_arguments(pair, kwargs, message):
+    args = dict(input_ids=[1, 2, 3], beam_width=2, max_new_tokens=4) | kwargs
+    with pytest.raises(ValueError, match=message):
+        beam_search(pair[1], **args)
+
+
+def test_decoders_refuse_an_encoder():
+    minilm = SimpleNamespace()  # neither GPT2 nor a loaded model
+    with pytest.raises(ValueError, match="decoding needs a GPT-2 language model, got SimpleNamespace"):
+        greedy(minilm, [1], 3)
+
+
+def test_continuation_log_prob_matches_transformers_loss(pair):
+    """transformers' loss is the mean negative log-likelihood of tokens 2..T; mask the prompt with -100."""
+    hf, ours = pair
+    ids = [5, 6, 7, 8, 9, 10]
+    labels = torch.tensor([[-100, -100, -100, 8, 9, 10]])
+    with torch.no_grad():
+        mean_nll = hf(torch.tensor([ids]), labels=labels).loss
+    assert continuation_log_prob(ours, ids, 3) == pytest.approx(-3 * float(mean_nll), abs=1e-4)
+    with pytest.raises(ValueError, match=r"prompt_length must lie in 1..6"):
+        continuation_log_prob(ours, ids, 0)

@@ -3,27 +3,94 @@
 Sampling with temperature τ draws x_{t+1} ~ softmax(z / τ), where z are the logits of the last
 position. Top-k keeps only the k largest logits before sampling; nucleus (top-p) sampling keeps the
 smallest set of most likely tokens whose probability reaches p (Holtzman et al., 2020). Greedy
-decoding is the limit τ → 0: x_{t+1} = argmax z. Removed tokens get the logit −∞.
+decoding is the limit τ → 0: x_{t+1} = argmax z. Removed tokens get the logit −∞. Beam search
+keeps the B most likely continuations instead of one (see ``beam_search``).
+
+Every decoder reads the prompt once and then feeds one token per step through a key/value cache
+(``xai_tf.models.KVCache``), and stops after ``max_new_tokens`` or at the end-of-text token. The
+functions take a ``GPT2`` module or a loaded model (``xai_tf.load_model``); only the latter knows
+its end-of-text token.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import torch
 from torch import Tensor
 
-from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.gpt2 import GPT2, KVCache
+from xai_tf.models.hub import LoadedModel
+
+Model = GPT2 | LoadedModel
+
+
+def _unwrap(model: Model) -> tuple[GPT2, int | None]:
+    """The GPT-2 module and its end-of-text id (None when unknown)."""
+    if isinstance(model, LoadedModel):
+        model, eot = model.model, getattr(model.tokenizer, "eot_token", None)
+    else:
+        eot = None
+    if not isinstance(model, GPT2):
+        raise ValueError(f"decoding needs a GPT-2 language model, got {type(model).__name__}")
+    return model, eot
+
+
+def _check_common(max_new_tokens: int, temperature: float = 1.0) -> None:
+    if max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens must be ≥ 0, got {max_new_tokens}")
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+
+
+def last_logits(model: GPT2, ids: list[int], use_cache: bool = True) -> Iterator[Tensor]:
+    """The logits z_t of the last position, once per step, for a text the caller extends.
+
+    Yields z for ``ids``; the caller appends the chosen token to ``ids`` and asks for the next.
+    With the cache a step feeds only the new token; once the text outgrows the context, the
+    window slides: the last n_ctx tokens are read again from scratch (positions shift by one).
+    Without the cache every step is a full forward pass over the last n_ctx tokens.
+    """
+    n_ctx, cache = model.config.n_ctx, KVCache()
+    logits = model(ids[-n_ctx:], kv_cache=cache if use_cache else None)[0, -1]
+    while True:
+        yield logits
+        if use_cache and len(cache) < n_ctx:
+            logits = model(ids[-1:], kv_cache=cache)[0, -1]
+        else:
+            cache = KVCache()
+            logits = model(ids[-n_ctx:], kv_cache=cache if use_cache else None)[0, -1]
+
+
+def _decode(
+    model: Model,
+    input_ids: Sequence[int] | Tensor,
+    max_new_tokens: int,
+    choose: Callable[[Tensor], int],
+    stop_at_eot: bool,
+    use_cache: bool,
+) -> list[int]:
+    gpt2, eot = _unwrap(model)
+    ids = gpt2.check_input_ids(input_ids)[0].tolist()
+    steps = last_logits(gpt2, ids, use_cache)
+    for _ in range(max_new_tokens):
+        ids.append(choose(next(steps)))
+        if stop_at_eot and ids[-1] == eot:
+            break
+    return ids
 
 
 @torch.no_grad()
-def greedy(model: GPT2, input_ids: Sequence[int] | Tensor, max_new_tokens: int) -> list[int]:
-    """Prompt + ``max_new_tokens`` tokens, each x_{t+1} = argmax_v z_{t,v}."""
-    ids = model.check_input_ids(input_ids)[0]
-    for _ in range(max_new_tokens):
-        next_id = model(ids[-model.config.n_ctx :])[0, -1].argmax().view(1)
-        ids = torch.cat([ids, next_id])
-    return ids.tolist()
+def greedy(
+    model: Model,
+    input_ids: Sequence[int] | Tensor,
+    max_new_tokens: int,
+    stop_at_eot: bool = True,
+    use_cache: bool = True,
+) -> list[int]:
+    """Prompt + up to ``max_new_tokens`` tokens, each x_{t+1} = argmax_v z_{t,v}."""
+    _check_common(max_new_tokens)
+    return _decode(model, input_ids, max_new_tokens, lambda z: int(z.argmax()), stop_at_eot, use_cache)
 
 
 def top_k_filter(logits: Tensor, k: int) -> Tensor:
@@ -54,6 +121,20 @@ def top_p_filter(logits: Tensor, p: float) -> Tensor:
     return logits.masked_fill(~keep, float("-inf"))
 
 
+def filtered_probs(
+    logits: Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
+) -> Tensor:
+    """The distribution a sampler draws from: softmax(filter(z / τ)), top-k first, then top-p."""
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+    logits = logits / temperature
+    if top_k is not None:
+        logits = top_k_filter(logits, top_k)
+    if top_p is not None:
+        logits = top_p_filter(logits, top_p)
+    return logits.softmax(-1)
+
+
 def sample_next_token(
     logits: Tensor,
     temperature: float = 1.0,
@@ -62,45 +143,110 @@ def sample_next_token(
     generator: torch.Generator | None = None,
 ) -> int:
     """One draw x ~ softmax(filter(z / τ)) from the logits ``[vocab]`` of the last position."""
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
-    logits = logits / temperature
-    if top_k is not None:
-        logits = top_k_filter(logits, top_k)
-    if top_p is not None:
-        logits = top_p_filter(logits, top_p)
-    return int(torch.multinomial(logits.softmax(-1).cpu(), 1, generator=generator))
+    probs = filtered_probs(logits, temperature, top_k, top_p)
+    return int(torch.multinomial(probs.cpu(), 1, generator=generator))
 
 
 @torch.no_grad()
 def generate(
-    model: GPT2,
+    model: Model,
     input_ids: Sequence[int] | Tensor,
     max_new_tokens: int,
     temperature: float = 1.0,
     top_k: int | None = None,
     top_p: float | None = None,
     seed: int | None = None,
+    stop_at_eot: bool = True,
+    use_cache: bool = True,
 ) -> list[int]:
-    """Prompt + ``max_new_tokens`` sampled tokens (recomputing the forward pass each step).
+    """Prompt + up to ``max_new_tokens`` tokens sampled from softmax(filter(z / τ)).
 
-    The context is cropped to the last ``n_ctx`` tokens when the text outgrows it.
+    Pure sampling is the default (τ = 1, no filter); the same ``seed`` gives the same text.
     """
-    vocab = model.config.vocab_size
-    if max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be ≥ 0, got {max_new_tokens}")
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+    vocab = _unwrap(model)[0].config.vocab_size
+    _check_common(max_new_tokens, temperature)
     if top_k is not None and not 1 <= top_k <= vocab:
         raise ValueError(f"top_k must lie in 1..{vocab}, got {top_k}")
     if top_p is not None and not 0 < top_p <= 1:
         raise ValueError(f"top_p must lie in (0, 1], got {top_p}")
-    ids = model.check_input_ids(input_ids)[0].tolist()
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
-    for _ in range(max_new_tokens):
-        logits = model(ids[-model.config.n_ctx :])[0, -1]
-        ids.append(sample_next_token(logits, temperature, top_k, top_p, generator))
-    return ids
+
+    def choose(z: Tensor) -> int:
+        return sample_next_token(z, temperature, top_k, top_p, generator)
+
+    return _decode(model, input_ids, max_new_tokens, choose, stop_at_eot, use_cache)
+
+
+@torch.no_grad()
+def beam_search(
+    model: Model,
+    input_ids: Sequence[int] | Tensor,
+    beam_width: int,
+    max_new_tokens: int,
+    length_penalty: float = 1.0,
+    stop_at_eot: bool = True,
+) -> list[int]:
+    """Prompt + the best continuation found by beam search.
+
+    A hypothesis y of n new tokens scores s(y) = log p(y | prompt) / n^α (α = ``length_penalty``;
+    α = 0 is the plain log-probability, α > 0 favours longer texts). Each step extends every live
+    hypothesis by every token and keeps the B = ``beam_width`` best extensions by log-probability
+    (ties to the earlier beam, then the lower id); a kept extension that ends in end-of-text is
+    finished and leaves the beam, so the beam shrinks. The search ends after ``max_new_tokens``
+    or when no hypothesis is live; the answer is the finished or live hypothesis of highest s.
+    B = 1 is greedy decoding; a beam as large as the number of possible texts is exhaustive.
+    """
+    gpt2, eot = _unwrap(model)
+    _check_common(max_new_tokens)
+    if beam_width < 1:
+        raise ValueError(f"beam_width must be ≥ 1, got {beam_width}")
+    prompt = gpt2.check_input_ids(input_ids)[0]
+    if len(prompt) + max_new_tokens > gpt2.config.n_ctx:
+        raise ValueError(
+            f"max_new_tokens must lie in 0..{gpt2.config.n_ctx - len(prompt)}: beam search keeps the "
+            f"{len(prompt)}-token prompt and its continuation within the {gpt2.config.n_ctx}-token context"
+        )
+    if max_new_tokens == 0:
+        return prompt.tolist()
+    cache = KVCache()
+    logits = gpt2(prompt, kv_cache=cache)[:, -1]
+    beams = torch.empty(1, 0, dtype=torch.long)
+    log_p = torch.zeros(1)
+    finished: list[tuple[float, list[int]]] = []
+    for n in range(1, max_new_tokens + 1):
+        vocab = logits.size(-1)
+        total = (log_p[:, None] + logits.log_softmax(-1)).flatten()
+        best = total.argsort(descending=True, stable=True)[:beam_width]
+        rows, tokens = best // vocab, best % vocab
+        beams = torch.cat([beams[rows], tokens[:, None]], dim=1)
+        log_p = total[best]
+        done = (
+            tokens == eot if stop_at_eot and eot is not None else torch.zeros_like(tokens, dtype=torch.bool)
+        )
+        finished += [(float(log_p[i]) / n**length_penalty, beams[i].tolist()) for i in done.nonzero()[:, 0]]
+        beams, log_p, rows, tokens = beams[~done], log_p[~done], rows[~done], tokens[~done]
+        if len(beams) == 0 or n == max_new_tokens:
+            break
+        cache.select(rows)
+        logits = gpt2(tokens[:, None], kv_cache=cache)[:, -1]
+    live = [
+        (float(s) / beams.size(1) ** length_penalty, b.tolist()) for s, b in zip(log_p, beams, strict=True)
+    ]
+    best_tokens = max(finished + live, key=lambda scored: scored[0], default=(0.0, []))[1]
+    return prompt.tolist() + best_tokens
+
+
+@torch.no_grad()
+def continuation_log_prob(model: Model, input_ids: Sequence[int] | Tensor, prompt_length: int) -> float:
+    """log p(x_{P+1..T} | x_1..x_P) = Σ_{t>P} log softmax(z_{t−1})[x_t], P = ``prompt_length`` —
+    the score beam search maximises (before its length penalty)."""
+    gpt2, _ = _unwrap(model)
+    ids = gpt2.check_input_ids(input_ids)[0]
+    if not 1 <= prompt_length <= len(ids):
+        raise ValueError(f"prompt_length must lie in 1..{len(ids)}, got {prompt_length}")
+    log_p = gpt2(ids)[0, :-1].log_softmax(-1)
+    picked = log_p[torch.arange(len(ids) - 1), ids[1:]]
+    return float(picked[prompt_length - 1 :].sum())
 
 
 @torch.no_grad()

@@ -18,6 +18,11 @@ Every intermediate is one lookup away: ``logits, cache = model.run_with_cache(id
 ``cache["attn", 3]`` is layer 3's attention probabilities ``[batch, heads, T, T]``. Hooks replace
 an activation during the forward pass: ``model(ids, hooks={("mlp_post", 2): f})`` uses ``f(a)``
 wherever the MLP activations ``a`` of layer 2 would be used.
+
+Incremental decoding keeps every layer's keys and values: with ``cache = KVCache()``,
+``model(prompt, kv_cache=cache)`` and then ``model([next_id], kv_cache=cache)`` computes only the
+new token's query, key and value and attends to the stored ones — the same logits as a forward pass
+over the whole text, at a cost per step that grows with T instead of T².
 """
 
 from __future__ import annotations
@@ -93,6 +98,31 @@ class ActivationCache(dict):
         return torch.stack([self[name, layer] for layer in layers])
 
 
+class KVCache:
+    """Keys and values of the tokens already read, per layer: K_l, V_l ``[batch, heads, T_past, d_h]``."""
+
+    def __init__(self) -> None:
+        self.keys: dict[int, Tensor] = {}
+        self.values: dict[int, Tensor] = {}
+
+    def __len__(self) -> int:
+        """T_past, the number of positions stored."""
+        return self.keys[0].size(2) if self.keys else 0
+
+    def extend(self, layer: int, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
+        """Append the new positions' k, v to layer ``layer``; return all keys and values so far."""
+        if layer in self.keys:
+            k, v = torch.cat([self.keys[layer], k], dim=2), torch.cat([self.values[layer], v], dim=2)
+        self.keys[layer], self.values[layer] = k, v
+        return k, v
+
+    def select(self, rows: Tensor) -> None:
+        """Keep (and reorder, or repeat) batch rows ``rows`` — beam search follows its beams so."""
+        for layer in self.keys:
+            self.keys[layer] = self.keys[layer].index_select(0, rows)
+            self.values[layer] = self.values[layer].index_select(0, rows)
+
+
 class _Tap:
     """Applies replacement hooks and records activations during one forward pass."""
 
@@ -130,20 +160,26 @@ class CausalSelfAttention(nn.Module):
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)
         self.c_proj = nn.Linear(config.n_embd, config.n_embd)
 
-    def forward(self, x: Tensor, layer: int, tap: _Tap) -> Tensor:
+    def forward(self, x: Tensor, layer: int, tap: _Tap, kv_cache: KVCache | None = None) -> Tensor:
         batch, T, d = x.shape
         q, k, v = (
             t.view(batch, T, self.n_head, d // self.n_head).transpose(1, 2)
             for t in self.c_attn(x).split(d, dim=2)
         )
         q, k, v = tap("q", layer, q), tap("k", layer, k), tap("v", layer, v)
+        if kv_cache is not None:
+            k, v = kv_cache.extend(layer, k, v)
+        past = k.size(2) - T
+        # query i sits at position past + i and sees keys j ≤ past + i
+        future = torch.ones(T, past + T, dtype=torch.bool, device=x.device).triu(past + 1)
         if tap.wants("attn", layer):
             scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
-            future = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1)
             attn = tap("attn", layer, scores.masked_fill(future, float("-inf")).softmax(-1))
             y = attn @ v
-        else:
+        elif past == 0:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=None if T == 1 else ~future)
         return self.c_proj(y.transpose(1, 2).reshape(batch, T, d))
 
 
@@ -170,9 +206,9 @@ class Block(nn.Module):
         self.mlp = MLP(config)
         self.drop = nn.Dropout(config.dropout)
 
-    def forward(self, x: Tensor, layer: int, tap: _Tap) -> Tensor:
+    def forward(self, x: Tensor, layer: int, tap: _Tap, kv_cache: KVCache | None = None) -> Tensor:
         x = tap("resid_pre", layer, x)
-        x = x + self.drop(tap("attn_out", layer, self.attn(self.ln_1(x), layer, tap)))
+        x = x + self.drop(tap("attn_out", layer, self.attn(self.ln_1(x), layer, tap, kv_cache)))
         x = tap("resid_mid", layer, x)
         x = x + self.drop(tap("mlp_out", layer, self.mlp(self.ln_2(x), layer, tap)))
         return tap("resid_post", layer, x)
@@ -192,28 +228,50 @@ class GPT2(nn.Module):
         self.apply(_init_weights)
 
     def forward(
-        self, input_ids: Tensor | Sequence[int], hooks: Mapping[HookKey, Hook] | None = None
+        self,
+        input_ids: Tensor | Sequence[int],
+        hooks: Mapping[HookKey, Hook] | None = None,
+        kv_cache: KVCache | None = None,
     ) -> Tensor:
-        """Logits ``[batch, T, vocab]``; a 1-D ``input_ids`` is a batch of one."""
-        return self._run(input_ids, _Tap(None, hooks or {}))
+        """Logits ``[batch, T, vocab]``; a 1-D ``input_ids`` is a batch of one.
+
+        With ``kv_cache`` the ids continue the text whose keys and values the cache holds: they
+        take positions T_past..T_past+T−1, and their keys and values are appended to the cache.
+        """
+        ids = self.check_input_ids(input_ids, start=len(kv_cache) if kv_cache is not None else 0)
+        return self._run(self.wte(ids), _Tap(None, hooks or {}), kv_cache)
+
+    def forward_embeddings(
+        self, token_embeddings: Tensor, hooks: Mapping[HookKey, Hook] | None = None
+    ) -> Tensor:
+        """Logits from token embeddings ``[batch, T, d]`` given in place of W_E[x]: the part g of
+        f = g ∘ e that gradient attributions differentiate (position embeddings are added here)."""
+        batch_T_d = (token_embeddings.dim(), token_embeddings.size(-1))
+        if batch_T_d != (3, self.config.n_embd) or not 1 <= token_embeddings.size(1) <= self.config.n_ctx:
+            raise ValueError(
+                f"token_embeddings must be [batch, T, {self.config.n_embd}] with T in "
+                f"1..{self.config.n_ctx}, got {tuple(token_embeddings.shape)}"
+            )
+        return self._run(token_embeddings, _Tap(None, hooks or {}), None)
 
     def run_with_cache(
         self, input_ids: Tensor | Sequence[int], hooks: Mapping[HookKey, Hook] | None = None
     ) -> tuple[Tensor, ActivationCache]:
         """``(logits, cache)`` with every activation of ``HOOK_POINTS`` for every layer."""
         cache = ActivationCache()
-        return self._run(input_ids, _Tap(cache, hooks or {})), cache
+        return self._run(self.wte(self.check_input_ids(input_ids)), _Tap(cache, hooks or {}), None), cache
 
-    def _run(self, input_ids: Tensor | Sequence[int], tap: _Tap) -> Tensor:
-        ids = self.check_input_ids(input_ids)
-        positions = torch.arange(ids.size(1), device=ids.device)
-        x = self.drop(self.wte(ids) + self.wpe(positions))
+    def _run(self, token_embeddings: Tensor, tap: _Tap, kv_cache: KVCache | None) -> Tensor:
+        past = len(kv_cache) if kv_cache is not None else 0
+        positions = torch.arange(past, past + token_embeddings.size(1), device=token_embeddings.device)
+        x = self.drop(token_embeddings + self.wpe(positions))
         for layer, block in enumerate(self.h):
-            x = block(x, layer, tap)
+            x = block(x, layer, tap, kv_cache)
         return F.linear(self.ln_f(x), self.wte.weight)
 
-    def check_input_ids(self, input_ids: Tensor | Sequence[int]) -> Tensor:
-        """``input_ids`` as a ``[batch, T]`` long tensor on the model's device, validated."""
+    def check_input_ids(self, input_ids: Tensor | Sequence[int], start: int = 0) -> Tensor:
+        """``input_ids`` as a ``[batch, T]`` long tensor on the model's device, validated; they
+        will occupy positions ``start``..``start + T − 1``, which must fit the context."""
         ids = torch.as_tensor(input_ids, device=self.wte.weight.device)
         if ids.dim() == 1:
             ids = ids.unsqueeze(0)
@@ -225,8 +283,9 @@ class GPT2(nn.Module):
                 f"{ids.dtype} of shape {tuple(ids.shape)}"
             )
         T, n_ctx, vocab = ids.size(1), self.config.n_ctx, self.config.vocab_size
-        if T > n_ctx:
-            raise ValueError(f"the prompt has {T} tokens but the context holds 1..{n_ctx}")
+        if start + T > n_ctx:
+            held = f"{T} tokens after {start} cached ones" if start else f"{T} tokens"
+            raise ValueError(f"the prompt has {held} but the context holds 1..{n_ctx}")
         if ids.min() < 0 or ids.max() >= vocab:
             raise ValueError(f"input_ids must lie in 0..{vocab - 1}")
         return ids.long()
