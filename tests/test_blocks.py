@@ -1,0 +1,47 @@
+import pytest
+import torch
+import torch.nn.functional as F
+import transformers
+from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
+
+from xai_tf.blocks import gelu_exact, gelu_tanh, layer_norm, parameter_counts, sinusoidal_positions
+from xai_tf.models import CONFIGS, GPT2
+
+
+def test_sinusoidal_positions_match_distilbert():
+    want = torch.empty(50, 16)
+    create_sinusoidal_embeddings(50, 16, want)
+    torch.testing.assert_close(sinusoidal_positions(50, 16), want, atol=1e-6, rtol=0)
+    assert sinusoidal_positions(3, 4)[1].tolist() == pytest.approx(
+        [0.8414709848, 0.5403023059, 0.0099998333, 0.9999500004]  # sin 1, cos 1, sin 0.01, cos 0.01
+    )
+
+
+def test_sinusoidal_positions_reject_an_odd_width():
+    with pytest.raises(ValueError, match="even d ≥ 2"):
+        sinusoidal_positions(4, 5)
+
+
+def test_layer_norm_matches_torch():
+    g = torch.Generator().manual_seed(0)
+    u, gamma, beta = (torch.randn(shape, generator=g) for shape in [(3, 7, 32), (32,), (32,)])
+    torch.testing.assert_close(layer_norm(u, gamma, beta), F.layer_norm(u, (32,), gamma, beta, 1e-5))
+
+
+def test_gelu_forms_match_torch():
+    x = torch.linspace(-6, 6, 1001, dtype=torch.float64)
+    torch.testing.assert_close(gelu_exact(x), F.gelu(x))
+    torch.testing.assert_close(gelu_tanh(x), F.gelu(x, approximate="tanh"))
+    assert 1e-4 < (gelu_exact(x) - gelu_tanh(x)).abs().max() < 1e-3  # close, not equal
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_parameter_counts_match_the_models(name):
+    config = CONFIGS[name]
+    hf_config = transformers.GPT2Config(n_embd=config.n_embd, n_layer=config.n_layer, n_head=config.n_head)
+    with torch.device("meta"):
+        ours = sum(p.numel() for p in GPT2(config).parameters())
+        theirs = transformers.GPT2LMHeadModel(hf_config).num_parameters()  # tied weights counted once
+    assert parameter_counts(config)["total"] == ours == theirs
+    if name == "gpt2":
+        assert theirs == 124_439_808

@@ -1,0 +1,60 @@
+"""The pieces of a GPT-2 block written out as formulas, to set beside ``torch``'s fused versions.
+
+Notation of the lecture: width d, positions pos = 0..n−1, a vector u ∈ ℝ^d.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+from xai_tf.models.gpt2 import GPT2Config
+
+
+def sinusoidal_positions(n_positions: int, d: int) -> Tensor:
+    """The Transformer's fixed position code ``[n_positions, d]`` (Vaswani et al., 2017):
+
+        PE[pos, 2i] = sin(pos / 10000^(2i/d)),   PE[pos, 2i+1] = cos(pos / 10000^(2i/d)).
+
+    GPT-2 does not use it: its position embeddings W_P are learned like the token embeddings.
+    """
+    if n_positions < 1 or d < 2 or d % 2:
+        raise ValueError(f"need n_positions ≥ 1 and an even d ≥ 2, got {n_positions} and {d}")
+    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    freq = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    pe = torch.empty(n_positions, d, dtype=torch.float64)
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * freq), torch.cos(pos * freq)
+    return pe.float()
+
+
+def layer_norm(u: Tensor, gamma: Tensor, beta: Tensor, eps: float = 1e-5) -> Tensor:
+    """LN(u) = γ ⊙ (u − μ) / √(σ² + ε) + β over the last dim, with μ = mean(u) and σ² the biased
+    variance (1/d) Σ (u_j − μ)²."""
+    mu = u.mean(-1, keepdim=True)
+    var = ((u - mu) ** 2).mean(-1, keepdim=True)
+    return gamma * (u - mu) / torch.sqrt(var + eps) + beta
+
+
+def gelu_exact(x: Tensor) -> Tensor:
+    """GELU(x) = x Φ(x), Φ the standard normal CDF: Φ(x) = ½ (1 + erf(x / √2))."""
+    return x * 0.5 * (1 + torch.erf(x / math.sqrt(2)))
+
+
+def gelu_tanh(x: Tensor) -> Tensor:
+    """GPT-2's approximation: ½ x (1 + tanh(√(2/π) (x + 0.044715 x³)))."""
+    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def parameter_counts(config: GPT2Config) -> dict[str, int]:
+    """Parameters of a GPT-2 by part, from its sizes (V vocabulary, n context, d width, L layers):
+
+    token embeddings W_E: V d (also the unembedding: weight tying)   positions W_P: n d
+    per block: LN 2·2d + attention (d·3d + 3d) + (d·d + d) + MLP (d·4d + 4d) + (4d·d + d)
+    final LN: 2d
+    """
+    V, n, d, L = config.vocab_size, config.n_ctx, config.n_embd, config.n_layer
+    block = 4 * d + (3 * d * d + 3 * d) + (d * d + d) + (4 * d * d + 4 * d) + (4 * d * d + d)
+    counts = {"token embeddings": V * d, "position embeddings": n * d, "blocks": L * block, "final LN": 2 * d}
+    return counts | {"total": sum(counts.values())}
