@@ -109,3 +109,70 @@ def test_lesson_checkers_pass_right_answers(capsys):
 def _closed_form_sparsemax_jacobian(p):
     s = (p > 0).float()
     return torch.diag(s) - torch.outer(s, s) / s.sum()
+
+
+def _top_k_ge_threshold(z, k):  # keeps every token tied with the k-th: more than k
+    return z.masked_fill(z < z.topk(k).values[..., -1:], float("-inf"))
+
+
+def _top_p_strict(z, p):  # keeps only tokens whose cumulative mass, themselves included, stays below p
+    probs, order = z.softmax(-1).sort(descending=True)
+    keep = torch.zeros_like(z, dtype=torch.bool).scatter(-1, order, probs.cumsum(-1) < p)
+    return z.masked_fill(~keep, float("-inf"))
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "message"),
+    [
+        (ex.check_top_k_filter, lambda z, k: z.masked_fill(z < z.topk(k).values[..., -1:], 0.0), "not 0"),
+        (ex.check_top_k_filter, lambda z, k: z.softmax(-1), "return logits, not probabilities"),
+        (ex.check_top_k_filter, _top_k_ge_threshold, r"keeps 3 tokens in row 0, expected 2"),
+        (ex.check_top_k_filter, lambda z, k: z, r"keeps 10 tokens in row 0, expected 1"),
+        (ex.check_top_p_filter, _top_p_strict, "the mass \\*before\\* it is below p"),
+        (ex.check_top_p_filter, lambda z, p: torch.full_like(z, float("-inf")), "keeps no token at all"),
+        (ex.check_top_p_filter, lambda z, p: None, "forget to `return`"),
+    ],
+)
+def test_filter_checkers_say_what_is_wrong(checker, fn, message, capsys):
+    assert checker(fn) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✘") and re.search(message, out), out
+
+
+def test_filter_checkers_pass_independent_solutions(capsys):
+    def top_k(z, k):
+        kept = z.argsort(dim=-1, descending=True, stable=True)[..., :k]
+        return torch.full_like(z, float("-inf")).scatter(-1, kept, z.gather(-1, kept))
+
+    def top_p(z, p):
+        probs, order = z.softmax(-1).sort(dim=-1, descending=True, stable=True)
+        keep_sorted = probs.cumsum(-1) - probs < p
+        return z.masked_fill(~torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted), float("-inf"))
+
+    assert ex.check_top_k_filter(top_k) and ex.check_top_p_filter(top_p)
+    assert capsys.readouterr().out.count("✔") == 2
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (
+            lambda u, g, b: g * (u - u.mean(-1, keepdim=True)) / (u.var(-1, keepdim=True) + 1e-5).sqrt() + b,
+            "biased",
+        ),
+        (lambda u, g, b: torch.nn.functional.layer_norm(u, u.shape[-1:]), "scale γ and shift β"),
+        (lambda u, g, b: g * (u - u.mean()) / u.std(unbiased=False) + b, r"LN\(u\)\[\d"),
+    ],
+)
+def test_layer_norm_checker_names_the_mistake(fn, message, capsys):
+    assert ex.check_layer_norm(fn) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✘") and re.search(message, out), out
+
+
+def test_layer_norm_checker_passes_the_formula(capsys):
+    def ln(u, g, b):
+        mu = u.mean(-1, keepdim=True)
+        return g * (u - mu) / ((u - mu).pow(2).mean(-1, keepdim=True) + 1e-5).sqrt() + b
+
+    assert ex.check_layer_norm(ln) and capsys.readouterr().out.startswith("✔")

@@ -79,3 +79,52 @@ def test_next_token_panel_draws_k_bars(bundled):
     assert view.value.count("<rect") == 7
     panel.children[1].value = 3
     assert view.value.count("<rect") == 3
+
+
+def _view(panel: widgets.VBox) -> str:
+    return [w for w in panel.children if isinstance(w, widgets.HTML)][1].value
+
+
+def test_head_pattern_panel_follows_layer_and_head(bundled):
+    from xai_tf.widgets import head_pattern_panel
+
+    panel = head_pattern_panel(bundled, "ROMEO.\nBut soft")
+    layer, head = panel.children[1].children
+    first = _view(panel)
+    layer.value, head.value = 5, 3
+    assert "layer 5, head 3" in _view(panel) and _view(panel) != first
+    panel.children[0].value = "  "
+    assert "prompt is empty" in _message(panel) and _view(panel) == ""
+
+
+def test_logit_lens_panel_ends_with_the_models_prediction(bundled):
+    from xai_tf.decoding import top_next_tokens
+    from xai_tf.widgets import logit_lens_panel
+
+    panel = logit_lens_panel(bundled, "ROMEO.\nBut soft", k=3)
+    rows = re.findall(r"<tr>(.*?)</tr>", _view(panel))
+    assert len(rows) == bundled.model.config.n_layer + 1
+    ids, _ = top_next_tokens(bundled.model, bundled.encode("ROMEO.\nBut soft"), 1)
+    first_cell = re.search(r"<td[^>]*>(.*?) [\d.]+</td>", rows[-1]).group(1)
+    assert first_cell == viz.html.escape(bundled.token_strings(ids.tolist())[0])
+
+
+def test_decoding_panel_filters_samples_and_searches(bundled):
+    from xai_tf.widgets import decoding_panel
+
+    panel = decoding_panel(bundled, "ROMEO.\n")
+    (tau, top_k, top_p), (beam, length, seed, again) = (box.children for box in panel.children[1].children)
+    length.value = 10
+    before = _view(panel)
+    again.click()
+    assert seed.value == 1 and _view(panel) != before and "sampling, seed 1" in _view(panel)
+    top_k.value = 1
+    after_chart = re.findall(r"<svg.*?</svg>", _view(panel))[1]
+    assert len([h for h in _bar_heights(after_chart) if h > 0]) == 1  # top-1 keeps one bar
+    beam.value = 3
+    assert "beam search, width 3" in _view(panel) and _message(panel) == ""
+    tau.value = tau.min
+    top_p.value = 0.05
+    assert _message(panel) == ""
+    panel.children[0].value = ""
+    assert "prompt is empty" in _message(panel)

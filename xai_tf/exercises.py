@@ -218,3 +218,92 @@ def check_sparsemax_jacobian(fn: Callable[[Tensor], Tensor]) -> bool:
         return len(zs)
 
     return _report("sparsemax Jacobian", cases)
+
+
+def _expect_filtered(name: str, got: object, logits: Tensor, want: Tensor) -> None:
+    """Shared diagnosis for logit filters: what was removed must be −∞, what was kept unchanged."""
+    if isinstance(got, Tensor) and got.shape == want.shape:
+        removed, kept = torch.isinf(want), torch.isfinite(want)
+        if (got[removed] == 0).any():
+            raise Mismatch("removed tokens should get the logit −inf, not 0 (0 is an ordinary logit)")
+        if not torch.allclose(got[kept & torch.isfinite(got)], logits[kept & torch.isfinite(got)]):
+            raise Mismatch("kept logits must stay as they were: return logits, not probabilities")
+        n_got, n_want = torch.isfinite(got).sum(-1).flatten(), kept.sum(-1).flatten()
+        hint = ""
+        if name == "top-p" and bool((n_got < n_want).any()):
+            hint = (
+                "; you dropped the token that crosses p: keep a token while the mass *before* it is below p"
+            )
+        if (n_got == 0).any():
+            raise Mismatch(f"a row keeps no token at all: at least one must survive{hint}")
+        if (n_got != n_want).any():
+            row = int((n_got != n_want).nonzero()[0, 0])
+            raise Mismatch(
+                f"{name} keeps {int(n_got[row])} tokens in row {row}, expected {int(n_want[row])}{hint}"
+            )
+    expect_close(f"{name}(logits)", got, want)
+
+
+def check_top_k_filter(fn: Callable[[Tensor, int], Tensor]) -> bool:
+    """Lesson 05: ``fn(logits, k)`` keeps the k largest logits of the last dim, −inf elsewhere
+    (ties at the k-th value: the lower token id wins)."""
+
+    def cases() -> int:
+        from xai_tf.decoding import top_k_filter
+
+        gen = torch.Generator().manual_seed(0)
+        z = torch.randn(10, generator=gen) * 2
+        runs = [(z, 1), (z, 3), (z, 10), (torch.randn(2, 8, generator=gen), 2)]
+        runs.append((torch.tensor([1.0, 2.0, 2.0, 2.0, 0.0]), 2))  # a tie: tokens 1 and 2 are kept
+        for logits, k in runs:
+            _expect_filtered("top-k", fn(logits.clone(), k), logits, top_k_filter(logits, k))
+        return len(runs)
+
+    return _report("top-k filter", cases)
+
+
+def check_top_p_filter(fn: Callable[[Tensor, float], Tensor]) -> bool:
+    """Lesson 05: ``fn(logits, p)`` keeps the smallest set of most likely tokens whose probability
+    reaches p (always at least one), −inf elsewhere."""
+
+    def cases() -> int:
+        from xai_tf.decoding import top_p_filter
+
+        z = torch.tensor([0.5, 0.3, 0.15, 0.05]).log()
+        runs = [(z, 0.5), (z, 0.6), (z, 0.9), (z, 1.0), (z, 1e-4)]
+        runs.append((torch.randn(3, 12, generator=torch.Generator().manual_seed(1)) * 2, 0.7))
+        for logits, p in runs:
+            _expect_filtered("top-p", fn(logits.clone(), p), logits, top_p_filter(logits, p))
+        return len(runs)
+
+    return _report("top-p filter", cases)
+
+
+def check_layer_norm(fn: Callable[[Tensor, Tensor, Tensor], Tensor]) -> bool:
+    """Lesson 04: ``fn(u, gamma, beta)`` → γ ⊙ (u − μ) / √(σ² + 1e-5) + β over the last dim."""
+
+    def cases() -> int:
+        import torch.nn.functional as F
+
+        gen = torch.Generator().manual_seed(0)
+        shapes = [(8,), (3, 16), (2, 5, 32)]
+        for shape in shapes:
+            u = torch.randn(shape, generator=gen) * 3 + 1
+            gamma, beta = torch.randn(shape[-1], generator=gen), torch.randn(shape[-1], generator=gen)
+            want = F.layer_norm(u, shape[-1:], gamma, beta, 1e-5)
+            got = fn(u.clone(), gamma, beta)
+            if (
+                isinstance(got, Tensor)
+                and got.shape == want.shape
+                and not torch.allclose(got, want, atol=1e-4)
+            ):
+                unbiased = (u - u.mean(-1, keepdim=True)) / torch.sqrt(u.var(-1, keepdim=True) + 1e-5)
+                if torch.allclose(got, gamma * unbiased + beta, atol=1e-4):
+                    raise Mismatch("σ² is the biased variance (divide by d, not d − 1): var(unbiased=False)")
+                plain = F.layer_norm(u, shape[-1:], None, None, 1e-5)
+                if torch.allclose(got, plain, atol=1e-4):
+                    raise Mismatch("apply the learned scale γ and shift β after normalising")
+            expect_close("LN(u)", got, want, atol=1e-4)
+        return len(shapes)
+
+    return _report("LayerNorm", cases)

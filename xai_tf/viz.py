@@ -167,3 +167,22 @@ def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title
         parts.append(_text(left + j * cell + cell / 2, top + len(A) * cell + 16, col, size=12))
     width, height = left + cell * len(cols) + 10, top + cell * len(A) + 26
     return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">{"".join(parts)}</svg>'
+
+
+def html_ranked_table(
+    rows: Sequence[str], ranked: Sequence[Sequence[tuple[str, float]]], title: str = ""
+) -> str:
+    """A table of ranked guesses: one row per label, cells 'token p' shaded by p (e.g. the logit
+    lens: a row per layer, its top tokens)."""
+    head = (
+        f"<caption style='font-weight:bold;text-align:left'>{html.escape(title)}</caption>" if title else ""
+    )
+    body = []
+    for label, cells in zip(rows, ranked, strict=True):
+        tds = "".join(
+            f"<td style='background:{_hex(p)};color:{'#fff' if p > 0.5 else '#222'};padding:2px 8px;"
+            f"font-family:monospace'>{html.escape(tok)} {p:.2f}</td>"
+            for tok, p in cells
+        )
+        body.append(f"<tr><th style='text-align:right;padding-right:8px'>{html.escape(label)}</th>{tds}</tr>")
+    return f"<table style='border-collapse:collapse'>{head}{''.join(body)}</table>"

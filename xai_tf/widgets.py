@@ -15,7 +15,8 @@ from torch import Tensor
 
 from xai_tf import attention as att
 from xai_tf import viz
-from xai_tf.decoding import top_next_tokens
+from xai_tf.decoding import beam_search, filtered_probs, generate, top_next_tokens
+from xai_tf.lens import logit_lens_top
 from xai_tf.models.hub import LoadedModel
 
 
@@ -45,9 +46,7 @@ def _row(*svgs: str) -> str:
 
 def next_token_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", k: int = 10) -> widgets.VBox:
     """Type a prompt, see the k most likely next tokens as a bar chart."""
-    text = widgets.Textarea(
-        value=prompt, description="prompt", continuous_update=False, layout=widgets.Layout(width="60%")
-    )
+    text = _prompt_box(prompt)
     k_slider = widgets.IntSlider(value=k, min=1, max=30, description="top k", continuous_update=False)
 
     def render() -> str:
@@ -57,6 +56,95 @@ def next_token_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", k: int = 10) -> 
 
     message, view = _render_on_change([text, k_slider], render)
     return widgets.VBox([text, k_slider, message, view])
+
+
+def _prompt_box(prompt: str) -> widgets.Textarea:
+    return widgets.Textarea(
+        value=prompt, description="prompt", continuous_update=False, layout=widgets.Layout(width="60%")
+    )
+
+
+def head_pattern_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what light") -> widgets.VBox:
+    """Lesson 04: a prompt, a layer and a head; see that head's attention pattern A[query, key]."""
+    config = lm.model.config
+    text = _prompt_box(prompt)
+    layer = widgets.IntSlider(value=0, min=0, max=config.n_layer - 1, description="layer")
+    head = widgets.IntSlider(value=0, min=0, max=config.n_head - 1, description="head")
+
+    def render() -> str:
+        ids = lm.encode(text.value)
+        with torch.no_grad():
+            _, cache = lm.model.run_with_cache(ids)
+        labels = _labels(lm.token_strings(ids))
+        A = cache["attn", layer.value][0, head.value]
+        return viz.svg_heatmap(A, labels, title=f"layer {layer.value}, head {head.value}: A[query, key]")
+
+    message, view = _render_on_change([text, layer, head], render)
+    return widgets.VBox([text, widgets.HBox([layer, head]), message, view])
+
+
+def logit_lens_panel(
+    lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what light", k: int = 5
+) -> widgets.VBox:
+    """Lesson 04: the logit lens as a table — per layer, the top-k next-token guesses."""
+    text = _prompt_box(prompt)
+    k_slider = widgets.IntSlider(value=k, min=1, max=10, description="top k")
+
+    def render() -> str:
+        ids, probs = logit_lens_top(lm.model, lm.encode(text.value), k_slider.value)
+        rows = ["embedding", *(f"after block {i}" for i in range(len(ids) - 1))]
+        ranked = [
+            list(zip(lm.token_strings(i.tolist()), p.tolist(), strict=True))
+            for i, p in zip(ids, probs, strict=True)
+        ]
+        return viz.html_ranked_table(rows, ranked, title="next-token guesses, layer by layer (logit lens)")
+
+    message, view = _render_on_change([text, k_slider], render)
+    return widgets.VBox([text, k_slider, message, view])
+
+
+def decoding_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", n_bars: int = 12) -> widgets.VBox:
+    """Lesson 05: temperature, top-k (0 = off), top-p (1 = off) and beam width (1 = sample); the
+    next-token distribution before and after filtering, and the generated text. "generate again"
+    draws with the next seed."""
+    text = _prompt_box(prompt)
+    tau = widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=0.7, step=0.05, description="τ")
+    top_k = widgets.IntSlider(value=0, min=0, max=50, description="top k (0 off)")
+    top_p = widgets.FloatSlider(value=1.0, min=0.05, max=1.0, step=0.05, description="top p")
+    beam = widgets.IntSlider(value=1, min=1, max=8, description="beam width")
+    length = widgets.IntSlider(value=40, min=1, max=120, description="new tokens")
+    seed = widgets.IntText(value=0, description="seed", layout=widgets.Layout(width="160px"))
+    again = widgets.Button(description="generate again", icon="refresh")
+    again.on_click(lambda _button: setattr(seed, "value", seed.value + 1))
+
+    def render() -> str:
+        ids = lm.encode(text.value)
+        k, p = top_k.value or None, (top_p.value if top_p.value < 1 else None)
+        with torch.no_grad():
+            logits = lm.model(ids)[0, -1]
+        before = filtered_probs(logits, tau.value)
+        after = filtered_probs(logits, tau.value, k, p)
+        shown = before.argsort(descending=True)[:n_bars].tolist()
+        labels = [repr(t)[1:-1] for t in lm.token_strings(shown)]
+        if beam.value > 1:
+            out = beam_search(lm, ids, beam.value, min(length.value, lm.n_ctx - len(ids)))
+            how = f"beam search, width {beam.value} (ignores τ, k, p)"
+        else:
+            out = generate(lm, ids, length.value, tau.value, k, p, seed=seed.value)
+            how = f"sampling, seed {seed.value}"
+        continuation = html.escape(lm.tokenizer.decode(out[len(ids) :]))
+        shown_text = f"<b>{html.escape(text.value)}</b>{continuation}"
+        return (
+            _row(
+                viz.svg_bars(before[shown].tolist(), labels, title="softmax(z / τ)"),
+                viz.svg_bars(after[shown].tolist(), labels, title="after top-k / top-p, renormalised"),
+            )
+            + f"<p><i>{how}</i></p><pre style='white-space:pre-wrap;font-size:14px'>{shown_text}</pre>"
+        )
+
+    message, view = _render_on_change([text, tau, top_k, top_p, beam, length, seed], render)
+    controls = widgets.VBox([widgets.HBox([tau, top_k, top_p]), widgets.HBox([beam, length, seed, again])])
+    return widgets.VBox([text, controls, message, view])
 
 
 def _labels(tokens: list[str]) -> list[str]:
