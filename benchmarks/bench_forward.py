@@ -12,33 +12,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import psutil
 import torch
 import transformers
 
 import xai_tf
 from xai_tf.models import GPT2
 
-
-def rss_mb() -> float:
-    return psutil.Process().memory_info().rss / 2**20
-
-
-def peak_mb() -> float:
-    """The process's peak resident memory since the last ``reset_peak`` (Linux: VmHWM)."""
-    status = Path("/proc/self/status").read_text()
-    return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]) / 1024
-
-
-def reset_peak() -> None:
-    Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current RSS
+from timing import median_seconds, peak_mb, reset_peak, rss_mb  # isort: skip
 
 
 def child(which: str, checkpoint: str, tokens: int) -> dict:
@@ -55,20 +40,6 @@ def child(which: str, checkpoint: str, tokens: int) -> dict:
     with torch.no_grad():
         model(torch.zeros(1, tokens, dtype=torch.long))
     return {"load_mb": load_peak - start, "forward_peak_mb": peak_mb() - loaded}
-
-
-def median_seconds(fns: dict, runs: int) -> dict[str, float]:
-    """Median wall time of each function, the functions interleaved run by run so that a slow
-    moment of the machine hits both alike."""
-    for fn in fns.values():  # warm-up
-        fn(), fn()
-    times = {name: [] for name in fns}
-    for _ in range(runs):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def main() -> None:
