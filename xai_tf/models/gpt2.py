@@ -246,13 +246,16 @@ class GPT2(nn.Module):
     ) -> Tensor:
         """Logits from token embeddings ``[batch, T, d]`` given in place of W_E[x]: the part g of
         f = g ∘ e that gradient attributions differentiate (position embeddings are added here)."""
+        self._check_embeddings(token_embeddings)
+        return self._run(token_embeddings, _Tap(None, hooks or {}), None)
+
+    def _check_embeddings(self, token_embeddings: Tensor) -> None:
         batch_T_d = (token_embeddings.dim(), token_embeddings.size(-1))
         if batch_T_d != (3, self.config.n_embd) or not 1 <= token_embeddings.size(1) <= self.config.n_ctx:
             raise ValueError(
                 f"token_embeddings must be [batch, T, {self.config.n_embd}] with T in "
                 f"1..{self.config.n_ctx}, got {tuple(token_embeddings.shape)}"
             )
-        return self._run(token_embeddings, _Tap(None, hooks or {}), None)
 
     def run_with_cache(
         self, input_ids: Tensor | Sequence[int], hooks: Mapping[HookKey, Hook] | None = None
@@ -261,13 +264,22 @@ class GPT2(nn.Module):
         cache = ActivationCache()
         return self._run(self.wte(self.check_input_ids(input_ids)), _Tap(cache, hooks or {}), None), cache
 
-    def _run(self, token_embeddings: Tensor, tap: _Tap, kv_cache: KVCache | None) -> Tensor:
+    def final_states(self, token_embeddings: Tensor) -> Tensor:
+        """LN_f(h_L) ``[batch, T, d]`` from token embeddings: what the unembedding reads (and what
+        a classifier on top of the model reads)."""
+        self._check_embeddings(token_embeddings)
+        return self._stream(token_embeddings, _Tap(None, {}), None)
+
+    def _stream(self, token_embeddings: Tensor, tap: _Tap, kv_cache: KVCache | None) -> Tensor:
         past = len(kv_cache) if kv_cache is not None else 0
         positions = torch.arange(past, past + token_embeddings.size(1), device=token_embeddings.device)
         x = self.drop(token_embeddings + self.wpe(positions))
         for layer, block in enumerate(self.h):
             x = block(x, layer, tap, kv_cache)
-        return F.linear(self.ln_f(x), self.wte.weight)
+        return self.ln_f(x)
+
+    def _run(self, token_embeddings: Tensor, tap: _Tap, kv_cache: KVCache | None) -> Tensor:
+        return F.linear(self._stream(token_embeddings, tap, kv_cache), self.wte.weight)
 
     def check_input_ids(self, input_ids: Tensor | Sequence[int], start: int = 0) -> Tensor:
         """``input_ids`` as a ``[batch, T]`` long tensor on the model's device, validated; they

@@ -1,0 +1,289 @@
+"""Explaining one prediction of a transformer with gradients.
+
+Tokens are discrete, so we split the model as f = g ∘ e: e looks up the token embeddings
+E = W_E[x] ∈ ℝ^{T×d}, and g maps them (with the fixed position embeddings) to a scalar F(E) — the
+logit or log-probability of a chosen token at a chosen position, or a classifier's class score.
+Every method differentiates g with respect to E and reduces over d to one score per token.
+
+Sign convention: a positive token score means the token *raises* F; negative, it lowers F.
+
+Methods (g_t = ∂F/∂E_t ∈ ℝ^d):
+- gradient saliency, aggregated over d: G-avg = (1/d) Σ_j g_tj, G-L1 = (1/d) Σ_j |g_tj|,
+  G-L2 = √((1/d) Σ_j g_tj²) (see ``gradient_saliency``);
+- gradient × input: Σ_j g_tj E_tj;
+- leave-one-out (occlusion): F(x) − F(x with token t replaced or dropped);
+- integrated gradients (Sundararajan et al., 2017) along the straight path from a baseline E' to E:
+      IG_tj = (E_tj − E'_tj) ∫₀¹ ∂F(E' + α(E − E'))/∂E_tj dα,
+  with completeness Σ_tj IG_tj = F(E) − F(E'); the integral is a quadrature, so every result carries
+  its completeness error delta = Σ IG − (F(E) − F(E')).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from xai_tf.models.hub import LoadedModel
+
+Scalar = Callable[[Tensor], Tensor]  # a batch of inputs [n, ...] → one number per input [n]
+METHODS = ("riemann_right", "gausslegendre")
+OUTPUTS = ("logit", "logprob")
+
+
+def quadrature(n_steps: int, method: str = "riemann_right") -> tuple[Tensor, Tensor]:
+    """Nodes α_k and weights w_k with ∫₀¹ h(α) dα ≈ Σ_k w_k h(α_k).
+
+    ``riemann_right``: α_k = k/m, w_k = 1/m for k = 1..m (α = 0 is not a node). ``gausslegendre``:
+    the m Gauss–Legendre nodes and weights of [−1, 1] mapped to [0, 1] (exact for polynomials of
+    degree ≤ 2m − 1).
+    """
+    if n_steps < 1:
+        raise ValueError(f"n_steps must be ≥ 1, got {n_steps}")
+    if method == "riemann_right":
+        return torch.arange(1, n_steps + 1, dtype=torch.float64) / n_steps, torch.full(
+            (n_steps,), 1 / n_steps
+        )
+    if method == "gausslegendre":
+        x, w = np.polynomial.legendre.leggauss(n_steps)
+        return torch.from_numpy((x + 1) / 2), torch.from_numpy(w / 2)
+    raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+def path_integrated_gradients(
+    F: Scalar,
+    x: Tensor,
+    baseline: Tensor,
+    n_steps: int = 50,
+    method: str = "riemann_right",
+    batch_size: int | None = None,
+) -> Tensor:
+    """IG of any differentiable F at one input ``x`` (any shape) from ``baseline`` (same shape):
+    (x − x') ⊙ Σ_k w_k ∇F(x' + α_k (x − x')). The path points are evaluated ``batch_size`` at a time
+    (all at once by default); the result does not depend on it."""
+    if x.shape != baseline.shape:
+        raise ValueError(f"baseline has shape {tuple(baseline.shape)}, the input {tuple(x.shape)}")
+    if batch_size is not None and batch_size < 1:
+        raise ValueError(f"batch_size must be ≥ 1 (or None for all steps at once), got {batch_size}")
+    alphas, weights = quadrature(n_steps, method)
+    x, baseline = x.detach(), baseline.detach()
+    total = torch.zeros_like(x, dtype=torch.float64)
+    for start in range(0, n_steps, batch_size or n_steps):
+        a = alphas[start : start + (batch_size or n_steps)].to(x.dtype).view(-1, *[1] * x.dim())
+        points = (baseline + a * (x - baseline)).requires_grad_(True)
+        (grads,) = torch.autograd.grad(F(points).sum(), points)
+        w = weights[start : start + len(a)].view(-1, *[1] * x.dim())
+        total += (w * grads.double()).sum(0)
+    return ((x - baseline).double() * total).to(x.dtype)
+
+
+@dataclass
+class IGResult:
+    """Integrated gradients of one prediction: ``attributions`` [T, d], ``token_scores`` [T]
+    (summed over d), F at the input and at the baseline, and the completeness error ``delta``."""
+
+    attributions: Tensor
+    token_scores: Tensor
+    f_input: float
+    f_baseline: float
+    delta: float
+
+    @property
+    def relative_delta(self) -> float:
+        """|delta| / |F(x) − F(x')| — the share of the difference the quadrature missed."""
+        return abs(self.delta) / max(abs(self.f_input - self.f_baseline), 1e-12)
+
+
+def _module(model: nn.Module | LoadedModel) -> nn.Module:
+    module = model.model if isinstance(model, LoadedModel) else model
+    if not hasattr(module, "forward_embeddings"):
+        raise ValueError(f"{type(module).__name__} cannot be explained here: it has no forward_embeddings")
+    return module
+
+
+def _token_ids(module: nn.Module, input_ids: Sequence[int] | Tensor) -> Tensor:
+    ids = module.check_input_ids(input_ids)
+    if ids.size(0) != 1:
+        raise ValueError(f"explain one prompt at a time: input_ids has shape {tuple(ids.shape)}")
+    return ids[0]
+
+
+def target_function(
+    model: nn.Module | LoadedModel, target: int, position: int = -1, output: str = "logit", T: int = 1
+) -> Scalar:
+    """F(E) for token embeddings E ``[n, T, d]``: the ``output`` ("logit" or "logprob") of token
+    ``target`` at ``position`` (−T..T−1) for a language model, or of class ``target`` for a classifier
+    (whose forward_embeddings returns ``[n, classes]``; position is then unused)."""
+    module = _module(model)
+    if output not in OUTPUTS:
+        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
+    if not -T <= position < T:
+        raise ValueError(f"position must lie in {-T}..{T - 1}, got {position}")
+
+    def F(E: Tensor) -> Tensor:
+        scores = module.forward_embeddings(E)
+        scores = scores[:, position] if scores.dim() == 3 else scores
+        if not 0 <= target < scores.size(-1):
+            raise ValueError(f"target must lie in 0..{scores.size(-1) - 1}, got {target}")
+        return (scores.log_softmax(-1) if output == "logprob" else scores)[:, target]
+
+    return F
+
+
+def baseline_ids(
+    module: nn.Module, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
+) -> Tensor | None:
+    """The baseline as token ids ``[T]``: "token0" (token 0 repeated, as in RevLLM), a token id
+    repeated (e.g. end-of-text, or a space), or ids of the prompt's length; None for "zeros"."""
+    if isinstance(baseline, str):
+        if baseline == "zeros":
+            return None
+        if baseline != "token0":
+            raise ValueError(f"baseline must be 'token0', 'zeros', a token id or token ids, got {baseline!r}")
+        baseline = 0
+    if isinstance(baseline, int):
+        baseline = [baseline] * len(ids)
+    b = torch.as_tensor(baseline, device=ids.device).long()
+    if b.shape != ids.shape:
+        raise ValueError(f"baseline ids have shape {tuple(b.shape)}, the prompt {tuple(ids.shape)}")
+    vocab = module.wte.num_embeddings
+    if b.min() < 0 or b.max() >= vocab:
+        raise ValueError(f"baseline ids must lie in 0..{vocab - 1}")
+    return b
+
+
+def _embeddings(
+    module: nn.Module, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
+) -> tuple[Tensor, Tensor]:
+    E = module.wte(ids).detach()
+    b = baseline_ids(module, ids, baseline)
+    return E, torch.zeros_like(E) if b is None else module.wte(b).detach()
+
+
+def integrated_gradients(
+    model: nn.Module | LoadedModel,
+    input_ids: Sequence[int] | Tensor,
+    target: int,
+    baseline: str | int | Sequence[int] | Tensor = "token0",
+    n_steps: int = 50,
+    method: str = "riemann_right",
+    position: int = -1,
+    output: str = "logit",
+    batch_size: int | None = None,
+) -> IGResult:
+    """IG on the token embeddings (position embeddings stay fixed) — the same quantity as Captum's
+    ``LayerIntegratedGradients`` on the token-embedding layer with baseline ids."""
+    module = _module(model)
+    ids = _token_ids(module, input_ids)
+    F = target_function(module, target, position, output, len(ids))
+    E, E_base = _embeddings(module, ids, baseline)
+    attributions = path_integrated_gradients(F, E, E_base, n_steps, method, batch_size)
+    with torch.no_grad():
+        f_x, f_b = (float(v) for v in F(torch.stack([E, E_base])))
+    delta = float(attributions.double().sum()) - (f_x - f_b)
+    return IGResult(attributions, attributions.sum(-1), f_x, f_b, delta)
+
+
+def sequential_integrated_gradients(
+    model: nn.Module | LoadedModel,
+    input_ids: Sequence[int] | Tensor,
+    target: int,
+    baseline: str | int | Sequence[int] | Tensor = "token0",
+    n_steps: int = 50,
+    method: str = "riemann_right",
+    position: int = -1,
+    output: str = "logit",
+) -> tuple[Tensor, Tensor]:
+    """Sequential IG (Enguehard, 2023): for each token t only E_t moves from its baseline to its
+    value, the other tokens stay as they are. Returns ``(token_scores [T], deltas [T])``; token t's
+    completeness is score_t = F(E) − F(E with E_t := E'_t) − delta_t."""
+    module = _module(model)
+    ids = _token_ids(module, input_ids)
+    F = target_function(module, target, position, output, len(ids))
+    E, E_base = _embeddings(module, ids, baseline)
+    scores, deltas = torch.zeros(len(ids)), torch.zeros(len(ids))
+    for t in range(len(ids)):
+        start = E.clone()
+        start[t] = E_base[t]
+        attributions = path_integrated_gradients(F, E, start, n_steps, method)
+        with torch.no_grad():
+            f_x, f_b = (float(v) for v in F(torch.stack([E, start])))
+        scores[t] = attributions.sum()
+        deltas[t] = float(attributions.double().sum()) - (f_x - f_b)
+    return scores, deltas
+
+
+def embedding_gradients(
+    model: nn.Module | LoadedModel,
+    input_ids: Sequence[int] | Tensor,
+    target: int,
+    position: int = -1,
+    output: str = "logit",
+) -> tuple[Tensor, Tensor]:
+    """``(g, E)``: the gradient ∂F/∂E ``[T, d]`` at the prompt's token embeddings E ``[T, d]``."""
+    module = _module(model)
+    ids = _token_ids(module, input_ids)
+    F = target_function(module, target, position, output, len(ids))
+    E = module.wte(ids).detach().requires_grad_(True)
+    (g,) = torch.autograd.grad(F(E[None]).sum(), E)
+    return g, E.detach()
+
+
+def gradient_saliency(g: Tensor, aggregation: str = "l2") -> Tensor:
+    """One score per token from the gradient g ``[T, d]``, reduced over the d embedding dims:
+
+        "avg": G-avg_t = (1/d) Σ_j g_tj        (signed: the mean direction of the gradient)
+        "l1":  G-L1_t  = (1/d) Σ_j |g_tj|      (the mean absolute value)
+        "l2":  G-L2_t  = √((1/d) Σ_j g_tj²)    (the root mean square)
+
+    G-L2 is ‖g_t‖₂ / √d: the slides' two writings, the norm ‖g_t‖₂ and the mean of squares
+    (1/d) Σ_j g_tj² = (G-L2_t)², differ from it by the constant √d or by squaring, so all three
+    rank the tokens in the same order.
+    """
+    reductions = {
+        "avg": lambda: g.mean(-1),
+        "l1": lambda: g.abs().mean(-1),
+        "l2": lambda: g.pow(2).mean(-1).sqrt(),
+    }
+    if aggregation not in reductions:
+        raise ValueError(f"aggregation must be one of {list(reductions)}, got {aggregation!r}")
+    return reductions[aggregation]()
+
+
+def gradient_times_input(g: Tensor, E: Tensor) -> Tensor:
+    """Σ_j g_tj E_tj per token: the first-order change of F if E_t were set to 0."""
+    if g.shape != E.shape:
+        raise ValueError(f"g has shape {tuple(g.shape)}, E {tuple(E.shape)}")
+    return (g * E).sum(-1)
+
+
+@torch.no_grad()
+def leave_one_out(
+    model: nn.Module | LoadedModel,
+    input_ids: Sequence[int] | Tensor,
+    target: int,
+    replacement: int | None = 0,
+    position: int = -1,
+    output: str = "logit",
+) -> Tensor:
+    """Occlusion: score_t = F(x) − F(x with token t replaced by ``replacement``), or with token t
+    dropped when ``replacement`` is None (then only for the prediction after the whole prompt,
+    ``position=-1``, which is read after the shortened prompt)."""
+    module = _module(model)
+    ids = _token_ids(module, input_ids)
+    if replacement is None and (position != -1 or len(ids) == 1):
+        raise ValueError(
+            f"dropping tokens needs position=-1 and at least 2 tokens, got {position}, {len(ids)}"
+        )
+    F = target_function(module, target, position, output, len(ids))
+    f_x = float(F(module.wte(ids)[None]))
+    scores = torch.zeros(len(ids))
+    for t in range(len(ids)):
+        changed = torch.cat([ids[:t], ids[t + 1 :]]) if replacement is None else ids.clone()
+        if replacement is not None:
+            changed[t] = replacement
+        scores[t] = f_x - float(F(module.wte(changed)[None]))
+    return scores

@@ -1,0 +1,99 @@
+"""A small sentiment classifier on top of a frozen language model — the classification setting
+of the attribution lesson.
+
+The class scores are s = W_c · (1/T) Σ_t LN_f(h_L)[t] + b: the model's final states averaged over the
+tokens, then one linear layer, trained here in seconds. The phrases are generated from templates
+of our own; the test phrases use a sentence frame the classifier never saw. (With the bundled
+model, phrases with adjectives never seen in training are classified right only about 62% of the
+time: the small model's states do not carry much sentiment of their own; the classifier learns
+which adjectives are which.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import product
+
+import torch
+from torch import Tensor, nn
+
+from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.hub import LoadedModel
+
+CLASSES = ("negative", "positive")
+ADJECTIVES = {
+    "positive": ["sweet", "gentle", "noble", "fair", "good", "kind", "brave", "honest", "lovely", "true"],
+    "negative": [
+        "foul",
+        "vile",
+        "wicked",
+        "false",
+        "cruel",
+        "base",
+        "damned",
+        "cursed",
+        "rotten",
+        "wretched",
+    ],
+}
+NOUNS = ["lord", "friend", "lady", "knave", "man", "heart", "soul", "prince"]
+TEMPLATES = ["Thou art a {a} {n}.", "O {a} {n}!", "What a {a} {n} is he.", "My {a} {n}, come hither."]
+
+
+def sentiment_phrases() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """``(train, test)`` lists of (phrase, label), label 1 = positive: every adjective × noun ×
+    template; the phrases of the last template are the test set."""
+    train, test = [], []
+    for label, name in enumerate(CLASSES):
+        for a, n, template in product(ADJECTIVES[name], NOUNS, TEMPLATES):
+            (test if template == TEMPLATES[-1] else train).append((template.format(a=a, n=n), label))
+    return train, test
+
+
+class SequenceClassifier(nn.Module):
+    """Class scores ``[batch, classes]`` from a GPT-2 body (frozen) and a linear head."""
+
+    def __init__(self, body: GPT2, n_classes: int = len(CLASSES)):
+        super().__init__()
+        self.body = body.requires_grad_(False)
+        self.wte = body.wte
+        self.head = nn.Linear(body.config.n_embd, n_classes)
+
+    def check_input_ids(self, input_ids: Sequence[int] | Tensor) -> Tensor:
+        return self.body.check_input_ids(input_ids)
+
+    def forward_embeddings(self, token_embeddings: Tensor) -> Tensor:
+        """s = W_c · mean_t LN_f(h_L)[t] + b for token embeddings ``[batch, T, d]``."""
+        return self.head(self.body.final_states(token_embeddings).mean(1))
+
+    def forward(self, input_ids: Sequence[int] | Tensor) -> Tensor:
+        return self.forward_embeddings(self.wte(self.check_input_ids(input_ids)))
+
+
+def train_classifier(
+    lm: LoadedModel, data: list[tuple[str, int]], steps: int = 300, lr: float = 0.05, seed: int = 0
+) -> SequenceClassifier:
+    """Fit the head by full-batch Adam on the cross-entropy; the body's features are computed once."""
+    if not data:
+        raise ValueError("data is empty: give at least one (phrase, label) pair")
+    torch.manual_seed(seed)
+    clf = SequenceClassifier(lm.model)
+    with torch.no_grad():
+        features = torch.stack(
+            [clf.body.final_states(clf.wte(torch.tensor([lm.encode(t)])))[0].mean(0) for t, _ in data]
+        )
+    labels = torch.tensor([y for _, y in data])
+    optimizer = torch.optim.Adam(clf.head.parameters(), lr=lr)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(clf.head(features), labels)
+        loss.backward()
+        optimizer.step()
+    return clf.eval()
+
+
+@torch.no_grad()
+def accuracy(clf: SequenceClassifier, lm: LoadedModel, data: list[tuple[str, int]]) -> float:
+    """The share of phrases whose highest class score is their label."""
+    right = [int(clf(lm.encode(text)).argmax()) == label for text, label in data]
+    return sum(right) / len(right)
