@@ -176,3 +176,49 @@ def test_layer_norm_checker_passes_the_formula(capsys):
         return g * (u - mu) / ((u - mu).pow(2).mean(-1, keepdim=True) + 1e-5).sqrt() + b
 
     assert ex.check_layer_norm(ln) and capsys.readouterr().out.startswith("✔")
+
+
+def _ig_left(F, x, x0, m):
+    points = (x0 + (torch.arange(m) / m)[:, None] * (x - x0)).requires_grad_(True)
+    return (x - x0) * torch.autograd.grad(F(points).sum(), points)[0].mean(0)
+
+
+def _ig_right(F, x, x0, m):
+    points = (x0 + (torch.arange(1, m + 1) / m)[:, None] * (x - x0)).requires_grad_(True)
+    return (x - x0) * torch.autograd.grad(F(points).sum(), points)[0].mean(0)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (_ig_left, "left Riemann sum"),
+        (
+            lambda F, x, x0, m: _ig_right(F, x, x0, m) / (x - x0),
+            r"multiply the averaged gradient by \(x − baseline\)",
+        ),
+        (lambda F, x, x0, m: None, "forget to `return`"),
+    ],
+)
+def test_ig_checker_names_the_mistake(fn, message, capsys):
+    assert ex.check_integrated_gradients(fn) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✘") and re.search(message, out), out
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (lambda g: g.mean(-1), "the plain mean is G-avg"),
+        (lambda g: g.abs().sum(-1), "not the sum"),
+        (lambda g: g.abs().mean(0), "reduce over the embedding dim"),
+    ],
+)
+def test_g_l1_checker_names_the_mistake(fn, message, capsys):
+    assert ex.check_g_l1(fn) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✘") and re.search(message, out), out
+
+
+def test_attribution_checkers_pass_right_answers(capsys):
+    assert ex.check_integrated_gradients(_ig_right) and ex.check_g_l1(lambda g: g.abs().mean(-1))
+    assert capsys.readouterr().out.count("✔") == 2

@@ -128,3 +128,22 @@ def test_decoding_panel_filters_samples_and_searches(bundled):
     assert _message(panel) == ""
     panel.children[0].value = ""
     assert "prompt is empty" in _message(panel)
+
+
+def test_attribution_panel_shows_delta_and_handles_bad_prompts(bundled):
+    from xai_tf.widgets import EXPLANATIONS, attribution_panel
+
+    panel = attribution_panel(bundled, "ROMEO.\nBut soft")
+    text = panel.children[0]
+    target, method = panel.children[1].children
+    baseline, quadrature, steps = panel.children[2].children
+    assert len(target.options) == 8 and "delta = " in _view(panel)
+    assert _view(panel).count("<span title=") == len(bundled.encode("ROMEO.\nBut soft"))
+    steps.value, quadrature.value, baseline.value = 10, "gausslegendre", "end-of-text"
+    for name in EXPLANATIONS:
+        method.value = name
+        assert _message(panel) == "" and "<span title=" in _view(panel)
+    text.value = ""
+    assert "prompt is empty" in _message(panel)
+    text.value = "KING.\nWhat news"
+    assert _message(panel) == "" and len(target.options) == 8

@@ -90,6 +90,17 @@ def plot_heads(A, labels: Sequence[str], title: str = "") -> plt.Figure:
 _RAMP = sns.color_palette("rocket_r", as_cmap=True)
 
 
+def plot_token_scores(tokens: Sequence[str], scores, ax: Axes | None = None, title: str = "") -> Axes:
+    """Signed bars of per-token scores: red raises the explained output, blue lowers it."""
+    scores = np.asarray(scores, dtype=float)
+    ax = ax or plt.subplots(figsize=(0.5 * len(tokens) + 2, 3))[1]
+    ax.bar(range(len(scores)), scores, color=np.where(scores >= 0, "#c0392b", "#2c6fbb"))
+    ax.axhline(0, color="#444", linewidth=0.8)
+    ax.set_xticks(range(len(scores)), list(tokens), rotation=60)
+    ax.set(title=title, ylabel="score")
+    return ax
+
+
 def _hex(value: float) -> str:
     r, g, b, _ = _RAMP(min(max(value, 0.0), 1.0))
     return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
@@ -186,3 +197,24 @@ def html_ranked_table(
         )
         body.append(f"<tr><th style='text-align:right;padding-right:8px'>{html.escape(label)}</th>{tds}</tr>")
     return f"<table style='border-collapse:collapse'>{head}{''.join(body)}</table>"
+
+
+def _diverging(score: float, scale: float) -> str:
+    """Red for positive, blue for negative, white at 0; |score| = scale is the full colour."""
+    t = 0.0 if scale == 0 else max(-1.0, min(1.0, score / scale))
+    fade = int(255 * (1 - abs(t)))
+    return f"#ff{fade:02x}{fade:02x}" if t >= 0 else f"#{fade:02x}{fade:02x}ff"
+
+
+def html_token_scores(tokens: Sequence[str], scores: Sequence[float], title: str = "") -> str:
+    """The prompt with each token shaded by its score: red raises the explained output, blue lowers
+    it, white is 0; colours are scaled to the largest |score|. The score shows on hover."""
+    scores = [float(s) for s in scores]
+    scale = max((abs(s) for s in scores), default=0.0)
+    spans = "".join(
+        f"<span title='{s:+.4f}' style='background:{_diverging(s, scale)};padding:2px 1px;"
+        f"border-radius:3px;font-family:monospace;white-space:pre'>{html.escape(t)}</span>"
+        for t, s in zip(tokens, scores, strict=True)
+    )
+    head = f"<div style='font-weight:bold'>{html.escape(title)}</div>" if title else ""
+    return f"<div style='line-height:2'>{head}{spans}</div>"

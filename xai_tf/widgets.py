@@ -14,6 +14,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import attention as att
+from xai_tf import attribution as attr
 from xai_tf import viz
 from xai_tf.decoding import beam_search, filtered_probs, generate, top_next_tokens
 from xai_tf.lens import logit_lens_top
@@ -145,6 +146,76 @@ def decoding_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", n_bars: int = 12) 
     message, view = _render_on_change([text, tau, top_k, top_p, beam, length, seed], render)
     controls = widgets.VBox([widgets.HBox([tau, top_k, top_p]), widgets.HBox([beam, length, seed, again])])
     return widgets.VBox([text, controls, message, view])
+
+
+EXPLANATIONS = ("IG", "G-avg", "G-L1", "G-L2", "gradient × input", "leave-one-out")
+
+
+def attribution_panel(
+    lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what light through yonder"
+) -> widgets.VBox:
+    """Lesson 06: choose the target among the top next tokens, the method, the baseline and the
+    number of steps; see the prompt highlighted and, for IG, F(x), F(x') and the delta."""
+    text = _prompt_box(prompt)
+    target = widgets.Dropdown(description="target")
+    method = widgets.Dropdown(options=EXPLANATIONS, description="method")
+    baselines = {
+        "token 0": "token0",
+        "zeros": "zeros",
+        "end-of-text": lm.tokenizer.eot_token,
+        "space": lm.tokenizer.encode(" ")[0],
+    }
+    baseline = widgets.Dropdown(options=list(baselines), description="baseline")
+    quadrature = widgets.Dropdown(options=attr.METHODS, description="integral")
+    steps = widgets.IntSlider(value=50, min=2, max=300, description="steps m")
+
+    def update_targets(_change: object = None) -> None:
+        try:
+            ids, probs = top_next_tokens(lm.model, lm.encode(text.value), 8)
+        except ValueError:
+            return  # the panel's message explains the bad prompt
+        labels = lm.token_strings(ids.tolist())
+        options = [(f"{t!r} p={p:.2f}", int(i)) for t, p, i in zip(labels, probs.tolist(), ids, strict=True)]
+        keep = target.value if target.value in ids.tolist() else options[0][1]
+        target.options, target.value = options, keep
+
+    text.observe(update_targets, "value")
+    update_targets()
+
+    def render() -> str:
+        ids = lm.encode(text.value)
+        tokens = lm.token_strings(ids)
+        if method.value == "IG":
+            r = attr.integrated_gradients(
+                lm, ids, target.value, baselines[baseline.value], steps.value, quadrature.value, batch_size=10
+            )
+            scores = r.token_scores
+            info = (
+                f"F(x) = {r.f_input:.3f}, F(x') = {r.f_baseline:.3f}, "
+                f"Σ IG = {float(r.token_scores.sum()):.3f}, "
+                f"<b>delta = {r.delta:+.4f}</b> ({100 * r.relative_delta:.2f}% of F(x) − F(x'))"
+            )
+        elif method.value == "leave-one-out":
+            scores, info = (
+                attr.leave_one_out(lm, ids, target.value, baselines["space"]),
+                "token replaced by a space",
+            )
+        else:
+            g, E = attr.embedding_gradients(lm, ids, target.value)
+            aggregation = {"G-avg": "avg", "G-L1": "l1", "G-L2": "l2"}.get(method.value)
+            scores = (
+                attr.gradient_times_input(g, E)
+                if aggregation is None
+                else attr.gradient_saliency(g, aggregation)
+            )
+            info = "gradients at the input only: no baseline, no completeness"
+        title = f"{method.value} for the logit of {lm.token_strings([target.value])[0]!r}"
+        return viz.html_token_scores(tokens, scores.tolist(), title) + f"<p>{info}</p>"
+
+    message, view = _render_on_change([text, target, method, baseline, quadrature, steps], render)
+    return widgets.VBox(
+        [text, widgets.HBox([target, method]), widgets.HBox([baseline, quadrature, steps]), message, view]
+    )
 
 
 def _labels(tokens: list[str]) -> list[str]:

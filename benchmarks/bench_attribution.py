@@ -1,0 +1,94 @@
+"""Integrated gradients: xai_tf against Captum's LayerIntegratedGradients, one run, CPU, float32.
+
+50 right-Riemann steps on a 32-token prompt, target = the most likely next token's logit, token-0
+baseline, all steps in one batch for both. Models: the bundled model and a randomly initialised
+GPT-2-small-sized one (124M). Prints median times (interleaved runs), the ratio ours/Captum
+(< 1: ours is faster), and the peak resident memory of one attribution above the loaded model,
+each measured in a fresh process (Linux VmHWM).
+
+    python benchmarks/bench_attribution.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+import torch
+import transformers
+from captum.attr import LayerIntegratedGradients
+
+import xai_tf
+from xai_tf.attribution import integrated_gradients
+from xai_tf.models import GPT2
+
+from timing import median_seconds, peak_mb, reset_peak, rss_mb  # isort: skip
+
+
+def _model(name: str) -> GPT2:
+    if name == "bundled":
+        return xai_tf.load_model("shakespeare").model
+    torch.manual_seed(0)
+    return GPT2.from_hf(transformers.GPT2LMHeadModel(transformers.GPT2Config()))
+
+
+def _attributions(model: GPT2) -> dict:
+    """The two attribution functions on the same prompt and target."""
+    ids = torch.randint(0, model.config.vocab_size, (32,), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        target = int(model(ids)[0, -1].argmax())
+    lig = LayerIntegratedGradients(lambda b: model(b)[:, -1, target], model.wte)
+    return {
+        "ours": lambda: integrated_gradients(model, ids, target, n_steps=50).attributions,
+        "captum": lambda: lig.attribute(
+            ids[None], torch.zeros_like(ids)[None], n_steps=50, method="riemann_right"
+        )[0],
+    }
+
+
+def child(model_name: str, which: str) -> dict:
+    """In a fresh process: load the model, then one attribution; its peak memory above the model."""
+    fn = _attributions(_model(model_name))[which]
+    reset_peak()
+    loaded = rss_mb()
+    fn()
+    return {"peak_mb": peak_mb() - loaded}
+
+
+def compare(model_name: str, runs: int) -> None:
+    fns = _attributions(_model(model_name))
+    assert (fns["ours"]() - fns["captum"]()).abs().max() <= 1e-4 * fns["captum"]().abs().max()
+    t = median_seconds(fns, runs)
+    peaks = {}
+    for which in fns:
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", model_name, which],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        peaks[which] = json.loads(out.stdout.splitlines()[-1])["peak_mb"]
+    print(
+        f"{model_name}: ours {t['ours'] * 1e3:.0f} ms, Captum {t['captum'] * 1e3:.0f} ms, "
+        f"ratio ours/Captum {t['ours'] / t['captum']:.2f}; peak memory above the model: "
+        f"ours {peaks['ours']:.0f} MB, Captum {peaks['captum']:.0f} MB"
+    )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--child", nargs=2, metavar=("MODEL", "WHICH"), help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        print(json.dumps(child(*args.child)))
+        return
+    print(f"IG, 50 steps, 32 tokens, median of {args.runs} runs, {torch.get_num_threads()} threads")
+    for model_name in ("bundled", "gpt2-small-size"):
+        compare(model_name, args.runs)
+
+
+if __name__ == "__main__":
+    main()
