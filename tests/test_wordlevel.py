@@ -1,0 +1,169 @@
+import networkx as nx
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xai_tf import wordlevel as wl
+
+
+@st.composite
+def attention_and_split(draw):
+    T = draw(st.integers(1, 12))
+    seed = draw(st.integers(0, 2**31 - 1))
+    cuts = draw(st.lists(st.booleans(), min_size=T - 1, max_size=T - 1))  # True: a new word starts
+    groups, current = [], [0]
+    for i, cut in enumerate(cuts, start=1):
+        if cut:
+            groups.append(current)
+            current = [i]
+        else:
+            current.append(i)
+    groups.append(current)
+    A = (
+        torch.randn(3, T, T, generator=torch.Generator().manual_seed(seed), dtype=torch.float64) * 3
+    ).softmax(-1)
+    return A, groups
+
+
+@given(attention_and_split())
+def test_word_rows_sum_to_one(case):
+    A, groups = case
+    W = wl.word_attention(A, groups)
+    assert W.shape == (3, len(groups), len(groups))
+    assert torch.allclose(W.sum(-1), torch.ones(3, len(groups), dtype=torch.float64), atol=1e-6)
+
+
+@given(attention_and_split())
+def test_one_token_words_leave_attention_unchanged(case):
+    A, _ = case
+    T = A.size(-1)
+    assert torch.equal(wl.word_attention(A, [[i] for i in range(T)]), A)
+
+
+def test_sum_to_and_mean_from_by_hand():
+    A = torch.tensor([[0.5, 0.2, 0.3], [0.1, 0.6, 0.3], [0.4, 0.4, 0.2]])  # words: {0}, {1, 2}
+    W = wl.word_attention(A, [[0], [1, 2]])
+    torch.testing.assert_close(
+        W, torch.tensor([[0.5, 0.2 + 0.3], [(0.1 + 0.4) / 2, (0.6 + 0.3 + 0.4 + 0.2) / 2]])
+    )
+
+
+@pytest.mark.parametrize("groups", [[[0], [2], [1]], [[0, 1]], [[0], [], [1, 2]]])
+def test_groups_must_cover_the_tokens_in_order(groups):
+    with pytest.raises(ValueError, match="covering 0..2 in order"):
+        wl.word_attention(torch.eye(3), groups)
+
+
+def test_bpe_words():
+    tokens = [
+        "RO",
+        "M",
+        "E",
+        "O",
+        ".",
+        "\n",
+        "But",
+        " soft",
+        ",",
+        " what",
+        " y",
+        "onder",
+        "<|endoftext|>",
+        "x",
+    ]
+    groups = wl.word_groups(tokens)
+    assert wl.word_strings(tokens, groups) == [
+        "ROMEO",
+        ".",
+        "'\\n'",
+        "But",
+        "soft",
+        ",",
+        "what",
+        "yonder",
+        "<|endoftext|>",
+        "x",
+    ]
+
+
+def test_wordpiece_words():
+    tokens = ["[CLS]", "the", "un", "##believ", "##able", "story", ".", "[SEP]"]
+    groups = wl.word_groups(tokens, "wordpiece")
+    assert groups == [[0], [1], [2, 3, 4], [5], [6], [7]]
+    assert wl.word_strings(tokens, groups, "wordpiece")[2] == "unbelievable"
+
+
+def test_rollout_of_identity_and_uniform_attention():
+    """Identity gives the identity. Uniform attention U gives uniform rows without the residual
+    term; with it, (½U + ½I)^L = (1 − 2^−L) U + 2^−L I, since U² = U."""
+    T, L = 5, 4
+    identity = torch.eye(T).expand(L, 3, T, T)
+    torch.testing.assert_close(wl.attention_rollout(identity), torch.eye(T))
+    U = torch.full((T, T), 1 / T)
+    uniform = U.expand(L, 3, T, T)
+    torch.testing.assert_close(wl.attention_rollout(uniform, residual=0.0), U)
+    torch.testing.assert_close(wl.attention_rollout(uniform), (1 - 2**-L) * U + 2**-L * torch.eye(T))
+
+
+def test_rollout_by_hand_for_two_layers():
+    g = torch.Generator().manual_seed(0)
+    A = torch.randn(2, 2, 4, 4, generator=g).softmax(-1)
+    A1, A2 = (0.5 * A[layer].mean(0) + 0.5 * torch.eye(4) for layer in range(2))
+    torch.testing.assert_close(wl.attention_rollout(A), A2 @ A1)
+
+
+def _networkx_flow(attentions: torch.Tensor) -> torch.Tensor:
+    A_hat = wl.residual_attention(attentions).double()
+    L, T, _ = A_hat.shape
+    G = nx.DiGraph()
+    for layer in range(L):
+        for s in range(T):
+            for t in range(T):
+                if A_hat[layer, s, t] > 0:
+                    G.add_edge((layer, t), (layer + 1, s), capacity=float(A_hat[layer, s, t]))
+    flows = [[nx.maximum_flow_value(G, (0, t), (L, s)) for t in range(T)] for s in range(T)]
+    return torch.tensor(flows, dtype=torch.float64)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 3), st.integers(2, 6), st.integers(0, 10_000), st.booleans())
+def test_flow_matches_networkx(layers, heads, T, seed, causal):
+    scores = torch.randn(layers, heads, T, T, generator=torch.Generator().manual_seed(seed)) * 2
+    if causal:
+        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    attentions = scores.softmax(-1).double()
+    torch.testing.assert_close(wl.attention_flow(attentions), _networkx_flow(attentions), atol=1e-6, rtol=0)
+
+
+def test_normalized_flow_rows_sum_to_one():
+    A = torch.randn(3, 2, 5, 5, generator=torch.Generator().manual_seed(1)).softmax(-1)
+    torch.testing.assert_close(wl.attention_flow(A, normalize=True).sum(-1), torch.ones(5))
+
+
+def test_head_statistics_by_hand():
+    tokens = ["[CLS]", "hi", ",", "you", "[SEP]"]
+    A = torch.zeros(1, 2, 5, 5)
+    A[0, 0, :, 4] = 1.0  # head 0: everything to [SEP]
+    A[0, 1, 0, 0] = 1.0  # head 1: the previous token (the first query attends to itself)
+    A[0, 1, torch.arange(1, 5), torch.arange(0, 4)] = 1.0
+    stats = wl.head_statistics(A, tokens)
+    assert stats["special"].tolist() == [[1.0, pytest.approx(0.4)]]  # head 1: queries 0, 1 land on [CLS]
+    assert stats["punctuation"].tolist() == [[0.0, pytest.approx(0.2)]]
+    assert stats["previous"].tolist() == [[0.0, 1.0]]
+    assert stats["first"].tolist() == [[0.0, pytest.approx(0.4)]]
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "message"),
+    [
+        (wl.attention_rollout, (torch.zeros(3, 3),), r"attentions must be \[layers, heads, T, T\]"),
+        (wl.aggregate_heads, (torch.zeros(1, 1, 2, 2), "median"), "how must be 'mean' or 'max'"),
+        (wl.word_groups, (["a"], "sentencepiece"), "scheme must be 'bpe' or 'wordpiece'"),
+        (wl.head_statistics, (torch.zeros(1, 1, 2, 2), ["a"]), "1 tokens for attention over 2 positions"),
+        (wl.attention_flow, (torch.zeros(1, 1, 2, 2), 1.5), r"residual must lie in \[0, 1\]"),
+    ],
+)
+def test_bad_wordlevel_arguments(fn, args, message):
+    with pytest.raises(ValueError, match=message):
+        fn(*args)
