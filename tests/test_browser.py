@@ -124,6 +124,8 @@ def _wait_idle(page, timeout_s: float) -> None:
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
 def test_lesson_in_jupyterlab(lab, browser, path):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    console_errors = []
+    page.on("console", lambda msg: console_errors.append(msg.text) if msg.type == "error" else None)
     page.goto(f"{lab}/lab/tree/{path.name}?reset")
     _wait_idle(page, 120)
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
@@ -137,11 +139,18 @@ def test_lesson_in_jupyterlab(lab, browser, path):
         pytest.fail(f"{path.name}: {done} of {n_code} code cells ran in 600 s")
     _wait_idle(page, 60)
     page.wait_for_timeout(1500)  # let widget views finish drawing
+    bertviz = page.locator('.jp-OutputArea-output div[id^="bertviz-"]')
+    assert bertviz.count() == path.read_text().count("viz.bertviz_view("), (
+        f"{path.name}: a bertviz view is missing"
+    )
+    assert not [e for e in console_errors if "require" in e or "d3" in e], console_errors
     errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')
     assert errors.count() == 0, errors.all_inner_texts()
     outputs = "\n".join(page.locator(".jp-OutputArea-output").all_inner_texts())
     assert "Traceback" not in outputs
     assert not WIDGET_AS_TEXT.search(outputs), WIDGET_AS_TEXT.search(outputs).group(0)
+    for i in range(bertviz.count()):  # bertviz views draw their SVG offline, on this first run
+        assert bertviz.nth(i).locator("svg text").count() > 0, f"bertviz view {i} of {path.name} drew nothing"
     views = page.locator(".jp-OutputArea-output .jupyter-widgets")
     assert views.count() > 0, f"{path.name} shows no rendered widget"
     views.first.scroll_into_view_if_needed()

@@ -222,3 +222,57 @@ def test_g_l1_checker_names_the_mistake(fn, message, capsys):
 def test_attribution_checkers_pass_right_answers(capsys):
     assert ex.check_integrated_gradients(_ig_right) and ex.check_g_l1(lambda g: g.abs().mean(-1))
     assert capsys.readouterr().out.count("✔") == 2
+
+
+def _word_attention_sum_both(A, groups):
+    M = torch.zeros(len(groups), A.size(-1))
+    for w, g in enumerate(groups):
+        M[w, g] = 1.0
+    return M @ A @ M.T
+
+
+def _rollout_reversed(attentions):
+    R = torch.eye(attentions.size(-1))
+    for A in attentions.mean(1):
+        R = R @ (0.5 * A + 0.5 * torch.eye(A.size(-1)))
+    return R
+
+
+def _rollout_no_residual(attentions):
+    R = torch.eye(attentions.size(-1))
+    for A in attentions.mean(1):
+        R = A @ R
+    return R
+
+
+def _rollout_right(attentions):
+    R = torch.eye(attentions.size(-1))
+    for A in attentions.mean(1):
+        R = (0.5 * A + 0.5 * torch.eye(A.size(-1))) @ R
+    return R
+
+
+def _word_attention_right(A, groups):
+    M = torch.zeros(len(groups), A.size(-1))
+    for w, g in enumerate(groups):
+        M[w, g] = 1.0
+    return (M / M.sum(-1, keepdim=True)) @ A @ M.T
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "message"),
+    [
+        (ex.check_word_attention, _word_attention_sum_both, "row 1 sums to 2.000"),
+        (ex.check_rollout, _rollout_reversed, "the product runs the wrong way"),
+        (ex.check_rollout, _rollout_no_residual, "add the residual"),
+    ],
+)
+def test_word_level_checkers_name_the_mistake(checker, fn, message, capsys):
+    assert checker(fn) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✘") and re.search(message, out), out
+
+
+def test_word_level_checkers_pass_right_answers(capsys):
+    assert ex.check_word_attention(_word_attention_right) and ex.check_rollout(_rollout_right)
+    assert capsys.readouterr().out.count("✔") == 2

@@ -147,3 +147,22 @@ def test_attribution_panel_shows_delta_and_handles_bad_prompts(bundled):
     assert "prompt is empty" in _message(panel)
     text.value = "KING.\nWhat news"
     assert _message(panel) == "" and len(target.options) == 8
+
+
+@pytest.mark.parametrize("name", ["shakespeare", "minilm"])
+def test_word_attention_panel_every_view(name):
+    import xai_tf
+    from xai_tf.widgets import AGGREGATIONS, word_attention_panel
+
+    lm = xai_tf.load_model(name)
+    panel = word_attention_panel(lm, "But soft, what light through yonder window breaks?")
+    how, level = panel.children[1].children
+    layer, head = panel.children[2].children
+    layer.value, head.value = layer.max, head.max
+    for aggregation in AGGREGATIONS:
+        for lv in ("tokens", "words"):
+            how.value, level.value = aggregation, lv
+            assert _message(panel) == "" and "<svg" in _view(panel)
+    assert "yonder" in _view(panel)  # word level joins the split word
+    panel.children[0].value = ""
+    assert "prompt is empty" in _message(panel)

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
+import torch
+import xstatic.pkg.jquery
+from bertviz import head_view, model_view
+from IPython.display import HTML
 from matplotlib.axes import Axes
 
 sns.set_theme(context="notebook", style="whitegrid", font_scale=1.1)
@@ -218,3 +226,65 @@ def html_token_scores(tokens: Sequence[str], scores: Sequence[float], title: str
     )
     head = f"<div style='font-weight:bold'>{html.escape(title)}</div>" if title else ""
     return f"<div style='line-height:2'>{head}{spans}</div>"
+
+
+def plot_head_grid(attentions, labels: Sequence[str], title: str = "") -> plt.Figure:
+    """Seaborn heatmaps of every head: a grid of layers (rows) × heads (columns), [L, H, T, T]."""
+    attentions = np.asarray(attentions, dtype=float)
+    L, H = attentions.shape[:2]
+    fig, axes = plt.subplots(L, H, figsize=(1.9 * H + 1, 1.9 * L + 0.6), squeeze=False)
+    for (layer, head), ax in np.ndenumerate(axes):
+        sns.heatmap(attentions[layer, head], ax=ax, cmap="rocket_r", vmin=0, vmax=1, cbar=False, square=True)
+        ax.set(xticks=[], yticks=[])
+        if layer == 0:
+            ax.set_title(f"head {head}", fontsize=10)
+        if head == 0:
+            ax.set_ylabel(f"layer {layer}", fontsize=10)
+    fig.suptitle(title or f"attention of every head ({len(labels)} tokens, query rows × key columns)")
+    fig.tight_layout()
+    return fig
+
+
+@cache
+def _d3_and_jquery() -> str:
+    """d3 v5.7.0 (the version bertviz asks for, shipped by the mpld3 package) and jQuery (the
+    xstatic-jquery package), each evaluated as a CommonJS module into a local variable: no global
+    is touched, nothing is fetched."""
+    d3 = (files("mpld3") / "js" / "d3.v5.min.js").read_text(encoding="utf-8")
+    jquery = (Path(xstatic.pkg.jquery.BASE_DIR) / "jquery.min.js").read_text(encoding="utf-8")
+
+    def module(source: str) -> str:
+        body = f"var exports = module.exports;\n{source}\n;return module.exports;"
+        return f"(function (module) {{ {body} }})({{exports: {{}}}})"
+
+    return f"var d3 = {module(d3)};\nvar jQuery = {module(jquery)};\n"
+
+
+# bertviz's views call require.config(...) and requirejs(["jquery", "d3"], main); inside our
+# wrapper these names are local stand-ins that hand main the two libraries loaded above.
+_REQUIRE_STAND_IN = """var modules = {d3: d3, jquery: jQuery};
+var require = {config: function () {}};
+function requirejs(names, main) { main.apply(null, names.map(function (name) { return modules[name]; })); }
+"""
+
+
+def bertviz_view(attentions, tokens: Sequence[str], kind: str = "head") -> HTML:
+    """bertviz's head view or model view of attentions ``[layers, heads, T, T]``, made to render
+    offline and on the first run: the CDN script tags are dropped and d3 and jQuery are inlined
+    from installed packages (so one view carries about 330 kB of JavaScript)."""
+    views = {"head": head_view, "model": model_view}
+    if kind not in views:
+        raise ValueError(f"kind must be 'head' or 'model', got {kind!r}")
+    attentions = torch.as_tensor(attentions)
+    if attentions.dim() != 4 or attentions.shape[-2:] != (len(tokens), len(tokens)):
+        raise ValueError(
+            f"attentions must be [layers, heads, {len(tokens)}, {len(tokens)}], got {tuple(attentions.shape)}"
+        )
+    per_layer = tuple(a[None] for a in attentions)  # bertviz wants one [batch, heads, T, T] per layer
+    page = views[kind](per_layer, list(tokens), html_action="return").data
+    page = re.sub(r"<script src=[^>]*></script>", "", page)
+    opening = '<script type="text/javascript">'
+    markup, _, script = page.partition(opening)
+    body = script.rsplit("</script>", 1)[0]
+    wrapped = "(function () {\n" + _d3_and_jquery() + _REQUIRE_STAND_IN + body + "\n})();"
+    return HTML(markup + opening + wrapped.replace("</script", "<\\/script") + "</script>")

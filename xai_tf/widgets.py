@@ -16,6 +16,7 @@ from torch import Tensor
 from xai_tf import attention as att
 from xai_tf import attribution as attr
 from xai_tf import viz
+from xai_tf import wordlevel as wl
 from xai_tf.decoding import beam_search, filtered_probs, generate, top_next_tokens
 from xai_tf.lens import logit_lens_top
 from xai_tf.models.hub import LoadedModel
@@ -216,6 +217,48 @@ def attribution_panel(
     return widgets.VBox(
         [text, widgets.HBox([target, method]), widgets.HBox([baseline, quadrature, steps]), message, view]
     )
+
+
+AGGREGATIONS = ("one head", "mean of heads", "max of heads", "rollout", "flow")
+
+
+def word_attention_panel(
+    lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what light through yonder window breaks?"
+) -> widgets.VBox:
+    """Lesson 07: token or word level; one head of one layer, the mean or max of a layer's heads,
+    or rollout / flow across all layers."""
+    text = _prompt_box(prompt)
+    with torch.no_grad():
+        n_layer, n_head = lm.model.run_with_cache(lm.encode("a"))[1].stack("attn").shape[:2]
+    layer = widgets.IntSlider(value=0, min=0, max=n_layer - 1, description="layer")
+    head = widgets.IntSlider(value=0, min=0, max=n_head - 1, description="head")
+    level = widgets.ToggleButtons(options=["tokens", "words"], description="level")
+    how = widgets.Dropdown(options=AGGREGATIONS, description="show")
+
+    def render() -> str:
+        ids = lm.encode(text.value)
+        with torch.no_grad():
+            attentions = lm.model.run_with_cache(ids)[1].stack("attn")[:, 0]  # [layers, heads, T, T]
+        tokens, groups, words = wl.words_of(lm, ids)
+        if how.value == "one head":
+            A, what = attentions[layer.value, head.value], f"layer {layer.value}, head {head.value}"
+        elif how.value in ("mean of heads", "max of heads"):
+            A = wl.aggregate_heads(attentions, how.value.split()[0])[layer.value]
+            what = f"layer {layer.value}, {how.value}"
+        elif how.value == "rollout":
+            A, what = wl.attention_rollout(attentions), "rollout over all layers"
+        else:
+            A, what = wl.attention_flow(attentions, normalize=True), "flow over all layers (rows normalised)"
+        if level.value == "words":
+            A, labels = wl.word_attention(A, groups), words
+            if how.value == "max of heads":
+                what += " (rows no longer sum to 1)"
+        else:
+            labels = tokens
+        return viz.svg_heatmap(A, _labels(labels), title=f"{what}, {level.value}")
+
+    message, view = _render_on_change([text, layer, head, level, how], render)
+    return widgets.VBox([text, widgets.HBox([how, level]), widgets.HBox([layer, head]), message, view])
 
 
 def _labels(tokens: list[str]) -> list[str]:

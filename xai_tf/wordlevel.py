@@ -27,12 +27,16 @@ import string
 from collections.abc import Sequence
 
 import numpy as np
+import tiktoken
 import torch
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_flow
 from torch import Tensor
 
+from xai_tf.models.hub import LoadedModel
+
 PUNCTUATION = set(string.punctuation) | {"’", "‘", "“", "”", "—", "–", "…"}
+NEWLINES = ("\n", "↵")  # ↵: how xai_tf's token labels show a newline
 SPECIAL_TOKENS = {"[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]", "<|endoftext|>"}
 
 
@@ -43,7 +47,8 @@ def _is_punctuation(token: str) -> bool:
 
 def word_groups(tokens: Sequence[str], scheme: str = "bpe") -> list[list[int]]:
     """Token indices grouped into words, in order, covering 0..T−1. ``tokens`` are the tokens' text
-    (GPT-2: decoded bytes, e.g. " soft"; WordPiece: "soft", "##ly"); ``scheme`` is "bpe" or "wordpiece"."""
+    (GPT-2: decoded bytes, e.g. " soft", a newline as "\n" or "↵"; WordPiece: "soft", "##ly");
+    ``scheme`` is "bpe" or "wordpiece"."""
     if scheme not in ("bpe", "wordpiece"):
         raise ValueError(f"scheme must be 'bpe' or 'wordpiece', got {scheme!r}")
     groups: list[list[int]] = []
@@ -52,7 +57,9 @@ def word_groups(tokens: Sequence[str], scheme: str = "bpe") -> list[list[int]]:
         if scheme == "wordpiece":
             continues = token.startswith("##")
         else:
-            starts = token[:1] in (" ", "\n", "\t") or previous.endswith("\n") or _is_punctuation(token)
+            starts = (
+                token[:1] in NEWLINES + (" ", "\t") or previous.endswith(NEWLINES) or _is_punctuation(token)
+            )
             continues = not starts and not _is_punctuation(previous)
         special = token in SPECIAL_TOKENS or previous in SPECIAL_TOKENS
         if groups and continues and not special:
@@ -61,6 +68,14 @@ def word_groups(tokens: Sequence[str], scheme: str = "bpe") -> list[list[int]]:
             groups.append([i])
         previous = token
     return groups
+
+
+def words_of(lm: LoadedModel, ids: Sequence[int]) -> tuple[list[str], list[list[int]], list[str]]:
+    """``(token labels, word groups, word labels)`` for a loaded model's token ids."""
+    tokens = lm.token_strings(list(ids))
+    scheme = "bpe" if isinstance(lm.tokenizer, tiktoken.Encoding) else "wordpiece"
+    groups = word_groups(tokens, scheme)
+    return tokens, groups, word_strings(tokens, groups, scheme)
 
 
 def word_strings(tokens: Sequence[str], groups: list[list[int]], scheme: str = "bpe") -> list[str]:
