@@ -180,6 +180,12 @@ def integrated_gradients(
     ids = _token_ids(module, input_ids)
     F = target_function(module, target, position, output, len(ids))
     E, E_base = _embeddings(module, ids, baseline)
+    return _ig_result(F, E, E_base, n_steps, method, batch_size)
+
+
+def _ig_result(
+    F: Scalar, E: Tensor, E_base: Tensor, n_steps: int, method: str, batch_size: int | None
+) -> IGResult:
     attributions = path_integrated_gradients(F, E, E_base, n_steps, method, batch_size)
     with torch.no_grad():
         f_x, f_b = (float(v) for v in F(torch.stack([E, E_base])))
@@ -208,11 +214,8 @@ def sequential_integrated_gradients(
     for t in range(len(ids)):
         start = E.clone()
         start[t] = E_base[t]
-        attributions = path_integrated_gradients(F, E, start, n_steps, method)
-        with torch.no_grad():
-            f_x, f_b = (float(v) for v in F(torch.stack([E, start])))
-        scores[t] = attributions.sum()
-        deltas[t] = float(attributions.double().sum()) - (f_x - f_b)
+        result = _ig_result(F, E, start, n_steps, method, None)
+        scores[t], deltas[t] = result.token_scores.sum(), result.delta
     return scores, deltas
 
 
