@@ -7,6 +7,7 @@ sliders answer at once, where re-rendering a matplotlib figure takes a few hundr
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable
 
 import ipywidgets as widgets
@@ -136,10 +137,14 @@ def decoding_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", n_bars: int = 12) 
             how = f"sampling, seed {seed.value}"
         continuation = html.escape(lm.tokenizer.decode(out[len(ids) :]))
         shown_text = f"<b>{html.escape(text.value)}</b>{continuation}"
+        top = max(float(before[shown].max()), float(after[shown].max()))
+        vmax = min(1.0, math.ceil(top * 1.1 * 10) / 10)  # one scale for both, tall enough to read
         return (
             _row(
-                viz.svg_bars(before[shown].tolist(), labels, title="softmax(z / τ)"),
-                viz.svg_bars(after[shown].tolist(), labels, title="after top-k / top-p, renormalised"),
+                viz.svg_bars(before[shown].tolist(), labels, title="softmax(z / τ)", vmax=vmax),
+                viz.svg_bars(
+                    after[shown].tolist(), labels, title="after top-k / top-p, renormalised", vmax=vmax
+                ),
             )
             + f"<p><i>{how}</i></p><pre style='white-space:pre-wrap;font-size:14px'>{shown_text}</pre>"
         )
