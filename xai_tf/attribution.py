@@ -155,6 +155,15 @@ def baseline_ids(
     return b
 
 
+def _explained(
+    model: nn.Module | LoadedModel, input_ids: Sequence[int] | Tensor, target: int, position: int, output: str
+) -> tuple[nn.Module, Tensor, Scalar]:
+    """The module, the prompt's ids [T] (checked), and F for the explained output."""
+    module = _module(model)
+    ids = _token_ids(module, input_ids)
+    return module, ids, target_function(module, target, position, output, len(ids))
+
+
 def _embeddings(
     module: nn.Module, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
 ) -> tuple[Tensor, Tensor]:
@@ -176,9 +185,7 @@ def integrated_gradients(
 ) -> IGResult:
     """IG on the token embeddings (position embeddings stay fixed) — the same quantity as Captum's
     ``LayerIntegratedGradients`` on the token-embedding layer with baseline ids."""
-    module = _module(model)
-    ids = _token_ids(module, input_ids)
-    F = target_function(module, target, position, output, len(ids))
+    module, ids, F = _explained(model, input_ids, target, position, output)
     E, E_base = _embeddings(module, ids, baseline)
     return _ig_result(F, E, E_base, n_steps, method, batch_size)
 
@@ -206,9 +213,7 @@ def sequential_integrated_gradients(
     """Sequential IG (Enguehard, 2023): for each token t only E_t moves from its baseline to its
     value, the other tokens stay as they are. Returns ``(token_scores [T], deltas [T])``; token t's
     completeness is score_t = F(E) − F(E with E_t := E'_t) − delta_t."""
-    module = _module(model)
-    ids = _token_ids(module, input_ids)
-    F = target_function(module, target, position, output, len(ids))
+    module, ids, F = _explained(model, input_ids, target, position, output)
     E, E_base = _embeddings(module, ids, baseline)
     scores, deltas = torch.zeros(len(ids)), torch.zeros(len(ids))
     for t in range(len(ids)):
@@ -227,9 +232,7 @@ def embedding_gradients(
     output: str = "logit",
 ) -> tuple[Tensor, Tensor]:
     """``(g, E)``: the gradient ∂F/∂E ``[T, d]`` at the prompt's token embeddings E ``[T, d]``."""
-    module = _module(model)
-    ids = _token_ids(module, input_ids)
-    F = target_function(module, target, position, output, len(ids))
+    module, ids, F = _explained(model, input_ids, target, position, output)
     E = module.wte(ids).detach().requires_grad_(True)
     (g,) = torch.autograd.grad(F(E[None]).sum(), E)
     return g, E.detach()
@@ -275,13 +278,11 @@ def leave_one_out(
     """Occlusion: score_t = F(x) − F(x with token t replaced by ``replacement``), or with token t
     dropped when ``replacement`` is None (then only for the prediction after the whole prompt,
     ``position=-1``, which is read after the shortened prompt)."""
-    module = _module(model)
-    ids = _token_ids(module, input_ids)
+    module, ids, F = _explained(model, input_ids, target, position, output)
     if replacement is None and (position != -1 or len(ids) == 1):
         raise ValueError(
             f"dropping tokens needs position=-1 and at least 2 tokens, got {position}, {len(ids)}"
         )
-    F = target_function(module, target, position, output, len(ids))
     f_x = float(F(module.wte(ids)[None]))
     scores = torch.zeros(len(ids))
     for t in range(len(ids)):

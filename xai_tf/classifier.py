@@ -62,9 +62,13 @@ class SequenceClassifier(nn.Module):
     def check_input_ids(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         return self.body.check_input_ids(input_ids)
 
+    def features(self, token_embeddings: Tensor) -> Tensor:
+        """mean_t LN_f(h_L)[t] ``[batch, d]``: what the head reads."""
+        return self.body.final_states(token_embeddings).mean(1)
+
     def forward_embeddings(self, token_embeddings: Tensor) -> Tensor:
         """s = W_c · mean_t LN_f(h_L)[t] + b for token embeddings ``[batch, T, d]``."""
-        return self.head(self.body.final_states(token_embeddings).mean(1))
+        return self.head(self.features(token_embeddings))
 
     def forward(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         return self.forward_embeddings(self.wte(self.check_input_ids(input_ids)))
@@ -79,9 +83,7 @@ def train_classifier(
     torch.manual_seed(seed)
     clf = SequenceClassifier(lm.model)
     with torch.no_grad():
-        features = torch.stack(
-            [clf.body.final_states(clf.wte(torch.tensor([lm.encode(t)])))[0].mean(0) for t, _ in data]
-        )
+        features = torch.cat([clf.features(clf.wte(clf.check_input_ids(lm.encode(t)))) for t, _ in data])
     labels = torch.tensor([y for _, y in data])
     optimizer = torch.optim.Adam(clf.head.parameters(), lr=lr)
     for _ in range(steps):
