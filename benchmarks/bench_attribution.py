@@ -21,7 +21,7 @@ import transformers
 from captum.attr import LayerIntegratedGradients
 
 import xai_tf
-from xai_tf.attribution import integrated_gradients
+from xai_tf.explain.attribution import integrated_gradients
 from xai_tf.models import GPT2
 
 from timing import median_seconds, peak_mb, reset_peak, rss_mb  # isort: skip

@@ -13,7 +13,8 @@ import time
 import torch
 
 import xai_tf
-from xai_tf import widgets
+from xai_tf.widgets.attention import attention_explorer, flavors_panel, mask_explorer
+from xai_tf.widgets.next_token import next_token_panel
 
 
 def time_changes(control, values) -> float:
@@ -31,32 +32,29 @@ def main() -> None:
     tokens = ["5", "0", "3", "3", "7", "9"]
     panels = {
         "00 next tokens (k slider)": (
-            widgets.next_token_panel(xai_tf.load_model("shakespeare")),
-            (1,),
+            next_token_panel(xai_tf.load_model("shakespeare")),
+            "k",
             list(range(5, 15)),
         ),
         "01 attention explorer (τ)": (
-            widgets.attention_explorer(X, *W, tokens),
-            (0, 2),
+            attention_explorer(X, *W, tokens),
+            "tau",
             [0.5, 1.0, 2.0, 4.0] * 2,
         ),
         "02 mask explorer (length)": (
-            widgets.mask_explorer(X, *W, tokens),
-            (1,),
+            mask_explorer(X, *W, tokens),
+            "length",
             [1, 2, 3, 4, 5, 6] + [2, 3],
         ),
         "03 flavours (α)": (
-            widgets.flavors_panel(torch.randn(8, generator=g), list("01234567")),
-            (0, 0),
+            flavors_panel(torch.randn(8, generator=g), list("01234567")),
+            "alpha",
             [1.1, 1.3, 1.5, 1.7, 1.9, 1.2, 1.4, 1.6],
         ),
     }
     print("median time per control change (computation + SVG markup):")
-    for name, (panel, path, values) in panels.items():
-        control = panel
-        for index in path:
-            control = control.children[index]
-        print(f"  {name:28s} {time_changes(control, values) * 1e3:6.0f} ms")
+    for name, (panel, control, values) in panels.items():
+        print(f"  {name:28s} {time_changes(panel[control], values) * 1e3:6.0f} ms")
 
 
 if __name__ == "__main__":

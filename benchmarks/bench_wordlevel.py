@@ -10,26 +10,18 @@ networkx is timed on all of them once; ours as the median of several runs. Also 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import networkx as nx
 import torch
 
-from xai_tf.wordlevel import attention_flow, attention_rollout, residual_attention
+from xai_tf.explain.wordlevel import attention_flow, attention_rollout
 
-from timing import median_seconds  # isort: skip
-
-
-def networkx_flow(attentions: torch.Tensor) -> torch.Tensor:
-    A_hat = residual_attention(attentions).double()
-    L, T, _ = A_hat.shape
-    G = nx.DiGraph()
-    for layer in range(L):
-        for s in range(T):
-            for t in range(T):
-                G.add_edge((layer, t), (layer + 1, s), capacity=float(A_hat[layer, s, t]))
-    flows = [[nx.maximum_flow_value(G, (0, t), (L, s)) for t in range(T)] for s in range(T)]
-    return torch.tensor(flows, dtype=torch.float64)
+sys.path.append(str(Path(__file__).resolve().parents[1] / "tests"))
+from references import networkx_flow  # noqa: E402  isort: skip
+from timing import median_seconds  # noqa: E402  isort: skip
 
 
 def main() -> None:

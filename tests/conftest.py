@@ -25,3 +25,8 @@ def random_hf_gpt2(seed: int = 0, **sizes) -> transformers.GPT2LMHeadModel:
 @pytest.fixture(scope="session")
 def bundled() -> xai_tf.LoadedModel:
     return xai_tf.load_model("shakespeare")
+
+
+@pytest.fixture(scope="session")
+def minilm() -> xai_tf.LoadedModel:
+    return xai_tf.load_model("minilm")

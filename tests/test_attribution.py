@@ -5,9 +5,9 @@ import torch
 from captum.attr import FeatureAblation, LayerGradientXActivation, LayerIntegratedGradients
 from conftest import random_hf_gpt2
 
-from xai_tf import attribution as attr
-from xai_tf.classifier import sentiment_phrases, train_classifier
+from xai_tf.explain import attribution as attr
 from xai_tf.models import GPT2
+from xai_tf.tasks.sentiment import sentiment_phrases, train_classifier
 
 PROMPTS = [
     "ROMEO.\nBut soft, what light through yonder window breaks?",
@@ -225,14 +225,3 @@ def test_bad_ig_arguments(random_gpt2, kwargs, message):
     args = dict(input_ids=[1, 2, 3], target=4) | kwargs
     with pytest.raises(ValueError, match=message):
         attr.integrated_gradients(random_gpt2, **args)
-
-
-def test_an_encoder_without_embedding_entry_is_refused():
-    with pytest.raises(ValueError, match="BertEncoder cannot be explained here"):
-        attr.integrated_gradients(xai_tf_minilm(), [101, 102], 0)
-
-
-def xai_tf_minilm():
-    import xai_tf
-
-    return xai_tf.load_model("minilm")

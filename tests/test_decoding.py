@@ -162,7 +162,7 @@ def _tiny(eot: int) -> LoadedModel:
     model = GPT2.from_hf(random_hf_gpt2(6, vocab_size=6, n_positions=16, n_embd=16, n_layer=2, n_head=2))
     with torch.no_grad():  # sharper distributions: here greedy, narrow and wide beams disagree
         model.wte.weight.mul_(2)
-    return LoadedModel(model, SimpleNamespace(eot_token=eot), "tiny", 16)
+    return LoadedModel(model, SimpleNamespace(eot_token=eot), "tiny")
 
 
 def _log_p(model: GPT2, prompt: list[int], continuation: tuple[int, ...]) -> float:
@@ -245,10 +245,10 @@ def test_bad_beam_arguments(pair, kwargs, message):
         beam_search(pair[1], **args)
 
 
-def test_decoders_refuse_an_encoder():
-    minilm = SimpleNamespace()  # neither GPT2 nor a loaded model
-    with pytest.raises(ValueError, match="decoding needs a GPT-2 language model, got SimpleNamespace"):
-        greedy(minilm, [1], 3)
+def test_decoders_refuse_what_is_not_a_model():
+    not_a_model = SimpleNamespace()  # neither a model handle nor a GPT2 (encoders: tests/test_loaded.py)
+    with pytest.raises(TypeError, match="model must be a model from xai_tf.load_model.*got SimpleNamespace"):
+        greedy(not_a_model, [1], 3)
 
 
 def test_continuation_log_prob_matches_transformers_loss(pair):

@@ -3,8 +3,8 @@ import re
 import pytest
 import torch
 
-from xai_tf import exercises as ex
-from xai_tf.exercises import check_next_token_probs
+from xai_tf.exercises import attention, attribution, blocks, decoding, wordlevel
+from xai_tf.exercises.next_token import check_next_token_probs
 
 
 @pytest.mark.parametrize(
@@ -64,28 +64,32 @@ def _sparsemax_unclipped(z):
 @pytest.mark.parametrize(
     ("checker", "fn", "message"),
     [
-        (ex.check_softmax, _softmax_no_shift, "NaN: subtract the row maximum"),
-        (ex.check_softmax, lambda z: torch.softmax(z, 0), r"softmax\(z\)\[0, 0\]"),
-        (ex.check_scaled_dot_product_attention, _attention_unscaled, "not scaled"),
-        (ex.check_scaled_dot_product_attention, _attention_columns, "down the columns"),
-        (ex.check_scaled_dot_product_attention, lambda Q, K, V: None, r"return a pair"),
-        (ex.check_causal_mask, lambda T: torch.ones(T, T).tril(), "should be boolean"),
-        (ex.check_causal_mask, lambda T: torch.ones(T, T, dtype=torch.bool).triu(1), "True should mark"),
+        (attention.check_softmax, _softmax_no_shift, "NaN: subtract the row maximum"),
+        (attention.check_softmax, lambda z: torch.softmax(z, 0), r"softmax\(z\)\[0, 0\]"),
+        (attention.check_scaled_dot_product_attention, _attention_unscaled, "not scaled"),
+        (attention.check_scaled_dot_product_attention, _attention_columns, "down the columns"),
+        (attention.check_scaled_dot_product_attention, lambda Q, K, V: None, r"return a pair"),
+        (attention.check_causal_mask, lambda T: torch.ones(T, T).tril(), "should be boolean"),
         (
-            ex.check_causal_mask,
+            attention.check_causal_mask,
+            lambda T: torch.ones(T, T, dtype=torch.bool).triu(1),
+            "True should mark",
+        ),
+        (
+            attention.check_causal_mask,
             lambda T: torch.ones(T, T, dtype=torch.bool).triu(),
             "looking into the future",
         ),
-        (ex.check_masked_attention, _masked_nan, "NaN"),
-        (ex.check_masked_attention, _masked_leaky, "leaked"),
-        (ex.check_sparsemax, _sparsemax_unclipped, "negative probabilities"),
-        (ex.check_sparsemax, lambda z: torch.softmax(z, -1), r"sparsemax\(z\)\[0\]"),
+        (attention.check_masked_attention, _masked_nan, "NaN"),
+        (attention.check_masked_attention, _masked_leaky, "leaked"),
+        (attention.check_sparsemax, _sparsemax_unclipped, "negative probabilities"),
+        (attention.check_sparsemax, lambda z: torch.softmax(z, -1), r"sparsemax\(z\)\[0\]"),
         (
-            ex.check_sparsemax_jacobian,
+            attention.check_sparsemax_jacobian,
             lambda p: torch.diag(p) - torch.outer(p, p),
             r"J\[1, 1\] is 0.1875, expected 0.5",
         ),
-        (ex.check_sparsemax_jacobian, lambda p: torch.eye(len(p)), "sum to 0"),
+        (attention.check_sparsemax_jacobian, lambda p: torch.eye(len(p)), "sum to 0"),
     ],
 )
 def test_lesson_checkers_say_what_is_wrong(checker, fn, message, capsys):
@@ -97,12 +101,12 @@ def test_lesson_checkers_say_what_is_wrong(checker, fn, message, capsys):
 def test_lesson_checkers_pass_right_answers(capsys):
     from xai_tf import attention as att
 
-    assert ex.check_softmax(lambda z: torch.softmax(z, -1))
-    assert ex.check_scaled_dot_product_attention(lambda Q, K, V: att.attention(Q, K, V))
-    assert ex.check_causal_mask(att.causal_mask)
-    assert ex.check_masked_attention(lambda Q, K, V, m: att.attention(Q, K, V, mask=m))
-    assert ex.check_sparsemax(att.sparsemax)
-    assert ex.check_sparsemax_jacobian(_closed_form_sparsemax_jacobian)
+    assert attention.check_softmax(lambda z: torch.softmax(z, -1))
+    assert attention.check_scaled_dot_product_attention(lambda Q, K, V: att.attention(Q, K, V))
+    assert attention.check_causal_mask(att.causal_mask)
+    assert attention.check_masked_attention(lambda Q, K, V, m: att.attention(Q, K, V, mask=m))
+    assert attention.check_sparsemax(att.sparsemax)
+    assert attention.check_sparsemax_jacobian(_closed_form_sparsemax_jacobian)
     assert capsys.readouterr().out.count("✔") == 6
 
 
@@ -124,13 +128,21 @@ def _top_p_strict(z, p):  # keeps only tokens whose cumulative mass, themselves 
 @pytest.mark.parametrize(
     ("checker", "fn", "message"),
     [
-        (ex.check_top_k_filter, lambda z, k: z.masked_fill(z < z.topk(k).values[..., -1:], 0.0), "not 0"),
-        (ex.check_top_k_filter, lambda z, k: z.softmax(-1), "return logits, not probabilities"),
-        (ex.check_top_k_filter, _top_k_ge_threshold, r"keeps 3 tokens in row 0, expected 2"),
-        (ex.check_top_k_filter, lambda z, k: z, r"keeps 10 tokens in row 0, expected 1"),
-        (ex.check_top_p_filter, _top_p_strict, "the mass \\*before\\* it is below p"),
-        (ex.check_top_p_filter, lambda z, p: torch.full_like(z, float("-inf")), "keeps no token at all"),
-        (ex.check_top_p_filter, lambda z, p: None, "forget to `return`"),
+        (
+            decoding.check_top_k_filter,
+            lambda z, k: z.masked_fill(z < z.topk(k).values[..., -1:], 0.0),
+            "not 0",
+        ),
+        (decoding.check_top_k_filter, lambda z, k: z.softmax(-1), "return logits, not probabilities"),
+        (decoding.check_top_k_filter, _top_k_ge_threshold, r"keeps 3 tokens in row 0, expected 2"),
+        (decoding.check_top_k_filter, lambda z, k: z, r"keeps 10 tokens in row 0, expected 1"),
+        (decoding.check_top_p_filter, _top_p_strict, "the mass \\*before\\* it is below p"),
+        (
+            decoding.check_top_p_filter,
+            lambda z, p: torch.full_like(z, float("-inf")),
+            "keeps no token at all",
+        ),
+        (decoding.check_top_p_filter, lambda z, p: None, "forget to `return`"),
     ],
 )
 def test_filter_checkers_say_what_is_wrong(checker, fn, message, capsys):
@@ -149,7 +161,7 @@ def test_filter_checkers_pass_independent_solutions(capsys):
         keep_sorted = probs.cumsum(-1) - probs < p
         return z.masked_fill(~torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted), float("-inf"))
 
-    assert ex.check_top_k_filter(top_k) and ex.check_top_p_filter(top_p)
+    assert decoding.check_top_k_filter(top_k) and decoding.check_top_p_filter(top_p)
     assert capsys.readouterr().out.count("✔") == 2
 
 
@@ -165,7 +177,7 @@ def test_filter_checkers_pass_independent_solutions(capsys):
     ],
 )
 def test_layer_norm_checker_names_the_mistake(fn, message, capsys):
-    assert ex.check_layer_norm(fn) is False
+    assert blocks.check_layer_norm(fn) is False
     out = capsys.readouterr().out
     assert out.startswith("✘") and re.search(message, out), out
 
@@ -175,7 +187,7 @@ def test_layer_norm_checker_passes_the_formula(capsys):
         mu = u.mean(-1, keepdim=True)
         return g * (u - mu) / ((u - mu).pow(2).mean(-1, keepdim=True) + 1e-5).sqrt() + b
 
-    assert ex.check_layer_norm(ln) and capsys.readouterr().out.startswith("✔")
+    assert blocks.check_layer_norm(ln) and capsys.readouterr().out.startswith("✔")
 
 
 def _ig_left(F, x, x0, m):
@@ -200,7 +212,7 @@ def _ig_right(F, x, x0, m):
     ],
 )
 def test_ig_checker_names_the_mistake(fn, message, capsys):
-    assert ex.check_integrated_gradients(fn) is False
+    assert attribution.check_integrated_gradients(fn) is False
     out = capsys.readouterr().out
     assert out.startswith("✘") and re.search(message, out), out
 
@@ -214,13 +226,15 @@ def test_ig_checker_names_the_mistake(fn, message, capsys):
     ],
 )
 def test_g_l1_checker_names_the_mistake(fn, message, capsys):
-    assert ex.check_g_l1(fn) is False
+    assert attribution.check_g_l1(fn) is False
     out = capsys.readouterr().out
     assert out.startswith("✘") and re.search(message, out), out
 
 
 def test_attribution_checkers_pass_right_answers(capsys):
-    assert ex.check_integrated_gradients(_ig_right) and ex.check_g_l1(lambda g: g.abs().mean(-1))
+    assert attribution.check_integrated_gradients(_ig_right) and attribution.check_g_l1(
+        lambda g: g.abs().mean(-1)
+    )
     assert capsys.readouterr().out.count("✔") == 2
 
 
@@ -262,9 +276,9 @@ def _word_attention_right(A, groups):
 @pytest.mark.parametrize(
     ("checker", "fn", "message"),
     [
-        (ex.check_word_attention, _word_attention_sum_both, "row 1 sums to 2.000"),
-        (ex.check_rollout, _rollout_reversed, "the product runs the wrong way"),
-        (ex.check_rollout, _rollout_no_residual, "add the residual"),
+        (wordlevel.check_word_attention, _word_attention_sum_both, "row 1 sums to 2.000"),
+        (wordlevel.check_rollout, _rollout_reversed, "the product runs the wrong way"),
+        (wordlevel.check_rollout, _rollout_no_residual, "add the residual"),
     ],
 )
 def test_word_level_checkers_name_the_mistake(checker, fn, message, capsys):
@@ -274,5 +288,5 @@ def test_word_level_checkers_name_the_mistake(checker, fn, message, capsys):
 
 
 def test_word_level_checkers_pass_right_answers(capsys):
-    assert ex.check_word_attention(_word_attention_right) and ex.check_rollout(_rollout_right)
+    assert wordlevel.check_word_attention(_word_attention_right) and wordlevel.check_rollout(_rollout_right)
     assert capsys.readouterr().out.count("✔") == 2

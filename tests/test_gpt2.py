@@ -102,7 +102,7 @@ def test_hook_errors_are_clear():
     _, ours = _pair(0, **SIZES[0])
     with pytest.raises(ValueError, match="unknown hook point 'mlp'"):
         ours(torch.arange(4), hooks={("mlp", 0): lambda x: x})
-    with pytest.raises(ValueError, match=r"returned shape \(1, 4\), expected \(1, 4, 256\)"):
+    with pytest.raises(ValueError, match=r"returned \(1, 4\), expected shape \(1, 4, 256\)"):
         ours(torch.arange(4), hooks={("mlp_post", 0): lambda x: x[..., 0]})
 
 

@@ -2,7 +2,7 @@ import pytest
 import torch
 from conftest import random_hf_gpt2
 
-from xai_tf.lens import logit_lens, logit_lens_top
+from xai_tf.explain.lens import logit_lens, logit_lens_top
 from xai_tf.models import GPT2
 
 

@@ -7,7 +7,7 @@ from conftest import random_hf_gpt2
 
 from xai_tf.lm_eval import loss_per_char, total_nll
 from xai_tf.models import GPT2
-from xai_tf.tokenizers import gpt2
+from xai_tf.tokenization import gpt2
 
 
 def _reference_nll(model: GPT2, ids: list[int], stride: int) -> float:

@@ -1,3 +1,4 @@
+import html
 import re
 
 import ipywidgets as widgets
@@ -5,11 +6,22 @@ import pytest
 import torch
 
 from xai_tf import viz
-from xai_tf.widgets import next_token_panel
+from xai_tf.explain.registry import AGGREGATIONS, ATTRIBUTIONS
+from xai_tf.widgets._panel import Panel
+from xai_tf.widgets.attention import attention_explorer, flavors_panel, mask_explorer
+from xai_tf.widgets.attribution import attribution_panel
+from xai_tf.widgets.blocks import head_pattern_panel, logit_lens_panel
+from xai_tf.widgets.decoding import decoding_panel
+from xai_tf.widgets.next_token import next_token_panel
+from xai_tf.widgets.wordlevel import word_attention_panel
 
 
-def _message(panel: widgets.VBox) -> str:
-    return next(w for w in panel.children if isinstance(w, widgets.HTML)).value
+def _message(panel: Panel) -> str:
+    return panel.message.value
+
+
+def _view(panel: Panel) -> str:
+    return panel.view.value
 
 
 @pytest.mark.parametrize(
@@ -22,7 +34,7 @@ def _message(panel: widgets.VBox) -> str:
 )
 def test_next_token_panel_shows_a_message_not_a_traceback(bundled, prompt, message):
     panel = next_token_panel(bundled)
-    text = panel.children[0]
+    text = panel["text"]
     assert _message(panel) == ""
     text.value = prompt
     assert message in _message(panel)
@@ -31,24 +43,22 @@ def test_next_token_panel_shows_a_message_not_a_traceback(bundled, prompt, messa
 
 
 def test_attention_panels_update_without_messages():
-    from xai_tf.widgets import attention_explorer, flavors_panel, mask_explorer
-
     g = torch.Generator().manual_seed(0)
     X, W = torch.randn(5, 6, generator=g), [torch.randn(6, 4, generator=g) for _ in range(3)]
     tokens = list("abcde")
     explorer = attention_explorer(X, *W, tokens)
-    query, score, tau = explorer.children[0].children
+    query, score, tau = explorer["query"], explorer["score"], explorer["tau"]
     for kind in score.options:
         score.value = kind
         tau.value = tau.min_value = 0.05
         query.value = 4
         assert _message(explorer) == ""
     masks = mask_explorer(X, *W, tokens)
-    kind, length = masks.children[:2]
+    kind, length = masks["mask"], masks["length"]
     kind.value, length.value = "causal + padding", 0  # nothing visible anywhere: zeros, no error
     assert _message(masks) == ""
     flavors = flavors_panel(torch.randn(7, generator=g), list("0123456"))
-    alpha, lam, tau = flavors.children[0].children
+    alpha, lam, tau = flavors["alpha"], flavors["lam"], flavors["tau"]
     alpha.value, lam.value, tau.value = 1.0, 0.0, 0.1
     alpha.value = 2.0
     assert _message(flavors) == ""
@@ -75,45 +85,36 @@ def test_svg_heatmap_has_one_cell_per_entry():
 
 def test_next_token_panel_draws_k_bars(bundled):
     panel = next_token_panel(bundled, k=7)
-    view = panel.children[-1]
-    assert view.value.count("<rect") == 7
-    panel.children[1].value = 3
-    assert view.value.count("<rect") == 3
-
-
-def _view(panel: widgets.VBox) -> str:
-    return [w for w in panel.children if isinstance(w, widgets.HTML)][1].value
+    assert _view(panel).count("<rect") == 7
+    panel["k"].value = 3
+    assert _view(panel).count("<rect") == 3
 
 
 def test_head_pattern_panel_follows_layer_and_head(bundled):
-    from xai_tf.widgets import head_pattern_panel
-
     panel = head_pattern_panel(bundled, "ROMEO.\nBut soft")
-    layer, head = panel.children[1].children
+    layer, head = panel["layer"], panel["head"]
     first = _view(panel)
     layer.value, head.value = 5, 3
     assert "layer 5, head 3" in _view(panel) and _view(panel) != first
-    panel.children[0].value = "  "
+    panel["text"].value = "  "
     assert "prompt is empty" in _message(panel) and _view(panel) == ""
 
 
 def test_logit_lens_panel_ends_with_the_models_prediction(bundled):
     from xai_tf.decoding import top_next_tokens
-    from xai_tf.widgets import logit_lens_panel
 
     panel = logit_lens_panel(bundled, "ROMEO.\nBut soft", k=3)
     rows = re.findall(r"<tr>(.*?)</tr>", _view(panel))
     assert len(rows) == bundled.model.config.n_layer + 1
-    ids, _ = top_next_tokens(bundled.model, bundled.encode("ROMEO.\nBut soft"), 1)
+    ids, _ = top_next_tokens(bundled, bundled.encode("ROMEO.\nBut soft"), 1)
     first_cell = re.search(r"<td[^>]*>(.*?) [\d.]+</td>", rows[-1]).group(1)
-    assert first_cell == viz.html.escape(bundled.token_strings(ids.tolist())[0])
+    assert first_cell == html.escape(bundled.token_strings(ids.tolist())[0])
 
 
 def test_decoding_panel_filters_samples_and_searches(bundled):
-    from xai_tf.widgets import decoding_panel
-
     panel = decoding_panel(bundled, "ROMEO.\n")
-    (tau, top_k, top_p), (beam, length, seed, again) = (box.children for box in panel.children[1].children)
+    tau, top_k, top_p = panel["tau"], panel["top_k"], panel["top_p"]
+    beam, length, seed, again = panel["beam"], panel["length"], panel["seed"], panel["again"]
     length.value = 10
     before = _view(panel)
     again.click()
@@ -126,21 +127,18 @@ def test_decoding_panel_filters_samples_and_searches(bundled):
     tau.value = tau.min
     top_p.value = 0.05
     assert _message(panel) == ""
-    panel.children[0].value = ""
+    panel["text"].value = ""
     assert "prompt is empty" in _message(panel)
 
 
 def test_attribution_panel_shows_delta_and_handles_bad_prompts(bundled):
-    from xai_tf.widgets import EXPLANATIONS, attribution_panel
-
     panel = attribution_panel(bundled, "ROMEO.\nBut soft")
-    text = panel.children[0]
-    target, method = panel.children[1].children
-    baseline, quadrature, steps = panel.children[2].children
+    text, target, method = panel["text"], panel["target"], panel["method"]
+    baseline, quadrature, steps = panel["baseline"], panel["quadrature"], panel["steps"]
     assert len(target.options) == 8 and "delta = " in _view(panel)
     assert _view(panel).count("<span title=") == len(bundled.encode("ROMEO.\nBut soft"))
     steps.value, quadrature.value, baseline.value = 10, "gausslegendre", "end-of-text"
-    for name in EXPLANATIONS:
+    for name in ATTRIBUTIONS:
         method.value = name
         assert _message(panel) == "" and "<span title=" in _view(panel)
     text.value = ""
@@ -152,17 +150,63 @@ def test_attribution_panel_shows_delta_and_handles_bad_prompts(bundled):
 @pytest.mark.parametrize("name", ["shakespeare", "minilm"])
 def test_word_attention_panel_every_view(name):
     import xai_tf
-    from xai_tf.widgets import AGGREGATIONS, word_attention_panel
 
     lm = xai_tf.load_model(name)
     panel = word_attention_panel(lm, "But soft, what light through yonder window breaks?")
-    how, level = panel.children[1].children
-    layer, head = panel.children[2].children
+    how, level, layer, head = panel["how"], panel["level"], panel["layer"], panel["head"]
     layer.value, head.value = layer.max, head.max
     for aggregation in AGGREGATIONS:
         for lv in ("tokens", "words"):
             how.value, level.value = aggregation, lv
             assert _message(panel) == "" and "<svg" in _view(panel)
     assert "yonder" in _view(panel)  # word level joins the split word
-    panel.children[0].value = ""
+    panel["text"].value = ""
     assert "prompt is empty" in _message(panel)
+
+
+def test_one_prompt_change_computes_one_attribution(bundled, monkeypatch):
+    calls = []
+    ig = ATTRIBUTIONS["IG"]
+    monkeypatch.setitem(ATTRIBUTIONS, "IG", lambda *args: calls.append(args) or ig(*args))
+    panel = attribution_panel(bundled, "ROMEO.\nBut soft")
+    panel["steps"].value = 4
+    calls.clear()
+    panel["text"].value = "KING.\nWhat news"  # refills the targets, then explains once
+    assert len(calls) == 1 and calls[0][2] == panel["target"].value and _message(panel) == ""
+
+
+def _panels(lm):
+    g = torch.Generator().manual_seed(0)
+    X, W = torch.randn(5, 6, generator=g), [torch.randn(6, 4, generator=g) for _ in range(3)]
+    masks = mask_explorer(X, *W, list("abcde"))
+    masks["mask"].value = "padding"  # the length slider acts on the padding mask
+    return {
+        "next token": next_token_panel(lm),
+        "attention explorer": attention_explorer(X, *W, list("abcde")),
+        "mask explorer": masks,
+        "flavours": flavors_panel(torch.randn(7, generator=g), list("0123456")),
+        "head pattern": head_pattern_panel(lm),
+        "logit lens": logit_lens_panel(lm),
+        "decoding": decoding_panel(lm),
+        "attribution": attribution_panel(lm, "ROMEO.\nBut soft"),
+        "word attention": word_attention_panel(lm, "But soft, what light"),
+    }
+
+
+SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
+
+
+def test_every_slider_of_every_panel_reaches_its_max(bundled):
+    for name, panel in _panels(bundled).items():
+        for key, slider in panel.controls.items():
+            if not isinstance(slider, SLIDERS):
+                continue
+            log = isinstance(slider, widgets.FloatLogSlider)
+            bottom, top = (
+                (slider.base**slider.min, slider.base**slider.max) if log else (slider.min, slider.max)
+            )
+            slider.value = bottom
+            before = _view(panel)
+            slider.value = top
+            assert _message(panel) == "", (name, key, _message(panel))
+            assert _view(panel) != before, f"{name}: moving {key} from {bottom} to {top} changed nothing"

@@ -1,10 +1,10 @@
-import networkx as nx
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from references import networkx_flow
 
-from xai_tf import wordlevel as wl
+from xai_tf.explain import wordlevel as wl
 
 
 @st.composite
@@ -113,19 +113,6 @@ def test_rollout_by_hand_for_two_layers():
     torch.testing.assert_close(wl.attention_rollout(A), A2 @ A1)
 
 
-def _networkx_flow(attentions: torch.Tensor) -> torch.Tensor:
-    A_hat = wl.residual_attention(attentions).double()
-    L, T, _ = A_hat.shape
-    G = nx.DiGraph()
-    for layer in range(L):
-        for s in range(T):
-            for t in range(T):
-                if A_hat[layer, s, t] > 0:
-                    G.add_edge((layer, t), (layer + 1, s), capacity=float(A_hat[layer, s, t]))
-    flows = [[nx.maximum_flow_value(G, (0, t), (L, s)) for t in range(T)] for s in range(T)]
-    return torch.tensor(flows, dtype=torch.float64)
-
-
 @settings(max_examples=15, deadline=None)
 @given(st.integers(1, 4), st.integers(1, 3), st.integers(2, 6), st.integers(0, 10_000), st.booleans())
 def test_flow_matches_networkx(layers, heads, T, seed, causal):
@@ -133,7 +120,7 @@ def test_flow_matches_networkx(layers, heads, T, seed, causal):
     if causal:
         scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
     attentions = scores.softmax(-1).double()
-    torch.testing.assert_close(wl.attention_flow(attentions), _networkx_flow(attentions), atol=1e-6, rtol=0)
+    torch.testing.assert_close(wl.attention_flow(attentions), networkx_flow(attentions), atol=1e-6, rtol=0)
 
 
 def test_normalized_flow_rows_sum_to_one():

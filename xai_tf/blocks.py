@@ -1,4 +1,5 @@
-"""The pieces of a GPT-2 block written out as formulas, to set beside ``torch``'s fused versions.
+"""The pieces of a GPT-2 block written out as formulas, to set beside ``torch``'s fused versions
+(lesson 04).
 
 Notation of the lecture: width d, positions pos = 0..n−1, a vector u ∈ ℝ^d.
 """

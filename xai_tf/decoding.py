@@ -8,8 +8,8 @@ keeps the B most likely continuations instead of one (see ``beam_search``).
 
 Every decoder reads the prompt once and then feeds one token per step through a key/value cache
 (``xai_tf.models.KVCache``), and stops after ``max_new_tokens`` or at the end-of-text token. The
-functions take a ``GPT2`` module or a loaded model (``xai_tf.load_model``); only the latter knows
-its end-of-text token.
+functions take the model handle (``xai_tf.load_model``) or a bare ``GPT2`` module (which knows no
+end-of-text token); an encoder is refused with one line. Lessons 00 and 05 use this module.
 """
 
 from __future__ import annotations
@@ -19,21 +19,11 @@ from collections.abc import Callable, Iterator, Sequence
 import torch
 from torch import Tensor
 
-from xai_tf.models.gpt2 import GPT2, KVCache
-from xai_tf.models.hub import LoadedModel
+from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.kv_cache import KVCache
+from xai_tf.models.loaded import LoadedModel, causal
 
-Model = GPT2 | LoadedModel
-
-
-def _unwrap(model: Model) -> tuple[GPT2, int | None]:
-    """The GPT-2 module and its end-of-text id (None when unknown)."""
-    if isinstance(model, LoadedModel):
-        model, eot = model.model, getattr(model.tokenizer, "eot_token", None)
-    else:
-        eot = None
-    if not isinstance(model, GPT2):
-        raise ValueError(f"decoding needs a GPT-2 language model, got {type(model).__name__}")
-    return model, eot
+Model = LoadedModel | GPT2
 
 
 def _check_common(max_new_tokens: int, temperature: float = 1.0) -> None:
@@ -70,7 +60,8 @@ def _decode(
     stop_at_eot: bool,
     use_cache: bool,
 ) -> list[int]:
-    gpt2, eot = _unwrap(model)
+    lm = causal(model, "decoding")
+    gpt2, eot = lm.model, lm.eot_token
     ids = gpt2.check_input_ids(input_ids)[0].tolist()
     steps = last_logits(gpt2, ids, use_cache)
     for _ in range(max_new_tokens):
@@ -163,7 +154,7 @@ def generate(
 
     Pure sampling is the default (τ = 1, no filter); the same ``seed`` gives the same text.
     """
-    vocab = _unwrap(model)[0].config.vocab_size
+    vocab = causal(model, "sampling").model.config.vocab_size
     _check_common(max_new_tokens, temperature)
     if top_k is not None and not 1 <= top_k <= vocab:
         raise ValueError(f"top_k must lie in 1..{vocab}, got {top_k}")
@@ -196,7 +187,8 @@ def beam_search(
     or when no hypothesis is live; the answer is the finished or live hypothesis of highest s.
     B = 1 is greedy decoding; a beam as large as the number of possible texts is exhaustive.
     """
-    gpt2, eot = _unwrap(model)
+    lm = causal(model, "beam search")
+    gpt2, eot = lm.model, lm.eot_token
     _check_common(max_new_tokens)
     if beam_width < 1:
         raise ValueError(f"beam_width must be ≥ 1, got {beam_width}")
@@ -210,8 +202,8 @@ def beam_search(
         return prompt.tolist()
     cache = KVCache()
     logits = gpt2(prompt, kv_cache=cache)[:, -1]
-    beams = torch.empty(1, 0, dtype=torch.long)
-    log_p = torch.zeros(1)
+    beams = prompt.new_empty(1, 0)
+    log_p = logits.new_zeros(1)
     finished: list[tuple[float, list[int]]] = []
     for n in range(1, max_new_tokens + 1):
         vocab = logits.size(-1)
@@ -240,24 +232,24 @@ def beam_search(
 def continuation_log_prob(model: Model, input_ids: Sequence[int] | Tensor, prompt_length: int) -> float:
     """log p(x_{P+1..T} | x_1..x_P) = Σ_{t>P} log softmax(z_{t−1})[x_t], P = ``prompt_length`` —
     the score beam search maximises (before its length penalty)."""
-    gpt2, _ = _unwrap(model)
+    gpt2 = causal(model, "scoring a continuation").model
     ids = gpt2.check_input_ids(input_ids)[0]
     if not 1 <= prompt_length <= len(ids):
         raise ValueError(f"prompt_length must lie in 1..{len(ids)}, got {prompt_length}")
     log_p = gpt2(ids)[0, :-1].log_softmax(-1)
-    picked = log_p[torch.arange(len(ids) - 1), ids[1:]]
+    picked = log_p.gather(-1, ids[1:, None])[:, 0]
     return float(picked[prompt_length - 1 :].sum())
 
 
 @torch.no_grad()
-def next_token_probs(model: GPT2, input_ids: Sequence[int] | Tensor) -> Tensor:
+def next_token_probs(model: Model, input_ids: Sequence[int] | Tensor) -> Tensor:
     """p(x_{T+1} | x_1..x_T) = softmax(z_T): the distribution over the next token, ``[vocab]``."""
-    return model(input_ids)[0, -1].softmax(-1)
+    return causal(model, "next-token prediction").model(input_ids)[0, -1].softmax(-1)
 
 
-def top_next_tokens(model: GPT2, input_ids: Sequence[int] | Tensor, k: int) -> tuple[Tensor, Tensor]:
+def top_next_tokens(model: Model, input_ids: Sequence[int] | Tensor, k: int) -> tuple[Tensor, Tensor]:
     """The ``k`` most likely next tokens: ``(ids, probabilities)``, most likely first."""
-    vocab = model.config.vocab_size
+    vocab = causal(model, "next-token prediction").model.config.vocab_size
     if not 1 <= k <= vocab:
         raise ValueError(f"k must lie in 1..{vocab}, got {k}")
     probs, ids = next_token_probs(model, input_ids).topk(k)

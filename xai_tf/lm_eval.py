@@ -1,4 +1,5 @@
-"""How well a language model predicts held-out text, in nats per character.
+"""How well a language model predicts held-out text, in nats per character (the bundled model's card,
+``scripts/train_shakespeare.py``; lesson 04's loss).
 
     loss_per_char = Σ_t −log p(x_t | x_<t) / (number of characters)
 
@@ -18,15 +19,17 @@ import torch
 import torch.nn.functional as F
 
 from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.loaded import LoadedModel, causal
 
 
 @torch.no_grad()
-def total_nll(model: GPT2, ids: list[int], stride: int) -> float:
+def total_nll(model: LoadedModel | GPT2, ids: list[int], stride: int) -> float:
     """Σ −log p(ids[t] | ids[:t]) over t = 1..len(ids)−1, in windows of the model's context."""
+    model = causal(model, "scoring text").model
     n_ctx = model.config.n_ctx
     if not 0 < stride <= n_ctx:
         raise ValueError(f"stride must lie in 1..{n_ctx}, got {stride}")
-    tokens = torch.tensor(ids)
+    tokens = torch.tensor(ids, device=model.wte.weight.device)
     nll, scored, start = 0.0, 1, 0  # tokens[:scored] are done; the first is given, not predicted
     while scored < len(ids):
         end = min(start + n_ctx + 1, len(ids))
@@ -39,12 +42,15 @@ def total_nll(model: GPT2, ids: list[int], stride: int) -> float:
 
 
 def loss_per_char(
-    model: GPT2, encoding: tiktoken.Encoding, texts: Iterable[str], stride: int | None = None
+    model: LoadedModel | GPT2, encoding: tiktoken.Encoding, texts: Iterable[str], stride: int | None = None
 ) -> float:
     """Nats per character of ``texts`` under ``model`` (see the module docstring)."""
+    model = causal(model, "scoring text").model
     eot = encoding.eot_token
     nll = chars = 0.0
     for text in texts:
-        nll += total_nll(model, [eot, *encoding.encode_ordinary(text)], stride or model.config.n_ctx // 2)
+        nll += total_nll(
+            model, [eot, *encoding.encode_ordinary(text)], stride or causal(model, "scoring text").n_ctx // 2
+        )
         chars += len(text)
     return nll / chars

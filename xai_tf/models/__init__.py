@@ -1,6 +1,21 @@
-"""Models: GPT-2 from scratch, a BERT-family wrapper, and loading by name."""
+"""Models (every lesson): the handle (``loaded``), hooks and the activation cache (``hooks``), the
+architectures (``gpt2``, ``bert``), the key/value cache (``kv_cache``) and loading by name (``hub``).
+"""
 
 from xai_tf.models.bert import BertEncoder
-from xai_tf.models.gpt2 import CONFIGS, GPT2, ActivationCache, GPT2Config, KVCache
+from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
+from xai_tf.models.hooks import ActivationCache
+from xai_tf.models.kv_cache import KVCache
+from xai_tf.models.loaded import LoadedModel, as_model, causal
 
-__all__ = ["CONFIGS", "GPT2", "ActivationCache", "BertEncoder", "GPT2Config", "KVCache"]
+__all__ = [
+    "CONFIGS",
+    "GPT2",
+    "ActivationCache",
+    "BertEncoder",
+    "GPT2Config",
+    "KVCache",
+    "LoadedModel",
+    "as_model",
+    "causal",
+]

@@ -1,4 +1,5 @@
-"""GPT-2 from scratch, in one readable module (Radford et al., 2019).
+"""GPT-2 from scratch, in one readable module (Radford et al., 2019); lesson 04 reads it, every
+lesson runs it.
 
 Notation of the lecture: a prompt of T tokens x_1..x_T, width d = ``n_embd``, H = ``n_head`` heads
 of size d_h = d / H. The residual stream is
@@ -28,15 +29,16 @@ over the whole text, at a cost per step that grows with T instead of T².
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-Hook = Callable[[Tensor], Tensor]
-HookKey = tuple[str, int]
+from xai_tf.models.hooks import ActivationCache, Hooks, Tap
+from xai_tf.models.kv_cache import KVCache
 
 #: Every activation the cache records, per layer, with its shape.
 HOOK_POINTS: dict[str, str] = {
@@ -72,6 +74,18 @@ class GPT2Config:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_hf(cls, hf: Mapping[str, Any]) -> GPT2Config:
+        """The sizes of a Hugging Face GPT-2 config (its ``config.json`` as a dict)."""
+        return cls(
+            vocab_size=hf["vocab_size"],
+            n_ctx=hf["n_positions"],
+            n_embd=hf["n_embd"],
+            n_layer=hf["n_layer"],
+            n_head=hf["n_head"],
+            layer_norm_epsilon=hf.get("layer_norm_epsilon", 1e-5),
+        )
+
 
 #: The four released GPT-2 sizes.
 CONFIGS: dict[str, GPT2Config] = {
@@ -80,75 +94,6 @@ CONFIGS: dict[str, GPT2Config] = {
     "gpt2-large": GPT2Config(n_embd=1280, n_layer=36, n_head=20),
     "gpt2-xl": GPT2Config(n_embd=1600, n_layer=48, n_head=25),
 }
-
-
-class ActivationCache(dict):
-    """Activations keyed by ``(hook name, layer)``, e.g. ``cache["attn", 0]``."""
-
-    def __missing__(self, key: HookKey) -> Tensor:
-        names = sorted({name for name, _ in self})
-        layers = sorted({layer for _, layer in self})
-        raise KeyError(f"no cached activation {key!r}; names are {names}, layers {layers[0]}..{layers[-1]}")
-
-    def stack(self, name: str) -> Tensor:
-        """All layers of one activation stacked: ``[layers, ...]``."""
-        layers = sorted(layer for n, layer in self if n == name)
-        if not layers:
-            self[name, 0]  # raises the KeyError that lists what exists
-        return torch.stack([self[name, layer] for layer in layers])
-
-
-class KVCache:
-    """Keys and values of the tokens already read, per layer: K_l, V_l ``[batch, heads, T_past, d_h]``."""
-
-    def __init__(self) -> None:
-        self.keys: dict[int, Tensor] = {}
-        self.values: dict[int, Tensor] = {}
-
-    def __len__(self) -> int:
-        """T_past, the number of positions stored."""
-        return self.keys[0].size(2) if self.keys else 0
-
-    def extend(self, layer: int, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
-        """Append the new positions' k, v to layer ``layer``; return all keys and values so far."""
-        if layer in self.keys:
-            k, v = torch.cat([self.keys[layer], k], dim=2), torch.cat([self.values[layer], v], dim=2)
-        self.keys[layer], self.values[layer] = k, v
-        return k, v
-
-    def select(self, rows: Tensor) -> None:
-        """Keep (and reorder, or repeat) batch rows ``rows`` — beam search follows its beams so."""
-        for layer in self.keys:
-            self.keys[layer] = self.keys[layer].index_select(0, rows)
-            self.values[layer] = self.values[layer].index_select(0, rows)
-
-
-class _Tap:
-    """Applies replacement hooks and records activations during one forward pass."""
-
-    def __init__(self, cache: ActivationCache | None, hooks: Mapping[HookKey, Hook]):
-        for name, _layer in hooks:
-            if name not in HOOK_POINTS:
-                raise ValueError(f"unknown hook point {name!r}; choose from {list(HOOK_POINTS)}")
-        self.cache = cache
-        self.hooks = hooks
-
-    def wants(self, name: str, layer: int) -> bool:
-        return self.cache is not None or (name, layer) in self.hooks
-
-    def __call__(self, name: str, layer: int, x: Tensor) -> Tensor:
-        hook = self.hooks.get((name, layer))
-        if hook is not None:
-            replaced = hook(x)
-            if replaced.shape != x.shape:
-                raise ValueError(
-                    f"hook at {(name, layer)} returned shape {tuple(replaced.shape)}, "
-                    f"expected {tuple(x.shape)}"
-                )
-            x = replaced
-        if self.cache is not None:
-            self.cache[name, layer] = x
-        return x
 
 
 class CausalSelfAttention(nn.Module):
@@ -160,7 +105,7 @@ class CausalSelfAttention(nn.Module):
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)
         self.c_proj = nn.Linear(config.n_embd, config.n_embd)
 
-    def forward(self, x: Tensor, layer: int, tap: _Tap, kv_cache: KVCache | None = None) -> Tensor:
+    def forward(self, x: Tensor, layer: int, tap: Tap, kv_cache: KVCache | None = None) -> Tensor:
         batch, T, d = x.shape
         q, k, v = (
             t.view(batch, T, self.n_head, d // self.n_head).transpose(1, 2)
@@ -191,7 +136,7 @@ class MLP(nn.Module):
         self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
         self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
 
-    def forward(self, x: Tensor, layer: int, tap: _Tap) -> Tensor:
+    def forward(self, x: Tensor, layer: int, tap: Tap) -> Tensor:
         return self.c_proj(tap("mlp_post", layer, F.gelu(self.c_fc(x), approximate="tanh")))
 
 
@@ -206,7 +151,7 @@ class Block(nn.Module):
         self.mlp = MLP(config)
         self.drop = nn.Dropout(config.dropout)
 
-    def forward(self, x: Tensor, layer: int, tap: _Tap, kv_cache: KVCache | None = None) -> Tensor:
+    def forward(self, x: Tensor, layer: int, tap: Tap, kv_cache: KVCache | None = None) -> Tensor:
         x = tap("resid_pre", layer, x)
         x = x + self.drop(tap("attn_out", layer, self.attn(self.ln_1(x), layer, tap, kv_cache)))
         x = tap("resid_mid", layer, x)
@@ -216,6 +161,9 @@ class Block(nn.Module):
 
 class GPT2(nn.Module):
     """GPT-2 language model; ``model(input_ids)`` returns logits ``[batch, T, vocab]``."""
+
+    kind = "causal"
+    hook_points = HOOK_POINTS
 
     def __init__(self, config: GPT2Config):
         super().__init__()
@@ -227,10 +175,19 @@ class GPT2(nn.Module):
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         self.apply(_init_weights)
 
+    @property
+    def sizes(self) -> tuple[int, int, int, int]:
+        """``(n_layer, n_head, d_model, n_ctx)``."""
+        c = self.config
+        return c.n_layer, c.n_head, c.n_embd, c.n_ctx
+
+    def _tap(self, cache: ActivationCache | None, hooks: Hooks | None) -> Tap:
+        return Tap(HOOK_POINTS, self.config.n_layer, cache, hooks or {})
+
     def forward(
         self,
         input_ids: Tensor | Sequence[int],
-        hooks: Mapping[HookKey, Hook] | None = None,
+        hooks: Hooks | None = None,
         kv_cache: KVCache | None = None,
     ) -> Tensor:
         """Logits ``[batch, T, vocab]``; a 1-D ``input_ids`` is a batch of one.
@@ -239,15 +196,13 @@ class GPT2(nn.Module):
         take positions T_past..T_past+T−1, and their keys and values are appended to the cache.
         """
         ids = self.check_input_ids(input_ids, start=len(kv_cache) if kv_cache is not None else 0)
-        return self._run(self.wte(ids), _Tap(None, hooks or {}), kv_cache)
+        return self._run(self.wte(ids), self._tap(None, hooks), kv_cache)
 
-    def forward_embeddings(
-        self, token_embeddings: Tensor, hooks: Mapping[HookKey, Hook] | None = None
-    ) -> Tensor:
+    def forward_embeddings(self, token_embeddings: Tensor, hooks: Hooks | None = None) -> Tensor:
         """Logits from token embeddings ``[batch, T, d]`` given in place of W_E[x]: the part g of
         f = g ∘ e that gradient attributions differentiate (position embeddings are added here)."""
         self._check_embeddings(token_embeddings)
-        return self._run(token_embeddings, _Tap(None, hooks or {}), None)
+        return self._run(token_embeddings, self._tap(None, hooks), None)
 
     def _check_embeddings(self, token_embeddings: Tensor) -> None:
         batch_T_d = (token_embeddings.dim(), token_embeddings.size(-1))
@@ -258,19 +213,19 @@ class GPT2(nn.Module):
             )
 
     def run_with_cache(
-        self, input_ids: Tensor | Sequence[int], hooks: Mapping[HookKey, Hook] | None = None
+        self, input_ids: Tensor | Sequence[int], hooks: Hooks | None = None
     ) -> tuple[Tensor, ActivationCache]:
         """``(logits, cache)`` with every activation of ``HOOK_POINTS`` for every layer."""
         cache = ActivationCache()
-        return self._run(self.wte(self.check_input_ids(input_ids)), _Tap(cache, hooks or {}), None), cache
+        return self._run(self.wte(self.check_input_ids(input_ids)), self._tap(cache, hooks), None), cache
 
     def final_states(self, token_embeddings: Tensor) -> Tensor:
         """LN_f(h_L) ``[batch, T, d]`` from token embeddings: what the unembedding reads (and what
         a classifier on top of the model reads)."""
         self._check_embeddings(token_embeddings)
-        return self._stream(token_embeddings, _Tap(None, {}), None)
+        return self._stream(token_embeddings, self._tap(None, None), None)
 
-    def _stream(self, token_embeddings: Tensor, tap: _Tap, kv_cache: KVCache | None) -> Tensor:
+    def _stream(self, token_embeddings: Tensor, tap: Tap, kv_cache: KVCache | None) -> Tensor:
         past = len(kv_cache) if kv_cache is not None else 0
         positions = torch.arange(past, past + token_embeddings.size(1), device=token_embeddings.device)
         x = self.drop(token_embeddings + self.wpe(positions))
@@ -278,7 +233,7 @@ class GPT2(nn.Module):
             x = block(x, layer, tap, kv_cache)
         return self.ln_f(x)
 
-    def _run(self, token_embeddings: Tensor, tap: _Tap, kv_cache: KVCache | None) -> Tensor:
+    def _run(self, token_embeddings: Tensor, tap: Tap, kv_cache: KVCache | None) -> Tensor:
         return F.linear(self._stream(token_embeddings, tap, kv_cache), self.wte.weight)
 
     def check_input_ids(self, input_ids: Tensor | Sequence[int], start: int = 0) -> Tensor:
@@ -305,15 +260,7 @@ class GPT2(nn.Module):
     @classmethod
     def from_hf(cls, hf_model: nn.Module) -> GPT2:
         """Ours, with the weights of a ``transformers.GPT2LMHeadModel`` (or ``GPT2Model``)."""
-        c = hf_model.config
-        config = GPT2Config(
-            vocab_size=c.vocab_size,
-            n_ctx=c.n_positions,
-            n_embd=c.n_embd,
-            n_layer=c.n_layer,
-            n_head=c.n_head,
-            layer_norm_epsilon=c.layer_norm_epsilon,
-        )
+        config = GPT2Config.from_hf(hf_model.config.to_dict())
         state = {name: t.detach().clone() for name, t in hf_model.state_dict().items()}
         return cls.from_state_dict(config, state, hf_layout=True)
 

@@ -1,4 +1,5 @@
-"""Loading models by name: the bundled model, OpenAI's GPT-2 (hub or local directory), MiniLM.
+"""Loading models by name (every lesson): the bundled model, OpenAI's GPT-2 (hub or local directory),
+MiniLM.
 
 ``load_model("auto")`` picks GPT-2 small when its weights are already on disk and the bundled
 ``shakespeare`` model otherwise, and prints one line saying which. Weights are read from
@@ -12,48 +13,23 @@ from __future__ import annotations
 import json
 import socket
 import sys
-from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlparse
 
 import torch
 from huggingface_hub import constants, hf_hub_download, try_to_load_from_cache
 from safetensors.torch import load_file
-from torch import nn
 
-from xai_tf import tokenizers
+from xai_tf import tokenization
 from xai_tf.models.bert import BertEncoder
 from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
+from xai_tf.models.loaded import LoadedModel
 
 HUB_REPOS = {name: f"openai-community/{name}" for name in CONFIGS}
 MODEL_NAMES = ("auto", "shakespeare", *CONFIGS, "minilm")
 GPT2_FILES = ("config.json", "model.safetensors")
 GET_GPT2 = "to use GPT-2, run `python -m xai_tf.models.hub gpt2` once with a network connection"
-
-
-@dataclass
-class LoadedModel:
-    """A model ready for the lessons: ``.model``, ``.tokenizer``, ``.name``, ``.n_ctx``, ``.card``."""
-
-    model: nn.Module
-    tokenizer: Any
-    name: str
-    n_ctx: int
-    card: dict = field(default_factory=dict)
-
-    def encode(self, prompt: str) -> list[int]:
-        """Token ids of ``prompt``, checked: not empty and no longer than the context."""
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise ValueError("prompt is empty: type at least one word")
-        ids = self.tokenizer.encode(prompt)
-        if len(ids) > self.n_ctx:
-            raise ValueError(f"prompt is {len(ids)} tokens long; {self.name} reads at most {self.n_ctx}")
-        return ids
-
-    def token_strings(self, ids: list[int]) -> list[str]:
-        return tokenizers.token_strings(self.tokenizer, ids)
 
 
 def load_model(name: str = "auto", device: str = "cpu") -> LoadedModel:
@@ -124,19 +100,12 @@ def _load_gpt2(name: str, paths: list[Path]) -> LoadedModel:
     hf = json.loads(config_path.read_text())
     if hf.get("model_type") != "gpt2":
         raise ValueError(f"{config_path} describes a {hf.get('model_type')!r} model, not a GPT-2 checkpoint")
-    tokenizer = tokenizers.gpt2()
+    tokenizer = tokenization.gpt2()
     if hf["vocab_size"] != tokenizer.n_vocab:
         raise ValueError(f"vocab_size {hf['vocab_size']} is not GPT-2's {tokenizer.n_vocab}")
-    config = GPT2Config(
-        vocab_size=hf["vocab_size"],
-        n_ctx=hf["n_positions"],
-        n_embd=hf["n_embd"],
-        n_layer=hf["n_layer"],
-        n_head=hf["n_head"],
-        layer_norm_epsilon=hf.get("layer_norm_epsilon", 1e-5),
-    )
+    config = GPT2Config.from_hf(hf)
     model = GPT2.from_state_dict(config, load_file(weights_path), hf_layout=True)
-    return LoadedModel(model, tokenizer, name, config.n_ctx)
+    return LoadedModel(model, tokenizer, name)
 
 
 def _load_bundled() -> LoadedModel:
@@ -144,8 +113,8 @@ def _load_bundled() -> LoadedModel:
     card = json.loads((data / "shakespeare.json").read_text())
     config = GPT2Config(**{k: card[k] for k in ("vocab_size", "n_ctx", "n_embd", "n_layer", "n_head")})
     model = GPT2.from_state_dict(config, load_file(str(data / "shakespeare.safetensors")))
-    tokenizer = tokenizers.from_ranks("shakespeare", tokenizers.load_ranks(data / "shakespeare.tiktoken"))
-    return LoadedModel(model, tokenizer, "shakespeare", config.n_ctx, card)
+    tokenizer = tokenization.from_ranks("shakespeare", tokenization.load_ranks(data / "shakespeare.tiktoken"))
+    return LoadedModel(model, tokenizer, "shakespeare", card)
 
 
 def _load_minilm() -> LoadedModel:
@@ -155,7 +124,7 @@ def _load_minilm() -> LoadedModel:
     path = get_model_path()
     hf = AutoModel.from_pretrained(path, attn_implementation="eager")
     model = BertEncoder(hf)
-    return LoadedModel(model, AutoTokenizer.from_pretrained(path), "minilm", model.n_ctx)
+    return LoadedModel(model, AutoTokenizer.from_pretrained(path), "minilm")
 
 
 if __name__ == "__main__":

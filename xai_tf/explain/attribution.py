@@ -1,4 +1,4 @@
-"""Explaining one prediction of a transformer with gradients.
+"""Explaining one prediction of a transformer with gradients (lesson 06).
 
 Tokens are discrete, so we split the model as f = g ∘ e: e looks up the token embeddings
 E = W_E[x] ∈ ℝ^{T×d}, and g maps them (with the fixed position embeddings) to a scalar F(E) — the
@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from xai_tf.models.hub import LoadedModel
+from xai_tf.models.loaded import LoadedModel, causal
 
 Scalar = Callable[[Tensor], Tensor]  # a batch of inputs [n, ...] → one number per input [n]
 METHODS = ("riemann_right", "gausslegendre")
@@ -39,14 +39,13 @@ def quadrature(n_steps: int, method: str = "riemann_right") -> tuple[Tensor, Ten
 
     ``riemann_right``: α_k = k/m, w_k = 1/m for k = 1..m (α = 0 is not a node). ``gausslegendre``:
     the m Gauss–Legendre nodes and weights of [−1, 1] mapped to [0, 1] (exact for polynomials of
-    degree ≤ 2m − 1).
+    degree ≤ 2m − 1). Both in float64 on the CPU; callers move them to their input's device.
     """
     if n_steps < 1:
         raise ValueError(f"n_steps must be ≥ 1, got {n_steps}")
     if method == "riemann_right":
-        return torch.arange(1, n_steps + 1, dtype=torch.float64) / n_steps, torch.full(
-            (n_steps,), 1 / n_steps
-        )
+        nodes = torch.arange(1, n_steps + 1, dtype=torch.float64, device="cpu") / n_steps
+        return nodes, torch.full((n_steps,), 1 / n_steps, dtype=torch.float64, device="cpu")
     if method == "gausslegendre":
         x, w = np.polynomial.legendre.leggauss(n_steps)
         return torch.from_numpy((x + 1) / 2), torch.from_numpy(w / 2)
@@ -72,10 +71,10 @@ def path_integrated_gradients(
     x, baseline = x.detach(), baseline.detach()
     total = torch.zeros_like(x, dtype=torch.float64)
     for start in range(0, n_steps, batch_size or n_steps):
-        a = alphas[start : start + (batch_size or n_steps)].to(x.dtype).view(-1, *[1] * x.dim())
+        a = alphas[start : start + (batch_size or n_steps)].to(x).view(-1, *[1] * x.dim())
         points = (baseline + a * (x - baseline)).requires_grad_(True)
         (grads,) = torch.autograd.grad(F(points).sum(), points)
-        w = weights[start : start + len(a)].view(-1, *[1] * x.dim())
+        w = weights[start : start + len(a)].to(total).view(-1, *[1] * x.dim())
         total += (w * grads.double()).sum(0)
     return ((x - baseline).double() * total).to(x.dtype)
 
@@ -98,10 +97,23 @@ class IGResult:
 
 
 def _module(model: nn.Module | LoadedModel) -> nn.Module:
-    module = model.model if isinstance(model, LoadedModel) else model
-    if not hasattr(module, "forward_embeddings"):
-        raise ValueError(f"{type(module).__name__} cannot be explained here: it has no forward_embeddings")
-    return module
+    """The network whose F is explained: a task model with ``forward_embeddings`` (a classifier on
+    top of a language model, ``xai_tf.tasks``) as it is, otherwise the causal model of the handle."""
+    if isinstance(model, nn.Module) and hasattr(model, "forward_embeddings"):
+        return model
+    return causal(model, "attribution to the token embeddings").model
+
+
+def named_baselines(lm: LoadedModel) -> dict[str, str | int]:
+    """The baselines x' a lesson offers by name: token 0 repeated (RevLLM), the zero embedding,
+    end-of-text repeated, a space repeated."""
+    lm = causal(lm, "attribution to the token embeddings")
+    return {
+        "token 0": "token0",
+        "zeros": "zeros",
+        "end-of-text": lm.eot_token,
+        "space": lm.tokenizer.encode(" ")[0],
+    }
 
 
 def _token_ids(module: nn.Module, input_ids: Sequence[int] | Tensor) -> Tensor:
@@ -215,7 +227,7 @@ def sequential_integrated_gradients(
     completeness is score_t = F(E) − F(E with E_t := E'_t) − delta_t."""
     module, ids, F = _explained(model, input_ids, target, position, output)
     E, E_base = _embeddings(module, ids, baseline)
-    scores, deltas = torch.zeros(len(ids)), torch.zeros(len(ids))
+    scores, deltas = E.new_zeros(len(ids)), E.new_zeros(len(ids))
     for t in range(len(ids)):
         start = E.clone()
         start[t] = E_base[t]
@@ -284,7 +296,7 @@ def leave_one_out(
             f"dropping tokens needs position=-1 and at least 2 tokens, got {position}, {len(ids)}"
         )
     f_x = float(F(module.wte(ids)[None]))
-    scores = torch.zeros(len(ids))
+    scores = torch.zeros(len(ids), device=ids.device)
     for t in range(len(ids)):
         changed = torch.cat([ids[:t], ids[t + 1 :]]) if replacement is None else ids.clone()
         if replacement is not None:

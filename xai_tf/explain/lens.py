@@ -6,7 +6,8 @@ For a prompt x_1..x_T and a position t, layer l's guess for the next token is
     z^(l) = LN_f(h_l[t]) W_Eᵀ,   l = 0..L,
 
 where h_0 = W_E[x] + W_P is the embedding and h_l the stream leaving block l. z^(L) is the model's
-own output, so the rows show the prediction forming layer by layer.
+own output, so the rows show the prediction forming layer by layer. Lesson 04 uses this module;
+it needs a causal model (an encoder has no unembedding to read through).
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.loaded import LoadedModel, causal
 
 
 @torch.no_grad()
-def logit_lens(model: GPT2, input_ids: Sequence[int] | Tensor, position: int = -1) -> Tensor:
+def logit_lens(model: LoadedModel | GPT2, input_ids: Sequence[int] | Tensor, position: int = -1) -> Tensor:
     """z^(0..L) at ``position`` (−T..T−1) for a single prompt: ``[n_layer + 1, vocab]``."""
+    model = causal(model, "the logit lens").model
     ids = model.check_input_ids(input_ids)
     T = ids.size(1)
     if ids.size(0) != 1 or not -T <= position < T:
@@ -35,10 +38,10 @@ def logit_lens(model: GPT2, input_ids: Sequence[int] | Tensor, position: int = -
 
 
 def logit_lens_top(
-    model: GPT2, input_ids: Sequence[int] | Tensor, k: int = 5, position: int = -1
+    model: LoadedModel | GPT2, input_ids: Sequence[int] | Tensor, k: int = 5, position: int = -1
 ) -> tuple[Tensor, Tensor]:
     """Per layer, the ``k`` tokens z^(l) ranks first and their probabilities: two ``[L + 1, k]``."""
-    vocab = model.config.vocab_size
+    vocab = causal(model, "the logit lens").model.config.vocab_size
     if not 1 <= k <= vocab:
         raise ValueError(f"k must lie in 1..{vocab}, got {k}")
     probs, ids = logit_lens(model, input_ids, position).softmax(-1).topk(k)

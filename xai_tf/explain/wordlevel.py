@@ -1,4 +1,4 @@
-"""Attention between words, and attention aggregated over heads and layers.
+"""Attention between words, and attention aggregated over heads and layers (lesson 07).
 
 Word grouping. GPT-2's byte-level BPE marks a word start with a leading space: a new word starts at
 a token that begins with a space or a newline, at the token after a newline, and at a token made
@@ -33,7 +33,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_flow
 from torch import Tensor
 
-from xai_tf.models.hub import LoadedModel
+from xai_tf.models.loaded import LoadedModel
 
 PUNCTUATION = set(string.punctuation) | {"’", "‘", "“", "”", "—", "–", "…"}
 NEWLINES = ("\n", "↵")  # ↵: how xai_tf's token labels show a newline
@@ -76,6 +76,12 @@ def words_of(lm: LoadedModel, ids: Sequence[int]) -> tuple[list[str], list[list[
     scheme = "bpe" if isinstance(lm.tokenizer, tiktoken.Encoding) else "wordpiece"
     groups = word_groups(tokens, scheme)
     return tokens, groups, word_strings(tokens, groups, scheme)
+
+
+def attention_of(lm: LoadedModel, text: str) -> tuple[list[str], list[list[int]], list[str], Tensor]:
+    """``(token labels, word groups, word labels, attentions [layers, heads, T, T])`` of one text."""
+    ids = lm.encode(text)
+    return (*words_of(lm, ids), lm.attentions(ids))
 
 
 def word_strings(tokens: Sequence[str], groups: list[list[int]], scheme: str = "bpe") -> list[str]:
@@ -165,7 +171,7 @@ def attention_flow(attentions: Tensor, residual: float = 0.5, normalize: bool = 
             flow[s, t] = maximum_flow(graph, t, L * T + s).flow_value / FLOW_SCALE
     if normalize:
         flow /= flow.sum(-1, keepdims=True)
-    return torch.from_numpy(flow).to(attentions.dtype)
+    return torch.from_numpy(flow).to(attentions)
 
 
 def head_statistics(attentions: Tensor, tokens: Sequence[str]) -> dict[str, Tensor]:
@@ -176,12 +182,12 @@ def head_statistics(attentions: Tensor, tokens: Sequence[str]) -> dict[str, Tens
     T = attentions.size(-1)
     if len(tokens) != T:
         raise ValueError(f"{len(tokens)} tokens for attention over {T} positions")
-    special = torch.tensor([t in SPECIAL_TOKENS for t in tokens])
-    punctuation = torch.tensor([_is_punctuation(t) for t in tokens])
+    special = torch.tensor([t in SPECIAL_TOKENS for t in tokens], device=attentions.device)
+    punctuation = torch.tensor([_is_punctuation(t) for t in tokens], device=attentions.device)
     previous = attentions.diagonal(offset=-1, dim1=-2, dim2=-1)  # A[i, i − 1]
     return {
         "special": attentions[..., special].sum(-1).mean(-1),
         "punctuation": attentions[..., punctuation].sum(-1).mean(-1),
-        "previous": previous.mean(-1) if T > 1 else torch.zeros(attentions.shape[:2]),
+        "previous": previous.mean(-1) if T > 1 else attentions.new_zeros(attentions.shape[:2]),
         "first": attentions[..., 0].mean(-1),
     }

@@ -1,5 +1,5 @@
 """A small sentiment classifier on top of a frozen language model — the classification setting
-of the attribution lesson.
+of the attribution lesson (06).
 
 The class scores are s = W_c · (1/T) Σ_t LN_f(h_L)[t] + b: the model's final states averaged over the
 tokens, then one linear layer, trained here in seconds. The phrases are generated from templates
@@ -18,7 +18,8 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf.models.gpt2 import GPT2
-from xai_tf.models.hub import LoadedModel
+from xai_tf.models.loaded import LoadedModel, causal
+from xai_tf.tasks.train import fit
 
 CLASSES = ("negative", "positive")
 ADJECTIVES = {
@@ -57,7 +58,7 @@ class SequenceClassifier(nn.Module):
         super().__init__()
         self.body = body.requires_grad_(False)
         self.wte = body.wte
-        self.head = nn.Linear(body.config.n_embd, n_classes)
+        self.head = nn.Linear(body.config.n_embd, n_classes, device=body.wte.weight.device)
 
     def check_input_ids(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         return self.body.check_input_ids(input_ids)
@@ -80,17 +81,18 @@ def train_classifier(
     """Fit the head by full-batch Adam on the cross-entropy; the body's features are computed once."""
     if not data:
         raise ValueError("data is empty: give at least one (phrase, label) pair")
+    lm = causal(lm, "the sentiment classifier")
     torch.manual_seed(seed)
     clf = SequenceClassifier(lm.model)
     with torch.no_grad():
         features = torch.cat([clf.features(clf.wte(clf.check_input_ids(lm.encode(t)))) for t, _ in data])
-    labels = torch.tensor([y for _, y in data])
-    optimizer = torch.optim.Adam(clf.head.parameters(), lr=lr)
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss = nn.functional.cross_entropy(clf.head(features), labels)
-        loss.backward()
-        optimizer.step()
+    labels = torch.tensor([y for _, y in data], device=lm.device)
+    fit(
+        clf.head.parameters(),
+        lambda _step: nn.functional.cross_entropy(clf.head(features), labels),
+        steps,
+        lr,
+    )
     return clf.eval()
 
 

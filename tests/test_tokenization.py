@@ -3,7 +3,7 @@ from importlib.resources import files
 import pytest
 from transformers import GPT2Tokenizer
 
-from xai_tf import tokenizers
+from xai_tf import tokenization
 
 TEXTS = [
     "Hello, world!",
@@ -24,22 +24,22 @@ def hf_gpt2() -> GPT2Tokenizer:
 
 
 def test_gpt2_known_ids():
-    assert tokenizers.gpt2().encode("Hello, world!") == [15496, 11, 995, 0]
-    assert tokenizers.gpt2().n_vocab == 50257
-    assert tokenizers.gpt2().eot_token == 50256
+    assert tokenization.gpt2().encode("Hello, world!") == [15496, 11, 995, 0]
+    assert tokenization.gpt2().n_vocab == 50257
+    assert tokenization.gpt2().eot_token == 50256
 
 
 @pytest.mark.parametrize("text", TEXTS)
 def test_gpt2_matches_hugging_face(hf_gpt2, text):
-    ids = tokenizers.gpt2().encode(text)
+    ids = tokenization.gpt2().encode(text)
     assert ids == hf_gpt2.encode(text)
-    assert tokenizers.gpt2().decode(ids) == text
+    assert tokenization.gpt2().decode(ids) == text
 
 
 def test_token_strings_are_printable_pieces():
-    enc = tokenizers.gpt2()
+    enc = tokenization.gpt2()
     ids = enc.encode("Hello world\nagain")
-    assert tokenizers.token_strings(enc, ids) == ["Hello", " world", "↵", "again"]
+    assert tokenization.token_strings(enc, ids) == ["Hello", " world", "↵", "again"]
 
 
 def test_token_strings_wordpiece(hf_gpt2):
@@ -48,12 +48,12 @@ def test_token_strings_wordpiece(hf_gpt2):
 
     bert = AutoTokenizer.from_pretrained(get_model_path())
     ids = bert.encode("Tokenization")
-    assert tokenizers.token_strings(bert, ids) == ["[CLS]", "token", "##ization", "[SEP]"]
+    assert tokenization.token_strings(bert, ids) == ["[CLS]", "token", "##ization", "[SEP]"]
 
 
 def test_ranks_round_trip(tmp_path):
     ranks = {bytes([b]): b for b in range(256)} | {b"th": 256, b"the": 257}
-    tokenizers.save_ranks(ranks, tmp_path / "r.tiktoken")
-    assert tokenizers.load_ranks(tmp_path / "r.tiktoken") == ranks
-    enc = tokenizers.from_ranks("toy", ranks)
+    tokenization.save_ranks(ranks, tmp_path / "r.tiktoken")
+    assert tokenization.load_ranks(tmp_path / "r.tiktoken") == ranks
+    enc = tokenization.from_ranks("toy", ranks)
     assert enc.encode("the") == [257] and enc.eot_token == 258

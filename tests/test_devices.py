@@ -1,0 +1,150 @@
+"""Every public helper follows the device of its model and inputs.
+
+Each helper runs on every device this machine has: the CPU, CUDA when present (skipped with the
+reason printed otherwise), and a *guarded* CPU run in which torch's default device is "meta" — a
+tensor a helper creates without naming a device then lands on "meta" and any arithmetic with the
+model's CPU tensors fails, exactly as a CPU-made tensor fails next to a CUDA model. So a CPU-only
+CI still catches a helper that would break on a GPU. Results must equal the plain CPU run.
+"""
+
+from collections.abc import Callable
+
+import pytest
+import torch
+
+import xai_tf
+from xai_tf import attention as att
+from xai_tf import decoding, lm_eval
+from xai_tf.explain import attribution as attr
+from xai_tf.explain import lens
+from xai_tf.explain import wordlevel as wl
+from xai_tf.tasks import sentiment
+
+PROMPT = "ROMEO.\nBut soft, what light"
+
+
+def _scores(lm: xai_tf.LoadedModel) -> torch.Tensor:
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(3, 7, generator=g, device="cpu").to(lm.device) * 3
+
+
+def _classifier_ig(lm: xai_tf.LoadedModel) -> torch.Tensor:
+    train, _ = sentiment.sentiment_phrases()
+    clf = sentiment.train_classifier(lm, train[::8], steps=20)
+    return attr.integrated_gradients(clf, lm.encode("Thou art a vile knave."), 1, n_steps=8).attributions
+
+
+def _attention_layer(lm: xai_tf.LoadedModel) -> torch.Tensor:
+    X = _scores(lm)[:, :6]
+    lengths = torch.tensor([2], device=lm.device)
+    mask = att.causal_mask(3, device=lm.device) & att.padding_mask(lengths, 3)
+    W = torch.eye(6, device=lm.device)
+    out, A = att.multi_head_attention(X, W, W, W, W, n_heads=2, mask=mask)
+    return torch.cat([out.flatten(), A.flatten()])
+
+
+CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
+    "forward": lambda lm: lm(lm.encode(PROMPT)),
+    "attentions": lambda lm: lm.attentions(lm.encode(PROMPT)),
+    "greedy": lambda lm: decoding.greedy(lm, lm.encode(PROMPT), 8),
+    "generate top-k top-p": lambda lm: decoding.generate(lm, lm.encode(PROMPT), 8, 0.8, 20, 0.9, seed=0),
+    "beam_search": lambda lm: decoding.beam_search(lm, lm.encode(PROMPT), 3, 6),
+    "continuation_log_prob": lambda lm: decoding.continuation_log_prob(lm, lm.encode(PROMPT), 3),
+    "top_next_tokens": lambda lm: decoding.top_next_tokens(lm, lm.encode(PROMPT), 5),
+    "logit_lens_top": lambda lm: lens.logit_lens_top(lm, lm.encode(PROMPT), 3),
+    "integrated_gradients riemann": lambda lm: (
+        attr.integrated_gradients(lm, lm.encode(PROMPT), 5, n_steps=8, batch_size=3).attributions
+    ),
+    "integrated_gradients gauss-legendre": lambda lm: (
+        attr.integrated_gradients(
+            lm, lm.encode(PROMPT), 5, baseline="zeros", n_steps=6, method="gausslegendre"
+        ).attributions
+    ),
+    "sequential_integrated_gradients": lambda lm: attr.sequential_integrated_gradients(
+        lm, lm.encode(PROMPT), 5, n_steps=4
+    ),
+    "embedding_gradients + saliency": lambda lm: attr.gradient_saliency(
+        attr.embedding_gradients(lm, lm.encode(PROMPT), 5)[0], "l2"
+    ),
+    "leave_one_out replace": lambda lm: attr.leave_one_out(lm, lm.encode(PROMPT), 5),
+    "leave_one_out drop": lambda lm: attr.leave_one_out(lm, lm.encode(PROMPT), 5, replacement=None),
+    "classifier + IG": _classifier_ig,
+    "loss_per_char": lambda lm: lm_eval.loss_per_char(lm, lm.tokenizer, ["But soft, what light."], stride=4),
+    "word attention, rollout, flow, statistics": lambda lm: (
+        lambda tokens, groups, words, A: (
+            wl.word_attention(A, groups),
+            wl.aggregate_heads(A, "max"),
+            wl.attention_rollout(A),
+            wl.attention_flow(A[:2, :, :5, :5].softmax(-1)),
+            wl.head_statistics(A, tokens),
+        )
+    )(*wl.attention_of(lm, PROMPT)),
+    "probability maps": lambda lm: (
+        [
+            f(_scores(lm))
+            for f in (att.softmax, att.sparsemax, lambda z: att.entmax(z, 1.5), lambda z: att.entmax(z, 1.3))
+        ]
+        + [
+            att.fusedmax(_scores(lm), 0.3),
+            att.hard_attention(_scores(lm), "sample", torch.Generator().manual_seed(0)),
+        ]
+    ),
+    "attention layers and masks": _attention_layer,
+}
+
+
+def _flat(result: object) -> list:
+    if isinstance(result, torch.Tensor):
+        return [result]
+    if isinstance(result, dict):
+        return [t for v in result.values() for t in _flat(v)]
+    if isinstance(result, (list, tuple)):
+        return [t for v in result for t in _flat(v)]
+    return [result]
+
+
+@pytest.fixture(scope="module")
+def on_cpu() -> dict[str, list]:
+    lm = xai_tf.load_model("shakespeare")
+    return {name: _flat(call(lm)) for name, call in CALLS.items()}
+
+
+DEVICES = [
+    "cpu",
+    "guarded-cpu",
+    pytest.param(
+        "cuda",
+        marks=pytest.mark.skipif(
+            not torch.cuda.is_available(), reason="no CUDA device here: the CUDA runs need a GPU machine"
+        ),
+    ),
+]
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def device(request) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def lm(device) -> xai_tf.LoadedModel:
+    return xai_tf.load_model("shakespeare", device="cuda" if device == "cuda" else "cpu")
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_helper_runs_on_the_device_and_agrees_with_the_cpu(name, device, lm, on_cpu):
+    if device == "guarded-cpu":
+        with torch.device("meta"):
+            result = _flat(CALLS[name](lm))
+    else:
+        result = _flat(CALLS[name](lm))
+    assert len(result) == len(on_cpu[name])
+    for got, want in zip(result, on_cpu[name], strict=True):
+        if isinstance(want, torch.Tensor):
+            assert got.device.type == ("cuda" if device == "cuda" else "cpu"), name
+            tolerance = {"atol": 1e-3, "rtol": 1e-3} if device == "cuda" else {"atol": 0, "rtol": 0}
+            torch.testing.assert_close(got.cpu(), want, **tolerance, msg=name)
+        elif device == "cuda" and isinstance(want, float):
+            assert got == pytest.approx(want, rel=1e-3), name
+        else:
+            assert got == want, name

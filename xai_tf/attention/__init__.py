@@ -1,0 +1,54 @@
+"""Attention, the lecture's first idea (lessons 01–03): ``layers`` (scores, masks, single-, multi-head
+and cross attention) and ``maps`` (softmax, sparsemax, α-entmax, fusedmax, hard attention).
+
+Both are re-exported here, so ``from xai_tf import attention as att; att.sparsemax(z)`` reads as one
+module. A new map goes into ``maps.py``, a new way of attending into ``layers.py``.
+"""
+
+from xai_tf.attention.layers import (
+    additive_scores,
+    attention,
+    bilinear_scores,
+    causal_mask,
+    cross_attention,
+    dot_scores,
+    multi_head_attention,
+    padding_mask,
+    scaled_dot_scores,
+    self_attention,
+    sensitivity_to_token,
+    single_query_attention,
+)
+from xai_tf.attention.maps import (
+    entmax,
+    entropy,
+    fusedmax,
+    hard_attention,
+    prox_tv1d,
+    softmax,
+    sparsemax,
+    support_size,
+)
+
+__all__ = [
+    "additive_scores",
+    "attention",
+    "bilinear_scores",
+    "causal_mask",
+    "cross_attention",
+    "dot_scores",
+    "entmax",
+    "entropy",
+    "fusedmax",
+    "hard_attention",
+    "multi_head_attention",
+    "padding_mask",
+    "prox_tv1d",
+    "scaled_dot_scores",
+    "self_attention",
+    "sensitivity_to_token",
+    "single_query_attention",
+    "softmax",
+    "sparsemax",
+    "support_size",
+]

@@ -1,0 +1,116 @@
+"""Matplotlib/seaborn figures for the lessons (00–07 and on), sized to read on a projector.
+
+Importing this module changes no global style; a lesson calls ``lesson_style()`` once at the top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+from matplotlib.axes import Axes
+
+
+def lesson_style() -> None:
+    """The lessons' look: seaborn's white grid, fonts a little larger than notebook default."""
+    sns.set_theme(context="notebook", style="whitegrid", font_scale=1.1)
+
+
+def plot_next_tokens(tokens: Sequence[str], probs: Sequence[float], ax: Axes | None = None) -> Axes:
+    """Horizontal bars: each candidate next token (quoted, so spaces show) and its probability."""
+    ax = ax or plt.subplots(figsize=(7, 0.35 * len(tokens) + 1))[1]
+    labels = [repr(t) for t in tokens]
+    sns.barplot(x=[float(p) for p in probs], y=labels, hue=labels, ax=ax, palette="crest", legend=False)
+    ax.set(xlabel="probability of being the next token", ylabel="", xlim=(0, 1))
+    for y, p in enumerate(probs):
+        ax.text(float(p) + 0.01, y, f"{float(p):.3f}", va="center")
+    return ax
+
+
+def plot_attention(
+    A,
+    rows: Sequence[str],
+    cols: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    title: str = "",
+    annotate: bool | None = None,
+) -> Axes:
+    """Heatmap of an attention matrix: row i = query i, column j = key j, colour = A_ij in [0, 1]."""
+    A = np.asarray(A, dtype=float)
+    cols = rows if cols is None else cols
+    annotate = A.size <= 100 if annotate is None else annotate
+    ax = ax or plt.subplots(figsize=(0.6 * len(cols) + 2, 0.5 * len(rows) + 1.2))[1]
+    sns.heatmap(
+        A,
+        ax=ax,
+        vmin=0,
+        vmax=1,
+        cmap="rocket_r",
+        annot=annotate,
+        fmt=".2f",
+        square=True,
+        xticklabels=list(cols),
+        yticklabels=list(rows),
+        cbar=False,
+        linewidths=0.5,
+        annot_kws={"fontsize": 9},
+    )
+    ax.set(xlabel="key j (attended to)", ylabel="query i", title=title)
+    ax.tick_params(axis="y", rotation=0)
+    return ax
+
+
+def plot_weights(p, labels: Sequence[str], ax: Axes | None = None, title: str = "") -> Axes:
+    """Bars of one attention distribution p over positions; exact zeros are marked with a grey ×."""
+    p = np.asarray(p, dtype=float)
+    ax = ax or plt.subplots(figsize=(0.55 * len(labels) + 2, 3))[1]
+    ax.bar(range(len(p)), p, color="#3b6ea8", edgecolor="#333333")
+    zeros = np.flatnonzero(p == 0)
+    if len(zeros):
+        ax.plot(zeros, np.zeros(len(zeros)), "x", color="#999999", markersize=9, clip_on=False)
+    ax.set_xticks(range(len(p)), list(labels), rotation=0)
+    ax.set(ylim=(0, 1.05), ylabel="weight", title=title)
+    return ax
+
+
+def plot_heads(A, labels: Sequence[str], title: str = "") -> plt.Figure:
+    """One heatmap per head of ``A [H, T, T]``, side by side."""
+    A = np.asarray(A, dtype=float)
+    fig, axes = plt.subplots(1, len(A), figsize=(3.2 * len(A), 3.4), squeeze=False)
+    for h, ax in enumerate(axes[0]):
+        plot_attention(A[h], labels, ax=ax, title=f"head {h}", annotate=False)
+        if h:
+            ax.set(ylabel="", yticklabels=[])
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_token_scores(tokens: Sequence[str], scores, ax: Axes | None = None, title: str = "") -> Axes:
+    """Signed bars of per-token scores: red raises the explained output, blue lowers it."""
+    scores = np.asarray(scores, dtype=float)
+    ax = ax or plt.subplots(figsize=(0.5 * len(tokens) + 2, 3))[1]
+    ax.bar(range(len(scores)), scores, color=np.where(scores >= 0, "#c0392b", "#2c6fbb"))
+    ax.axhline(0, color="#444", linewidth=0.8)
+    ax.set_xticks(range(len(scores)), list(tokens), rotation=60)
+    ax.set(title=title, ylabel="score")
+    return ax
+
+
+def plot_head_grid(attentions, labels: Sequence[str], title: str = "") -> plt.Figure:
+    """Seaborn heatmaps of every head: a grid of layers (rows) × heads (columns), [L, H, T, T]."""
+    attentions = np.asarray(attentions, dtype=float)
+    L, H = attentions.shape[:2]
+    fig, axes = plt.subplots(L, H, figsize=(1.9 * H + 1, 1.9 * L + 0.6), squeeze=False)
+    for (layer, head), ax in np.ndenumerate(axes):
+        sns.heatmap(attentions[layer, head], ax=ax, cmap="rocket_r", vmin=0, vmax=1, cbar=False, square=True)
+        ax.set(xticks=[], yticks=[])
+        if layer == 0:
+            ax.set_title(f"head {head}", fontsize=10)
+        if head == 0:
+            ax.set_ylabel(f"layer {layer}", fontsize=10)
+    fig.suptitle(title or f"attention of every head ({len(labels)} tokens, query rows × key columns)")
+    fig.tight_layout()
+    return fig

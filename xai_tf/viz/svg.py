@@ -1,0 +1,134 @@
+"""SVG and HTML drawing for the widgets of every lesson: markup strings the browser draws at once.
+
+Widgets redraw on every slider move; building an SVG string takes well under a millisecond and
+the browser draws it at once, where a matplotlib figure costs 100-400 ms to render to PNG here.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import seaborn as sns
+
+_RAMP = sns.color_palette("rocket_r", as_cmap=True)
+
+
+def _hex(value: float) -> str:
+    r, g, b, _ = _RAMP(min(max(value, 0.0), 1.0))
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+
+
+def _text(x: float, y: float, s: str, size: int = 13, anchor: str = "middle", **attrs: str) -> str:
+    extra = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+        f'font-family="sans-serif"{extra}>{html.escape(s)}</text>'
+    )
+
+
+def svg_bars(
+    values: Sequence[float],
+    labels: Sequence[str],
+    title: str = "",
+    horizontal: bool = False,
+    vmax: float = 1.0,
+) -> str:
+    """A bar chart as an SVG string (values in [0, vmax]); exact zeros are marked with a grey ×."""
+    values = [float(v) for v in values]
+    n, bar, gap, label_room, top = len(values), 26, 8, 90, 28
+    parts, size = [], (0, 0)
+    if horizontal:
+        length = 380
+        size = (label_room + length + 60, top + n * (bar + gap))
+        for i, (v, lab) in enumerate(zip(values, labels, strict=True)):
+            y = top + i * (bar + gap)
+            parts.append(
+                f'<rect x="{label_room}" y="{y}" width="{length * v / vmax:.1f}" height="{bar}" '
+                f'fill="#3b6ea8"/>'
+            )
+            parts.append(_text(label_room - 6, y + bar * 0.7, lab, anchor="end"))
+            parts.append(_text(label_room + length * v / vmax + 4, y + bar * 0.7, f"{v:.3f}", anchor="start"))
+    else:
+        height, bottom, left = 160, 30, 34
+        size = (max(left + n * (bar + gap) + 10, 160), top + height + bottom)
+        base = top + height
+        for tick in (0.5, 1.0):  # light gridlines so that heights can be read
+            y = base - height * tick
+            parts.append(f'<line x1="{left - 4}" y1="{y}" x2="{size[0] - 6}" y2="{y}" stroke="#ddd"/>')
+            parts.append(_text(left - 6, y + 4, f"{tick * vmax:g}", size=11, anchor="end", fill="#666"))
+        for i, (v, lab) in enumerate(zip(values, labels, strict=True)):
+            x = left + i * (bar + gap)
+            h = height * v / vmax
+            parts.append(f'<rect x="{x}" y="{base - h:.1f}" width="{bar}" height="{h:.1f}" fill="#3b6ea8"/>')
+            if v == 0:
+                parts.append(_text(x + bar / 2, base - 3, "×", size=15, fill="#999999"))
+            parts.append(_text(x + bar / 2, base + 16, lab, size=12))
+        parts.append(f'<line x1="{left - 4}" y1="{base}" x2="{size[0] - 6}" y2="{base}" stroke="#444"/>')
+    parts.insert(0, _text(size[0] / 2, 18, title, size=14, font_weight="bold"))
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size[0]}" height="{size[1]}">{"".join(parts)}</svg>'
+    )
+
+
+def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title: str = "") -> str:
+    """An attention matrix as an SVG string: row i = query, column j = key, darker = more weight."""
+    A = np.asarray(A, dtype=float)
+    cols = rows if cols is None else cols
+    cell, left, top = 40, 70, 30
+    parts = [_text(left + cell * len(cols) / 2, 18, title, size=14, font_weight="bold")]
+    for i, row in enumerate(A):
+        parts.append(_text(left - 6, top + i * cell + cell * 0.62, rows[i], anchor="end"))
+        for j, v in enumerate(row):
+            x, y = left + j * cell, top + i * cell
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_hex(v)}" stroke="#fff"/>'
+            )
+            parts.append(
+                _text(x + cell / 2, y + cell * 0.62, f"{v:.2f}", size=11, fill="#fff" if v > 0.5 else "#222")
+            )
+    for j, col in enumerate(cols):
+        parts.append(_text(left + j * cell + cell / 2, top + len(A) * cell + 16, col, size=12))
+    width, height = left + cell * len(cols) + 10, top + cell * len(A) + 26
+    return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">{"".join(parts)}</svg>'
+
+
+def html_ranked_table(
+    rows: Sequence[str], ranked: Sequence[Sequence[tuple[str, float]]], title: str = ""
+) -> str:
+    """A table of ranked guesses: one row per label, cells 'token p' shaded by p (e.g. the logit
+    lens: a row per layer, its top tokens)."""
+    head = (
+        f"<caption style='font-weight:bold;text-align:left'>{html.escape(title)}</caption>" if title else ""
+    )
+    body = []
+    for label, cells in zip(rows, ranked, strict=True):
+        tds = "".join(
+            f"<td style='background:{_hex(p)};color:{'#fff' if p > 0.5 else '#222'};padding:2px 8px;"
+            f"font-family:monospace'>{html.escape(tok)} {p:.2f}</td>"
+            for tok, p in cells
+        )
+        body.append(f"<tr><th style='text-align:right;padding-right:8px'>{html.escape(label)}</th>{tds}</tr>")
+    return f"<table style='border-collapse:collapse'>{head}{''.join(body)}</table>"
+
+
+def _diverging(score: float, scale: float) -> str:
+    """Red for positive, blue for negative, white at 0; |score| = scale is the full colour."""
+    t = 0.0 if scale == 0 else max(-1.0, min(1.0, score / scale))
+    fade = int(255 * (1 - abs(t)))
+    return f"#ff{fade:02x}{fade:02x}" if t >= 0 else f"#{fade:02x}{fade:02x}ff"
+
+
+def html_token_scores(tokens: Sequence[str], scores: Sequence[float], title: str = "") -> str:
+    """The prompt with each token shaded by its score: red raises the explained output, blue lowers
+    it, white is 0; colours are scaled to the largest |score|. The score shows on hover."""
+    scores = [float(s) for s in scores]
+    scale = max((abs(s) for s in scores), default=0.0)
+    spans = "".join(
+        f"<span title='{s:+.4f}' style='background:{_diverging(s, scale)};padding:2px 1px;"
+        f"border-radius:3px;font-family:monospace;white-space:pre'>{html.escape(t)}</span>"
+        for t, s in zip(tokens, scores, strict=True)
+    )
+    head = f"<div style='font-weight:bold'>{html.escape(title)}</div>" if title else ""
+    return f"<div style='line-height:2'>{head}{spans}</div>"

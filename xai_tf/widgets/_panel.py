@@ -1,0 +1,122 @@
+"""What every lesson panel shares: named controls, one redraw per change, errors as one line.
+
+A panel is built from named controls, laid out in rows, and a ``render()`` that returns the view's
+markup (SVG or HTML from ``xai_tf.viz.svg``, drawn by the browser in milliseconds). It renders once
+when built and once per change of any control; an error shows as a one-line message above an empty
+view, never as a traceback. Tests, benchmarks and lessons reach a control by name: ``panel["layer"]``.
+
+A panel that needs a kind of model (``@needs("causal", "next-token prediction")``) shows only the
+model handle's one-line message when given another kind.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import wraps
+from typing import Any
+
+import ipywidgets as widgets
+
+from xai_tf.models.loaded import as_model
+
+
+class Panel(widgets.VBox):
+    """Rows of named controls, a message line (``.message``) and a view (``.view``)."""
+
+    def __init__(
+        self,
+        controls: Mapping[str, widgets.Widget],
+        render: Callable[[], str],
+        rows: Sequence[Sequence[str]] | None = None,
+        updates: Mapping[str, Callable[[], None]] | None = None,
+    ):
+        """``updates[name]()`` runs first when control ``name`` changes (e.g. refills another
+        control's options), with redraws held, so that one change still renders once."""
+        self.controls = dict(controls)
+        self.message, self.view = widgets.HTML(), widgets.HTML()
+        self._render, self._held = render, 0
+        rows = [[name] for name in self.controls] if rows is None else rows
+        if sorted(n for r in rows for n in r) != sorted(self.controls):
+            raise ValueError(f"rows {rows} must name each control once: {list(self.controls)}")
+        boxes = [self[r[0]] if len(r) == 1 else widgets.HBox([self[n] for n in r]) for r in rows]
+        super().__init__([*boxes, self.message, self.view])
+        for name, update in (updates or {}).items():
+            self[name].observe(lambda _change, update=update: self._update(update), "value")
+        for control in self.controls.values():
+            if "value" in control.trait_names():
+                control.observe(self.redraw, "value")
+        self.redraw()
+
+    def __getitem__(self, name: str) -> widgets.Widget:
+        return self.controls[name]
+
+    def redraw(self, _change: object = None) -> None:
+        """Render the view now (the controls call this on every change)."""
+        if self._held:
+            return
+        try:
+            self.view.value, self.message.value = self._render(), ""
+        except Exception as err:  # a student sees a short message, never a traceback
+            self.show_message(err)
+
+    def _update(self, update: Callable[[], None]) -> None:
+        with self.held():
+            update()
+
+    def show_message(self, err: Exception) -> None:
+        text = str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}"
+        self.message.value = f"<span style='color:#b00'>⚠ {html.escape(text)}</span>"
+        self.view.value = ""
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Change several controls without a redraw per change (the caller redraws once after)."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+
+
+def needs(kind: str, task: str) -> Callable[[Callable[..., Panel]], Callable[..., Panel]]:
+    """For a panel builder whose first argument is the model: a model of another kind gets a panel
+    with the one-line message ("minilm is an encoder: next-token prediction needs a causal model …")."""
+
+    def decorate(build: Callable[..., Panel]) -> Callable[..., Panel]:
+        @wraps(build)
+        def checked(lm: Any, *args: Any, **kwargs: Any) -> Panel:
+            try:
+                as_model(lm).require(kind, task)
+            except ValueError as err:
+                return refusal(err)
+            return build(lm, *args, **kwargs)
+
+        return checked
+
+    return decorate
+
+
+def refusal(err: Exception) -> Panel:
+    """A panel with no controls that shows only ``err`` as its message."""
+
+    def render() -> str:
+        raise err
+
+    return Panel({}, render, rows=[])
+
+
+def prompt_box(prompt: str) -> widgets.Textarea:
+    return widgets.Textarea(
+        value=prompt, description="prompt", continuous_update=False, layout=widgets.Layout(width="60%")
+    )
+
+
+def position_labels(tokens: Sequence[str]) -> list[str]:
+    """``"i:token"`` for each token, so repeated tokens stay apart in plots."""
+    return [f"{i}:{t}" for i, t in enumerate(tokens)]
+
+
+def side_by_side(*svgs: str) -> str:
+    return "<div style='display:flex;flex-wrap:wrap;gap:12px'>" + "".join(svgs) + "</div>"

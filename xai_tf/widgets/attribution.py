@@ -1,0 +1,50 @@
+"""Lesson 06's panel: explain one next-token prediction by a method picked from the registry."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from xai_tf import viz
+from xai_tf.decoding import top_next_tokens
+from xai_tf.explain import attribution as attr
+from xai_tf.explain.registry import ATTRIBUTIONS
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.widgets._panel import Panel, needs, prompt_box
+
+
+@needs("causal", "attribution to the token embeddings")
+def attribution_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what light through yonder") -> Panel:
+    """Choose the target among the top next tokens, the method, the baseline and the number of
+    steps; see the prompt highlighted and, for IG, F(x), F(x') and the delta."""
+    text = prompt_box(prompt)
+    target = widgets.Dropdown(description="target")
+    method = widgets.Dropdown(options=list(ATTRIBUTIONS), description="method")
+    baselines = attr.named_baselines(lm)
+    baseline = widgets.Dropdown(options=list(baselines), description="baseline")
+    quadrature = widgets.Dropdown(options=attr.METHODS, description="integral")
+    steps = widgets.IntSlider(value=50, min=2, max=300, description="steps m")
+
+    def update_targets() -> None:
+        try:
+            ids, probs = top_next_tokens(lm, lm.encode(text.value), 8)
+        except ValueError:
+            return  # the panel's message explains the bad prompt
+        labels = lm.token_strings(ids.tolist())
+        options = [(f"{t!r} p={p:.2f}", int(i)) for t, p, i in zip(labels, probs.tolist(), ids, strict=True)]
+        keep = target.value if target.value in ids.tolist() else options[0][1]
+        target.options, target.value = options, keep
+
+    def render() -> str:
+        ids = lm.encode(text.value)
+        explain = ATTRIBUTIONS[method.value]
+        scores, note = explain(
+            lm, ids, target.value, baselines[baseline.value], steps.value, quadrature.value
+        )
+        title = f"{method.value} for the logit of {lm.token_strings([target.value])[0]!r}"
+        return viz.html_token_scores(lm.token_strings(ids), scores.tolist(), title) + f"<p>{note}</p>"
+
+    update_targets()
+    controls = {"text": text, "target": target, "method": method}
+    controls |= {"baseline": baseline, "quadrature": quadrature, "steps": steps}
+    rows = [["text"], ["target", "method"], ["baseline", "quadrature", "steps"]]
+    return Panel(controls, render, rows, updates={"text": update_targets})
