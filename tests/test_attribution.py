@@ -210,14 +210,14 @@ def test_leave_one_out_by_dropping(random_gpt2):
     ("kwargs", "message"),
     [
         (dict(method="trapezoid"), r"method must be one of \('riemann_right', 'gausslegendre'\)"),
-        (dict(n_steps=0), "n_steps must be ≥ 1"),
+        (dict(n_steps=0), "n_steps must be an integer ≥ 1, got 0"),
         (dict(baseline="mean"), "baseline must be 'token0', 'zeros', a token id or token ids"),
         (dict(baseline=[1, 2]), r"baseline ids have shape \(2,\), the prompt \(3,\)"),
         (dict(baseline=90), r"baseline ids must lie in 0..89"),
-        (dict(target=90), r"target must lie in 0..89"),
-        (dict(position=3), r"position must lie in -3..2"),
+        (dict(target=90), r"target must be an integer in 0..89, got 90"),
+        (dict(position=3), r"position must be an integer in -3..2, got 3"),
         (dict(output="prob"), r"output must be one of \('logit', 'logprob'\)"),
-        (dict(batch_size=0), "batch_size must be ≥ 1"),
+        (dict(batch_size=0), r"batch_size \(None: all steps at once\) must be an integer ≥ 1, got 0"),
         (dict(input_ids=[]), "input_ids is empty"),
     ],
 )
@@ -225,3 +225,39 @@ def test_bad_ig_arguments(random_gpt2, kwargs, message):
     args = dict(input_ids=[1, 2, 3], target=4) | kwargs
     with pytest.raises(ValueError, match=message):
         attr.integrated_gradients(random_gpt2, **args)
+
+
+def test_quadrature_and_leave_one_out_name_bad_integers(random_gpt2):
+    with pytest.raises(TypeError, match=r"n_steps must be an integer ≥ 1, got 2.5"):
+        attr.quadrature(2.5)
+    with pytest.raises(ValueError, match=r"replacement must be an integer in 0..89, got 99"):
+        attr.leave_one_out(random_gpt2, [1, 2, 3], 4, replacement=99)
+
+
+def test_gradient_times_input_is_the_drop_of_a_linear_f():
+    """For F(E) = Σ w ⊙ E + b, F(E) − F(E with E_t := 0) = Σ_j w_tj E_tj exactly: the sign the
+    docstring states (it used to say "the change of F", which is the negative)."""
+    g = torch.Generator().manual_seed(0)
+    w, E = torch.randn(4, 3, generator=g), torch.randn(4, 3, generator=g)
+
+    def F(E):
+        return (w * E).sum() + 0.7
+
+    drops = torch.stack([F(E) - F(E.index_fill(0, torch.tensor([t]), 0.0)) for t in range(4)])
+    torch.testing.assert_close(attr.gradient_times_input(w, E), drops)
+
+
+def test_sequential_ig_completeness_has_plus_delta(random_gpt2):
+    """score_t = F(E) − F(E with E_t := E′_t) + delta_t, the identity the docstring now states."""
+    ids, target = [1, 2, 3], 4
+    scores, deltas = attr.sequential_integrated_gradients(random_gpt2, ids, target, n_steps=5)
+    F = attr.target_function(random_gpt2, target, T=3)
+    E = random_gpt2.wte(torch.tensor(ids)).detach()
+    E_base = random_gpt2.wte(torch.zeros(3, dtype=torch.long)).detach()
+    with torch.no_grad():
+        for t in range(3):
+            changed = E.clone()
+            changed[t] = E_base[t]
+            difference = float(F(E[None]) - F(changed[None]))
+            assert float(scores[t]) == pytest.approx(difference + float(deltas[t]), abs=1e-5)
+            assert abs(float(deltas[t])) > 1e-4  # 5 steps leave a visible delta: the sign matters

@@ -11,6 +11,7 @@ from xai_tf import LoadedModel
 from xai_tf.decoding import (
     beam_search,
     continuation_log_prob,
+    filtered_probs,
     generate,
     greedy,
     next_token_probs,
@@ -41,7 +42,7 @@ def test_next_token_probs_is_softmax_of_the_last_logits(pair):
 
 @pytest.mark.parametrize("k", [0, 101])
 def test_top_k_out_of_range(pair, k):
-    with pytest.raises(ValueError, match=r"k must lie in 1..100"):
+    with pytest.raises(ValueError, match=r"k must be an integer in 1..100"):
         top_next_tokens(pair[1], [1, 2], k)
 
 
@@ -56,11 +57,11 @@ def test_sampling_is_seeded_and_top_1_is_greedy(pair):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        (dict(temperature=0), "temperature must be > 0"),
-        (dict(temperature=-1.0), "temperature must be > 0"),
-        (dict(top_k=0), r"top_k must lie in 1..100"),
-        (dict(top_p=0.0), r"top_p must lie in \(0, 1\]"),
-        (dict(max_new_tokens=-1), "max_new_tokens must be ≥ 0"),
+        (dict(temperature=0), "temperature must be a finite number > 0"),
+        (dict(temperature=-1.0), "temperature must be a finite number > 0"),
+        (dict(top_k=0), r"top_k must be an integer in 1..100"),
+        (dict(top_p=0.0), r"top_p must be a finite number in \(0, 1\]"),
+        (dict(max_new_tokens=-1), "max_new_tokens must be an integer ≥ 0"),
     ],
 )
 def test_bad_sampling_arguments(pair, kwargs, message):
@@ -99,10 +100,10 @@ def test_top_p_keeps_the_smallest_set_reaching_p(p, kept):
 @pytest.mark.parametrize(
     ("fn", "arg", "message"),
     [
-        (top_k_filter, 0, r"k must lie in 1..4"),
-        (top_k_filter, 5, r"k must lie in 1..4"),
-        (top_p_filter, 0.0, r"p must lie in \(0, 1\]"),
-        (top_p_filter, 1.5, r"p must lie in \(0, 1\]"),
+        (top_k_filter, 0, r"k must be an integer in 1..4"),
+        (top_k_filter, 5, r"k must be an integer in 1..4"),
+        (top_p_filter, 0.0, r"p must be a finite number in \(0, 1\]"),
+        (top_p_filter, 1.5, r"p must be a finite number in \(0, 1\]"),
     ],
 )
 def test_filter_arguments_out_of_range(fn, arg, message):
@@ -233,9 +234,9 @@ def test_beam_search_agrees_with_transformers(pair):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        (dict(beam_width=0), "beam_width must be ≥ 1"),
+        (dict(beam_width=0), "beam_width must be an integer ≥ 1"),
         (dict(max_new_tokens=31), r"max_new_tokens must lie in 0..29"),
-        (dict(max_new_tokens=-2), "max_new_tokens must be ≥ 0"),
+        (dict(max_new_tokens=-2), "max_new_tokens must be an integer ≥ 0"),
         (dict(input_ids=[]), "input_ids is empty"),
     ],
 )
@@ -259,7 +260,7 @@ def test_continuation_log_prob_matches_transformers_loss(pair):
     with torch.no_grad():
         mean_nll = hf(torch.tensor([ids]), labels=labels).loss
     assert continuation_log_prob(ours, ids, 3) == pytest.approx(-3 * float(mean_nll), abs=1e-4)
-    with pytest.raises(ValueError, match=r"prompt_length must lie in 1..6"):
+    with pytest.raises(ValueError, match=r"prompt_length must be an integer in 1..6, got 0"):
         continuation_log_prob(ours, ids, 0)
 
 
@@ -274,3 +275,65 @@ def test_cached_logits_of_the_bundled_model(bundled):
             cache = KVCache()
             steps = [model(text[:10], kv_cache=cache)[0]] + [model([t], kv_cache=cache)[0] for t in text[10:]]
         assert (torch.cat(steps) - full).abs().max() <= bound * full.abs().max()
+
+
+@pytest.mark.parametrize(
+    "decode",
+    [
+        lambda m, ids: greedy(m, ids, 3),
+        lambda m, ids: generate(m, ids, 3, seed=0),
+        lambda m, ids: beam_search(m, ids, 2, 3),
+        lambda m, ids: continuation_log_prob(m, ids, 1),
+    ],
+)
+def test_decoders_refuse_a_batch_instead_of_using_its_first_prompt(pair, decode):
+    _, ours = pair
+    with pytest.raises(
+        ValueError, match=r"input_ids must be one prompt, \[T\] or \[1, T\], got shape \(2, 2\)"
+    ):
+        decode(ours, [[1, 2], [3, 4]])
+    decode(ours, [[1, 2]])  # a batch of one is one prompt
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(temperature=float("nan")), "temperature must be a finite number > 0, got nan"),
+        (dict(temperature=float("inf")), "temperature must be a finite number > 0, got inf"),
+        (dict(top_p=float("nan")), r"top_p must be a finite number in \(0, 1\], got nan"),
+        (dict(top_k=2.5), r"top_k must be an integer in 1..100, got 2.5"),
+        (dict(top_k=True), r"top_k must be an integer in 1..100, got True"),
+    ],
+)
+def test_nan_and_non_integers_fail_the_range_checks(pair, kwargs, message):
+    _, ours = pair
+    with pytest.raises((ValueError, TypeError), match=message):
+        generate(ours, [1, 2], 3, **kwargs)
+
+
+def test_beam_search_refuses_a_nan_length_penalty(pair):
+    _, ours = pair
+    with pytest.raises(ValueError, match="length_penalty must be a finite number, got nan"):
+        beam_search(ours, [1, 2], 2, 3, length_penalty=float("nan"))
+
+
+def test_a_denormal_temperature_is_greedy_not_nan(pair):
+    """τ = 1e-45 used to overflow z / τ to ±inf and hand NaN probabilities to torch.multinomial."""
+    _, ours = pair
+    z = ours([1, 2, 3])[0, -1].detach()
+    probs = filtered_probs(z, 1e-45)
+    assert torch.equal(probs, torch.nn.functional.one_hot(z.argmax(), z.numel()).float())
+    assert generate(ours, [1, 2, 3], 5, temperature=1e-45) == greedy(ours, [1, 2, 3], 5)
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("nan")])
+@pytest.mark.parametrize("fn", [lambda z: top_p_filter(z, 0.9), lambda z: top_k_filter(z, 2)])
+def test_filters_refuse_inf_and_nan_logits(fn, bad):
+    z = torch.tensor([1.0, bad, 0.0, -1.0])
+    with pytest.raises(ValueError, match=r"logits has \+inf or NaN entries: only −inf is allowed"):
+        fn(z)
+
+
+def test_filters_keep_minus_inf_as_removed():
+    z = torch.tensor([1.0, float("-inf"), 0.5, -1.0])
+    assert torch.isneginf(top_p_filter(z, 0.99)[1]) and torch.isneginf(top_k_filter(z, 3)[1])

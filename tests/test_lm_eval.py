@@ -37,5 +37,8 @@ def test_loss_per_char_divides_by_characters():
     assert loss_per_char(model, enc, [text]) == pytest.approx(
         _reference_nll(model, ids, 8) / len(text), rel=1e-5
     )
-    with pytest.raises(ValueError, match="stride must lie in 1..16"):
+    with pytest.raises(ValueError, match="stride must be an integer in 1..16, got 17"):
         loss_per_char(model, enc, [text], stride=17)
+    for texts in ([], [""], ["ok", 3]):  # [] used to divide by zero characters
+        with pytest.raises(ValueError, match="texts must be a non-empty list of non-empty strings"):
+            loss_per_char(model, enc, texts)

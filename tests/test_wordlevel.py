@@ -148,9 +148,44 @@ def test_head_statistics_by_hand():
         (wl.aggregate_heads, (torch.zeros(1, 1, 2, 2), "median"), "how must be 'mean' or 'max'"),
         (wl.word_groups, (["a"], "sentencepiece"), "scheme must be 'bpe' or 'wordpiece'"),
         (wl.head_statistics, (torch.zeros(1, 1, 2, 2), ["a"]), "1 tokens for attention over 2 positions"),
-        (wl.attention_flow, (torch.zeros(1, 1, 2, 2), 1.5), r"residual must lie in \[0, 1\]"),
+        (
+            wl.attention_flow,
+            (torch.zeros(1, 1, 2, 2), 1.5),
+            r"residual must be a finite number in \[0, 1\], got 1.5",
+        ),
     ],
 )
 def test_bad_wordlevel_arguments(fn, args, message):
     with pytest.raises(ValueError, match=message):
         fn(*args)
+
+
+def test_flow_of_weights_above_one_does_not_overflow():
+    """Capacities were cast with np.int32(x · 2³⁰): a weight above 2 wrapped around silently."""
+    attentions = torch.rand(1, 1, 3, 3, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * 4
+    torch.testing.assert_close(wl.attention_flow(attentions), networkx_flow(attentions), atol=1e-6, rtol=0)
+    big = attentions * 1000  # rows summing to ~6000: the scale adapts, the relative error stays small
+    torch.testing.assert_close(wl.attention_flow(big), networkx_flow(big), atol=1e-6 * 6000, rtol=0)
+
+
+def test_normalised_flow_of_a_row_with_no_flow_is_zero_not_nan():
+    attentions = torch.zeros(1, 1, 3, 3, dtype=torch.float64)
+    attentions[0, 0, 1:, 1:] = 0.5  # query 0 attends nowhere: with r = 0 it receives no flow
+    flow = wl.attention_flow(attentions, residual=0.0, normalize=True)
+    assert torch.equal(flow[0], torch.zeros(3)) and not flow.isnan().any()
+    torch.testing.assert_close(flow[1:].sum(-1), torch.ones(2, dtype=torch.float64))
+
+
+@pytest.mark.parametrize(
+    ("attentions", "error", "message"),
+    [
+        (torch.full((1, 1, 3, 3), float("nan")), ValueError, "finite floating-point weights"),
+        (-torch.ones(1, 1, 3, 3) / 3, ValueError, "attentions must be ≥ 0"),
+        (torch.ones(0, 2, 3, 3), ValueError, r"at least one of each, got \(0, 2, 3, 3\)"),
+        (torch.ones(2, 2, 3, 3, dtype=torch.long), ValueError, "finite floating-point weights"),
+        ([[[[1.0]]]], TypeError, "attentions must be a torch.Tensor"),
+    ],
+)
+def test_flow_refuses_what_is_not_attention(attentions, error, message):
+    with pytest.raises(error, match=message):
+        wl.attention_flow(attentions)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 import torch
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.kv_cache import KVCache
 from xai_tf.models.loaded import LoadedModel, causal
@@ -26,14 +27,17 @@ from xai_tf.models.loaded import LoadedModel, causal
 Model = LoadedModel | GPT2
 
 
-def _check_common(max_new_tokens: int, temperature: float = 1.0) -> None:
-    if max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be ≥ 0, got {max_new_tokens}")
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+def _prompt(model: GPT2, input_ids: Sequence[int] | Tensor) -> Tensor:
+    """The one prompt ``[T]`` in ``input_ids``; a batch of several is refused, not cut to its first."""
+    ids = model.check_input_ids(input_ids)
+    if ids.size(0) != 1:
+        raise ValueError(
+            f"input_ids must be one prompt, [T] or [1, T], got shape {tuple(ids.shape)}: decode one at a time"
+        )
+    return ids[0]
 
 
-def last_logits(model: GPT2, ids: list[int], use_cache: bool = True) -> Iterator[Tensor]:
+def _last_logits(model: GPT2, ids: list[int], use_cache: bool = True) -> Iterator[Tensor]:
     """The logits z_t of the last position, once per step, for a text the caller extends.
 
     Yields z for ``ids``; the caller appends the chosen token to ``ids`` and asks for the next.
@@ -62,8 +66,8 @@ def _decode(
 ) -> list[int]:
     lm = causal(model, "decoding")
     gpt2, eot = lm.model, lm.eot_token
-    ids = gpt2.check_input_ids(input_ids)[0].tolist()
-    steps = last_logits(gpt2, ids, use_cache)
+    ids = _prompt(gpt2, input_ids).tolist()
+    steps = _last_logits(gpt2, ids, use_cache)
     for _ in range(max_new_tokens):
         ids.append(choose(next(steps)))
         if stop_at_eot and ids[-1] == eot:
@@ -80,16 +84,15 @@ def greedy(
     use_cache: bool = True,
 ) -> list[int]:
     """Prompt + up to ``max_new_tokens`` tokens, each x_{t+1} = argmax_v z_{t,v}."""
-    _check_common(max_new_tokens)
+    _checks.integer("max_new_tokens", max_new_tokens, 0)
     return _decode(model, input_ids, max_new_tokens, lambda z: int(z.argmax()), stop_at_eot, use_cache)
 
 
 def top_k_filter(logits: Tensor, k: int) -> Tensor:
     """Keep the k largest logits (last dim), −∞ elsewhere. Exactly k survive: ties at the k-th
-    value go to the lower token id."""
-    vocab = logits.size(-1)
-    if not 1 <= k <= vocab:
-        raise ValueError(f"k must lie in 1..{vocab}, got {k}")
+    value go to the lower token id. (Hugging Face's ``TopKLogitsWarper`` keeps every token tied with
+    the k-th, so it can keep more than k.)"""
+    k = _checks.integer("k", k, 1, _checks.scores("logits", logits).size(-1))
     order = logits.argsort(dim=-1, descending=True, stable=True)
     keep = torch.zeros_like(logits, dtype=torch.bool).scatter(-1, order[..., :k], True)
     return logits.masked_fill(~keep, float("-inf"))
@@ -99,10 +102,12 @@ def top_p_filter(logits: Tensor, p: float) -> Tensor:
     """Nucleus filter: keep the most likely tokens, in order, until their probability reaches p.
 
     A token is kept when the mass of the strictly more likely tokens is below p, so the most likely
-    token always survives; p = 1 keeps everything. Ties are ordered by token id.
+    token always survives; p = 1 keeps everything. Ties are ordered by token id, lower first
+    (Hugging Face's ``TopPLogitsWarper`` sorts ascending, so among tied tokens at the edge of the
+    nucleus it keeps the higher ids).
     """
-    if not 0 < p <= 1:
-        raise ValueError(f"p must lie in (0, 1], got {p}")
+    p = _checks.real("p", p, 0, 1, open_lo=True)
+    _checks.scores("logits", logits)
     if p == 1:
         return logits
     order = logits.argsort(dim=-1, descending=True, stable=True)
@@ -115,10 +120,17 @@ def top_p_filter(logits: Tensor, p: float) -> Tensor:
 def filtered_probs(
     logits: Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
 ) -> Tensor:
-    """The distribution a sampler draws from: softmax(filter(z / τ)), top-k first, then top-p."""
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
-    logits = logits / temperature
+    """The distribution a sampler draws from: softmax(filter(z / τ)), top-k first, then top-p.
+
+    z / τ is computed as (z − max z) / τ (the same softmax), so that a tiny τ cannot overflow to +∞.
+    """
+    temperature = _checks.positive("temperature", temperature)
+    logits = _checks.scores("logits", logits)
+    if top_k is not None:
+        _checks.integer("top_k", top_k, 1, logits.size(-1))
+    if top_p is not None:
+        _checks.real("top_p", top_p, 0, 1, open_lo=True)
+    logits = (logits - logits.max(-1, keepdim=True).values) / temperature
     if top_k is not None:
         logits = top_k_filter(logits, top_k)
     if top_p is not None:
@@ -155,11 +167,12 @@ def generate(
     Pure sampling is the default (τ = 1, no filter); the same ``seed`` gives the same text.
     """
     vocab = causal(model, "sampling").model.config.vocab_size
-    _check_common(max_new_tokens, temperature)
-    if top_k is not None and not 1 <= top_k <= vocab:
-        raise ValueError(f"top_k must lie in 1..{vocab}, got {top_k}")
-    if top_p is not None and not 0 < top_p <= 1:
-        raise ValueError(f"top_p must lie in (0, 1], got {top_p}")
+    _checks.integer("max_new_tokens", max_new_tokens, 0)
+    _checks.positive("temperature", temperature)
+    if top_k is not None:
+        _checks.integer("top_k", top_k, 1, vocab)
+    if top_p is not None:
+        _checks.real("top_p", top_p, 0, 1, open_lo=True)
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
 
     def choose(z: Tensor) -> int:
@@ -186,13 +199,16 @@ def beam_search(
     finished and leaves the beam, so the beam shrinks. The search ends after ``max_new_tokens``
     or when no hypothesis is live; the answer is the finished or live hypothesis of highest s.
     B = 1 is greedy decoding; a beam as large as the number of possible texts is exhaustive.
+    (Hugging Face's ``num_beams`` search differs: it refills the beam to B live hypotheses from the
+    2B best extensions and, with ``early_stopping``, stops once B hypotheses are finished; ours
+    shrinks by one per finished hypothesis. Without end-of-text both give the same answer.)
     """
     lm = causal(model, "beam search")
     gpt2, eot = lm.model, lm.eot_token
-    _check_common(max_new_tokens)
-    if beam_width < 1:
-        raise ValueError(f"beam_width must be ≥ 1, got {beam_width}")
-    prompt = gpt2.check_input_ids(input_ids)[0]
+    _checks.integer("max_new_tokens", max_new_tokens, 0)
+    _checks.integer("beam_width", beam_width, 1)
+    _checks.finite("length_penalty", length_penalty)
+    prompt = _prompt(gpt2, input_ids)
     if len(prompt) + max_new_tokens > gpt2.config.n_ctx:
         raise ValueError(
             f"max_new_tokens must lie in 0..{gpt2.config.n_ctx - len(prompt)}: beam search keeps the "
@@ -233,9 +249,8 @@ def continuation_log_prob(model: Model, input_ids: Sequence[int] | Tensor, promp
     """log p(x_{P+1..T} | x_1..x_P) = Σ_{t>P} log softmax(z_{t−1})[x_t], P = ``prompt_length`` —
     the score beam search maximises (before its length penalty)."""
     gpt2 = causal(model, "scoring a continuation").model
-    ids = gpt2.check_input_ids(input_ids)[0]
-    if not 1 <= prompt_length <= len(ids):
-        raise ValueError(f"prompt_length must lie in 1..{len(ids)}, got {prompt_length}")
+    ids = _prompt(gpt2, input_ids)
+    _checks.integer("prompt_length", prompt_length, 1, len(ids))
     log_p = gpt2(ids)[0, :-1].log_softmax(-1)
     picked = log_p.gather(-1, ids[1:, None])[:, 0]
     return float(picked[prompt_length - 1 :].sum())
@@ -244,13 +259,12 @@ def continuation_log_prob(model: Model, input_ids: Sequence[int] | Tensor, promp
 @torch.no_grad()
 def next_token_probs(model: Model, input_ids: Sequence[int] | Tensor) -> Tensor:
     """p(x_{T+1} | x_1..x_T) = softmax(z_T): the distribution over the next token, ``[vocab]``."""
-    return causal(model, "next-token prediction").model(input_ids)[0, -1].softmax(-1)
+    gpt2 = causal(model, "next-token prediction").model
+    return gpt2(_prompt(gpt2, input_ids))[0, -1].softmax(-1)
 
 
 def top_next_tokens(model: Model, input_ids: Sequence[int] | Tensor, k: int) -> tuple[Tensor, Tensor]:
     """The ``k`` most likely next tokens: ``(ids, probabilities)``, most likely first."""
-    vocab = causal(model, "next-token prediction").model.config.vocab_size
-    if not 1 <= k <= vocab:
-        raise ValueError(f"k must lie in 1..{vocab}, got {k}")
+    _checks.integer("k", k, 1, causal(model, "next-token prediction").model.config.vocab_size)
     probs, ids = next_token_probs(model, input_ids).topk(k)
     return ids, probs

@@ -18,6 +18,7 @@ import tiktoken
 import torch
 import torch.nn.functional as F
 
+from xai_tf import _checks
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.loaded import LoadedModel, causal
 
@@ -27,8 +28,7 @@ def total_nll(model: LoadedModel | GPT2, ids: list[int], stride: int) -> float:
     """Σ −log p(ids[t] | ids[:t]) over t = 1..len(ids)−1, in windows of the model's context."""
     model = causal(model, "scoring text").model
     n_ctx = model.config.n_ctx
-    if not 0 < stride <= n_ctx:
-        raise ValueError(f"stride must lie in 1..{n_ctx}, got {stride}")
+    _checks.integer("stride", stride, 1, n_ctx)
     tokens = torch.tensor(ids, device=model.wte.weight.device)
     nll, scored, start = 0.0, 1, 0  # tokens[:scored] are done; the first is given, not predicted
     while scored < len(ids):
@@ -46,6 +46,9 @@ def loss_per_char(
 ) -> float:
     """Nats per character of ``texts`` under ``model`` (see the module docstring)."""
     model = causal(model, "scoring text").model
+    texts = list(texts)
+    if not texts or not all(isinstance(text, str) and text for text in texts):
+        raise ValueError("texts must be a non-empty list of non-empty strings")
     eot = encoding.eot_token
     nll = chars = 0.0
     for text in texts:

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from xai_tf import _checks
 from xai_tf.models.loaded import LoadedModel, causal
 
 Scalar = Callable[[Tensor], Tensor]  # a batch of inputs [n, ...] → one number per input [n]
@@ -41,8 +42,7 @@ def quadrature(n_steps: int, method: str = "riemann_right") -> tuple[Tensor, Ten
     the m Gauss–Legendre nodes and weights of [−1, 1] mapped to [0, 1] (exact for polynomials of
     degree ≤ 2m − 1). Both in float64 on the CPU; callers move them to their input's device.
     """
-    if n_steps < 1:
-        raise ValueError(f"n_steps must be ≥ 1, got {n_steps}")
+    n_steps = _checks.integer("n_steps", n_steps, 1)
     if method == "riemann_right":
         nodes = torch.arange(1, n_steps + 1, dtype=torch.float64, device="cpu") / n_steps
         return nodes, torch.full((n_steps,), 1 / n_steps, dtype=torch.float64, device="cpu")
@@ -65,8 +65,8 @@ def path_integrated_gradients(
     (all at once by default); the result does not depend on it."""
     if x.shape != baseline.shape:
         raise ValueError(f"baseline has shape {tuple(baseline.shape)}, the input {tuple(x.shape)}")
-    if batch_size is not None and batch_size < 1:
-        raise ValueError(f"batch_size must be ≥ 1 (or None for all steps at once), got {batch_size}")
+    if batch_size is not None:
+        _checks.integer("batch_size (None: all steps at once)", batch_size, 1)
     alphas, weights = quadrature(n_steps, method)
     x, baseline = x.detach(), baseline.detach()
     total = torch.zeros_like(x, dtype=torch.float64)
@@ -132,14 +132,12 @@ def target_function(
     module = _module(model)
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
-    if not -T <= position < T:
-        raise ValueError(f"position must lie in {-T}..{T - 1}, got {position}")
+    _checks.integer("position", position, -T, T - 1)
 
     def F(E: Tensor) -> Tensor:
         scores = module.forward_embeddings(E)
         scores = scores[:, position] if scores.dim() == 3 else scores
-        if not 0 <= target < scores.size(-1):
-            raise ValueError(f"target must lie in 0..{scores.size(-1) - 1}, got {target}")
+        _checks.integer("target", target, 0, scores.size(-1) - 1)
         return (scores.log_softmax(-1) if output == "logprob" else scores)[:, target]
 
     return F
@@ -224,7 +222,8 @@ def sequential_integrated_gradients(
 ) -> tuple[Tensor, Tensor]:
     """Sequential IG (Enguehard, 2023): for each token t only E_t moves from its baseline to its
     value, the other tokens stay as they are. Returns ``(token_scores [T], deltas [T])``; token t's
-    completeness is score_t = F(E) − F(E with E_t := E'_t) − delta_t."""
+    completeness is score_t = F(E) − F(E with E_t := E'_t) + delta_t (delta_t = score_t minus that
+    difference, as for IG)."""
     module, ids, F = _explained(model, input_ids, target, position, output)
     E, E_base = _embeddings(module, ids, baseline)
     scores, deltas = E.new_zeros(len(ids)), E.new_zeros(len(ids))
@@ -272,7 +271,8 @@ def gradient_saliency(g: Tensor, aggregation: str = "l2") -> Tensor:
 
 
 def gradient_times_input(g: Tensor, E: Tensor) -> Tensor:
-    """Σ_j g_tj E_tj per token: the first-order change of F if E_t were set to 0."""
+    """Σ_j g_tj E_tj per token: to first order, how much F *drops* if E_t is set to 0,
+    F(E) − F(E with E_t := 0) ≈ Σ_j g_tj E_tj (exact when F is linear in E_t)."""
     if g.shape != E.shape:
         raise ValueError(f"g has shape {tuple(g.shape)}, E {tuple(E.shape)}")
     return (g * E).sum(-1)
@@ -291,6 +291,8 @@ def leave_one_out(
     dropped when ``replacement`` is None (then only for the prediction after the whole prompt,
     ``position=-1``, which is read after the shortened prompt)."""
     module, ids, F = _explained(model, input_ids, target, position, output)
+    if replacement is not None:
+        _checks.integer("replacement", replacement, 0, module.wte.num_embeddings - 1)
     if replacement is None and (position != -1 or len(ids) == 1):
         raise ValueError(
             f"dropping tokens needs position=-1 and at least 2 tokens, got {position}, {len(ids)}"

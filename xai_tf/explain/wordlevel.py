@@ -14,7 +14,8 @@ is averaged over its pieces:
 If A's rows sum to 1, so do Ã's: Σ_t Ã[s, t] = (1/a) Σ_i Σ_{all j} A[s_i, j] = (1/a) · a = 1.
 
 Across heads and layers (Abnar & Zuidema, 2020), with the residual connection folded in as
-Â_l = (1 − r) mean_h A_l + r I, r = ½ by default (rows still sum to 1):
+Â_l = (1 − r) mean_h A_l + r I, r = ½ by default (rows still sum to 1; a row of A that is all
+zeros, a query that sees nothing, becomes r on the diagonal and nothing else):
 - rollout: R = Â_L Â_{L−1} ⋯ Â_1, so R[s, t] sums over every path from input t to output s the
   product of its edge weights;
 - flow: the layered graph has a node per (layer, position) and an edge from (l−1, t) to (l, s) of
@@ -33,6 +34,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_flow
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf.models.loaded import LoadedModel
 
 PUNCTUATION = set(string.punctuation) | {"’", "‘", "“", "”", "—", "–", "…"}
@@ -45,12 +47,16 @@ def _is_punctuation(token: str) -> bool:
     return bool(stripped) and all(c in PUNCTUATION for c in stripped)
 
 
+def _check_scheme(scheme: str) -> None:
+    if scheme not in ("bpe", "wordpiece"):
+        raise ValueError(f"scheme must be 'bpe' or 'wordpiece', got {scheme!r}")
+
+
 def word_groups(tokens: Sequence[str], scheme: str = "bpe") -> list[list[int]]:
     """Token indices grouped into words, in order, covering 0..T−1. ``tokens`` are the tokens' text
     (GPT-2: decoded bytes, e.g. " soft", a newline as "\n" or "↵"; WordPiece: "soft", "##ly");
     ``scheme`` is "bpe" or "wordpiece"."""
-    if scheme not in ("bpe", "wordpiece"):
-        raise ValueError(f"scheme must be 'bpe' or 'wordpiece', got {scheme!r}")
+    _check_scheme(scheme)
     groups: list[list[int]] = []
     previous = ""
     for i, token in enumerate(tokens):
@@ -72,6 +78,8 @@ def word_groups(tokens: Sequence[str], scheme: str = "bpe") -> list[list[int]]:
 
 def words_of(lm: LoadedModel, ids: Sequence[int]) -> tuple[list[str], list[list[int]], list[str]]:
     """``(token labels, word groups, word labels)`` for a loaded model's token ids."""
+    if len(ids) == 0:
+        raise ValueError("ids is empty: a text needs at least one token")
     tokens = lm.token_strings(list(ids))
     scheme = "bpe" if isinstance(lm.tokenizer, tiktoken.Encoding) else "wordpiece"
     groups = word_groups(tokens, scheme)
@@ -86,6 +94,7 @@ def attention_of(lm: LoadedModel, text: str) -> tuple[list[str], list[list[int]]
 
 def word_strings(tokens: Sequence[str], groups: list[list[int]], scheme: str = "bpe") -> list[str]:
     """Each word's text: its tokens joined (WordPiece's "##" removed, GPT-2's spaces stripped)."""
+    _check_scheme(scheme)
     if scheme == "wordpiece":
         return ["".join(tokens[i].removeprefix("##") for i in g) for g in groups]
     return ["".join(tokens[i] for i in g).strip() or repr(tokens[g[0]]) for g in groups]
@@ -111,8 +120,17 @@ def word_attention(attn: Tensor, groups: list[list[int]]) -> Tensor:
 
 
 def _check_stack(attentions: Tensor) -> None:
-    if attentions.dim() != 4 or attentions.size(-1) != attentions.size(-2):
-        raise ValueError(f"attentions must be [layers, heads, T, T], got {tuple(attentions.shape)}")
+    if not isinstance(attentions, Tensor):
+        raise TypeError(
+            f"attentions must be a torch.Tensor [layers, heads, T, T], got {type(attentions).__name__}"
+        )
+    if attentions.dim() != 4 or attentions.size(-1) != attentions.size(-2) or 0 in attentions.shape:
+        raise ValueError(
+            "attentions must be [layers, heads, T, T] with at least one of each, "
+            f"got {tuple(attentions.shape)}"
+        )
+    if not attentions.is_floating_point() or not torch.isfinite(attentions).all():
+        raise ValueError("attentions must hold finite floating-point weights (no NaN or inf)")
 
 
 def aggregate_heads(attentions: Tensor, how: str = "mean") -> Tensor:
@@ -129,8 +147,7 @@ def residual_attention(attentions: Tensor, residual: float = 0.5) -> Tensor:
     """Â_l = (1 − r) mean_h A_l + r I for every layer: [layers, T, T]. r = ``residual`` in [0, 1]
     (½ in Abnar & Zuidema; 0 ignores the residual connection)."""
     _check_stack(attentions)
-    if not 0 <= residual <= 1:
-        raise ValueError(f"residual must lie in [0, 1], got {residual}")
+    residual = _checks.real("residual", residual, 0, 1)
     eye = torch.eye(attentions.size(-1), dtype=attentions.dtype, device=attentions.device)
     return (1 - residual) * attentions.mean(1) + residual * eye
 
@@ -144,33 +161,45 @@ def attention_rollout(attentions: Tensor, residual: float = 0.5) -> Tensor:
     return rollout
 
 
-#: Capacities are scaled to integers for scipy's exact max-flow: each is rounded by at most
-#: 2⁻³¹, so a flow value is off by at most (edges in its minimum cut) × 2⁻³¹ (< 1e-6 for up to
-#: 2,000 cut edges). All capacities are ≤ 1 and a flow never exceeds 1 (the rows into an output
-#: node sum to 1), so the integers stay below 2³⁰ < 2³¹ − 1.
-FLOW_SCALE = 2**30
+#: scipy's exact max-flow takes int32 capacities (int64 ones are silently cut to int32), so
+#: capacities are scaled to integers below this bound (see ``attention_flow``).
+INT32_MAX = 2**31 - 1
 
 
 def attention_flow(attentions: Tensor, residual: float = 0.5, normalize: bool = False) -> Tensor:
     """flow [T, T] from [layers, heads, T, T]: flow[s, t] = max-flow from input position t to
     output position s through the layered graph with capacities Â_l (see the module docstring).
-    Each flow is at most 1; with ``normalize`` each row is divided by its sum, to compare with rollout."""
+
+    Unnormalised by default: with attention rows that sum to 1 each flow is at most 1. With
+    ``normalize`` each row is divided by its sum, to compare with rollout; a row with no flow at all
+    stays 0. Attentions must be finite and ≥ 0 (any weights, not only rows summing to 1).
+
+    Exactness: capacities are scaled by 2^k, the largest power of two that keeps every capacity and
+    every flow (≤ the largest row sum B of any Â_l) within int32, and rounded; a flow value is then
+    off by at most (edges in its minimum cut) × 2^−(k+1). For rows that sum to 1, B = 1 and k = 30.
+    """
+    _check_stack(attentions)
+    if (attentions < 0).any():
+        raise ValueError("attentions must be ≥ 0: flow capacities cannot be negative")
     A_hat = residual_attention(attentions, residual).double().cpu().numpy()
     L, T, _ = A_hat.shape
+    bound = A_hat.sum(-1).max()
+    scale = 2.0 ** np.floor(np.log2(INT32_MAX / bound)) if bound > 0 else 1.0
     rows, cols, caps = [], [], []
     for layer in range(L):  # edge (layer, t) → (layer + 1, s) with capacity Â_{layer+1}[s, t]
         s, t = np.nonzero(A_hat[layer] > 0)
         rows.append(layer * T + t)
         cols.append((layer + 1) * T + s)
-        caps.append(np.rint(A_hat[layer][s, t] * FLOW_SCALE).astype(np.int32))
+        caps.append(np.rint(A_hat[layer][s, t] * scale).astype(np.int32))
     n = (L + 1) * T
     graph = csr_matrix((np.concatenate(caps), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
     flow = np.zeros((T, T))
     for s in range(T):
         for t in range(T):
-            flow[s, t] = maximum_flow(graph, t, L * T + s).flow_value / FLOW_SCALE
+            flow[s, t] = maximum_flow(graph, t, L * T + s).flow_value / scale
     if normalize:
-        flow /= flow.sum(-1, keepdims=True)
+        totals = flow.sum(-1, keepdims=True)
+        flow = np.divide(flow, totals, out=np.zeros_like(flow), where=totals > 0)
     return torch.from_numpy(flow).to(attentions)
 
 
