@@ -5,7 +5,7 @@ import transformers
 from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
 
 from xai_tf.blocks import gelu_exact, gelu_tanh, layer_norm, parameter_counts, sinusoidal_positions
-from xai_tf.models import CONFIGS, GPT2
+from xai_tf.models import CONFIGS, GPT2, GPT2Config
 
 
 def test_sinusoidal_positions_match_distilbert():
@@ -45,3 +45,15 @@ def test_parameter_counts_match_the_models(name):
     assert parameter_counts(config)["total"] == ours == theirs
     if name == "gpt2":
         assert theirs == 124_439_808
+
+
+def test_an_untied_unembedding_is_counted():
+    config = GPT2Config(vocab_size=100, n_ctx=16, n_embd=32, n_layer=2, n_head=2, tie_word_embeddings=False)
+    hf_config = transformers.GPT2Config(
+        vocab_size=100, n_positions=16, n_embd=32, n_layer=2, n_head=2, tie_word_embeddings=False
+    )
+    with torch.device("meta"):
+        ours = sum(p.numel() for p in GPT2(config).parameters())
+        theirs = transformers.GPT2LMHeadModel(hf_config).num_parameters()
+    assert parameter_counts(config)["total"] == ours == theirs
+    assert parameter_counts(config)["unembedding W_U"] == 100 * 32

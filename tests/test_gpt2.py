@@ -8,7 +8,7 @@ from huggingface_hub import try_to_load_from_cache
 
 import xai_tf
 from xai_tf.decoding import greedy
-from xai_tf.models import CONFIGS, GPT2, GPT2Config
+from xai_tf.models import CONFIGS, GPT2, GPT2Config, KVCache
 from xai_tf.models.gpt2 import HOOK_POINTS
 
 SIZES = [
@@ -143,6 +143,92 @@ def test_weights_that_do_not_fit_are_refused():
             hf.state_dict(),
             hf_layout=True,
         )
+
+
+# Options of a Hugging Face GPT-2 config that change the function, each supported. The weights are
+# drawn at 5× GPT-2's scale (initializer_range=0.1) so that ignoring an option moves the logits far
+# beyond the tolerance (the two GELUs by ~1e-3, the others by 0.3 to 6).
+HF_OPTIONS = {
+    "exact-gelu": dict(activation_function="gelu"),
+    "pytorch-tanh-gelu": dict(activation_function="gelu_pytorch_tanh"),
+    "untied-lm-head": dict(tie_word_embeddings=False),
+    "unscaled-attention": dict(scale_attn_weights=False),
+    # Stanford CRFM's GPT-2s set both; the reordering and upcasting change nothing in float32
+    "inverse-layer-scale": dict(scale_attn_by_inverse_layer_idx=True, reorder_and_upcast_attn=True),
+}
+
+
+@pytest.mark.parametrize("options", HF_OPTIONS.values(), ids=HF_OPTIONS)
+def test_hugging_face_options_match(options):
+    hf = random_hf_gpt2(6, vocab_size=1000, n_positions=64, initializer_range=0.1, **SIZES[1], **options)
+    ours = GPT2.from_hf(hf)
+    ids = torch.randint(0, 1000, (3, 50), generator=torch.Generator().manual_seed(7))
+    cache = KVCache()
+    with torch.no_grad():
+        ref = hf(ids, output_attentions=True)
+        fused = ours(ids)
+        logits, acts = ours.run_with_cache(ids)
+        stepped = torch.cat([ours(ids[:, :30], kv_cache=cache), ours(ids[:, 30:], kv_cache=cache)], 1)
+    for ours_logits in (fused, logits, stepped):
+        assert (ours_logits - ref.logits).abs().max() <= 1e-4
+    for layer, attn in enumerate(ref.attentions):
+        assert (acts["attn", layer] - attn).abs().max() <= 1e-5
+    prompt = [5, 17, 256, 999, 3]
+    ref_ids = hf.generate(
+        torch.tensor([prompt]), max_new_tokens=20, do_sample=False, pad_token_id=0, eos_token_id=None
+    )[0].tolist()
+    assert greedy(ours, prompt, 20) == ref_ids
+
+
+def test_untied_lm_head_is_the_unembedding():
+    hf = random_hf_gpt2(6, vocab_size=1000, n_positions=64, tie_word_embeddings=False, **SIZES[0])
+    ours = GPT2.from_hf(hf)
+    assert torch.equal(ours.unembedding, hf.lm_head.weight)
+    assert not torch.equal(ours.unembedding, ours.wte.weight)
+    tied = GPT2.from_hf(random_hf_gpt2(6, vocab_size=1000, n_positions=64, **SIZES[0]))
+    assert tied.unembedding is tied.wte.weight and not hasattr(tied, "lm_head")
+
+
+REFUSED_OPTIONS = {
+    "relu": (dict(activation_function="relu"), "activation_function 'relu' is not supported: use 'gelu_new'"),
+    "quick-gelu": (
+        dict(activation_function="quick_gelu"),
+        "activation_function 'quick_gelu' is not supported",
+    ),
+    "n-inner": (dict(n_inner=100), r"n_inner 100 is not supported: use 256 \(4 · n_embd\) or None"),
+    "cross-attention": (
+        dict(add_cross_attention=True),
+        "add_cross_attention True is not supported: use False",
+    ),
+}
+
+
+@pytest.mark.parametrize(("options", "message"), REFUSED_OPTIONS.values(), ids=REFUSED_OPTIONS)
+def test_unsupported_hugging_face_options_are_refused(options, message):
+    hf = random_hf_gpt2(0, vocab_size=1000, n_positions=64, **SIZES[0], **options)
+    with pytest.raises(ValueError, match=message):
+        GPT2.from_hf(hf)
+
+
+def test_a_real_config_json_uses_the_hugging_face_defaults():
+    # openai-community/gpt2's config.json names no GELU approximation, tying or attention scaling
+    config_json = {
+        "activation_function": "gelu_new",
+        "model_type": "gpt2",
+        "n_ctx": 1024,
+        "n_embd": 768,
+        "n_head": 12,
+        "n_layer": 12,
+        "n_positions": 1024,
+        "layer_norm_epsilon": 1e-05,
+        "vocab_size": 50257,
+    }
+    assert GPT2Config.from_hf(config_json) == CONFIGS["gpt2"]
+    assert GPT2Config.from_hf({**config_json, "n_inner": 3072}) == CONFIGS["gpt2"]
+    del config_json["activation_function"]
+    assert GPT2Config.from_hf(config_json) == CONFIGS["gpt2"]
+    with pytest.raises(ValueError, match="gelu 'erf' is not supported: use 'tanh' or 'none'"):
+        GPT2Config(gelu="erf")
 
 
 GPT2_ON_DISK = isinstance(try_to_load_from_cache("openai-community/gpt2", "model.safetensors"), str)

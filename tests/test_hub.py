@@ -6,6 +6,7 @@ from conftest import random_hf_gpt2
 from huggingface_hub import constants
 
 import xai_tf
+from xai_tf.decoding import greedy
 from xai_tf.models import GPT2, BertEncoder
 from xai_tf.models.hub import MODEL_NAMES
 
@@ -49,6 +50,44 @@ def test_local_directory_checkpoint(tmp_path):
     ids = lm.encode("Hello, world!")
     with torch.no_grad():
         assert (lm.model(ids) - hf(torch.tensor([ids])).logits).abs().max() <= 1e-4
+
+
+# Options of a Hugging Face GPT-2 config that change the function (tests/test_gpt2.py checks each one
+# through GPT2.from_hf); weights at 5× GPT-2's scale so that ignoring one moves the logits visibly.
+HF_OPTIONS = {
+    "exact-gelu": dict(activation_function="gelu"),
+    "untied-lm-head": dict(tie_word_embeddings=False),
+    "unscaled-attention": dict(scale_attn_weights=False),
+    "inverse-layer-scale": dict(scale_attn_by_inverse_layer_idx=True, reorder_and_upcast_attn=True),
+}
+
+
+@pytest.mark.parametrize("options", HF_OPTIONS.values(), ids=HF_OPTIONS)
+def test_local_directory_checkpoint_with_options(tmp_path, options):
+    hf = random_hf_gpt2(1, n_embd=64, n_layer=3, n_head=4, n_positions=64, initializer_range=0.1, **options)
+    hf.save_pretrained(tmp_path)
+    lm = xai_tf.load_model(str(tmp_path))
+    ids = lm.encode("Hello, world! The quick brown fox jumps over the lazy dog.")
+    with torch.no_grad():
+        assert (lm.model(ids) - hf(torch.tensor([ids])).logits).abs().max() <= 1e-4
+    prompt = torch.tensor([ids])  # "!" is token 0: an explicit mask, or generate takes it for padding
+    ref = hf.generate(
+        prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=20, do_sample=False, eos_token_id=None
+    )
+    assert greedy(lm.model, ids, 20) == ref[0].tolist()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (dict(activation_function="relu"), "activation_function 'relu' is not supported: use 'gelu_new'"),
+        (dict(n_inner=100), "n_inner 100 is not supported"),
+    ],
+)
+def test_local_directory_with_an_unsupported_option(tmp_path, options, message):
+    random_hf_gpt2(0, n_embd=32, n_layer=2, n_head=2, n_positions=32, **options).save_pretrained(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        xai_tf.load_model(str(tmp_path))
 
 
 def test_directory_that_is_not_gpt2(tmp_path):

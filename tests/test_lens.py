@@ -6,9 +6,12 @@ from xai_tf.explain.lens import logit_lens, logit_lens_top
 from xai_tf.models import GPT2
 
 
-@pytest.fixture(scope="module")
-def pair():
-    hf = random_hf_gpt2(1, vocab_size=80, n_positions=24, n_embd=48, n_layer=3, n_head=4)
+@pytest.fixture(scope="module", params=[True, False], ids=["tied", "untied"])
+def pair(request):
+    """GPT-2's tied unembedding, and a checkpoint with its own lm_head (W_U ≠ W_E)."""
+    hf = random_hf_gpt2(
+        1, vocab_size=80, n_positions=24, n_embd=48, n_layer=3, n_head=4, tie_word_embeddings=request.param
+    )
     return hf, GPT2.from_hf(hf)
 
 

@@ -11,6 +11,7 @@ import math
 import torch
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf.models.gpt2 import GPT2Config
 
 
@@ -33,6 +34,11 @@ def sinusoidal_positions(n_positions: int, d: int) -> Tensor:
 def layer_norm(u: Tensor, gamma: Tensor, beta: Tensor, eps: float = 1e-5) -> Tensor:
     """LN(u) = γ ⊙ (u − μ) / √(σ² + ε) + β over the last dim, with μ = mean(u) and σ² the biased
     variance (1/d) Σ (u_j − μ)²."""
+    d = _checks.tensor("u", u).size(-1)
+    if _checks.tensor("gamma", gamma).shape != (d,) or _checks.tensor("beta", beta).shape != (d,):
+        raise ValueError(
+            f"gamma and beta must be [{d}] (the last dim of u), got {tuple(gamma.shape)}, {tuple(beta.shape)}"
+        )
     mu = u.mean(-1, keepdim=True)
     var = ((u - mu) ** 2).mean(-1, keepdim=True)
     return gamma * (u - mu) / torch.sqrt(var + eps) + beta
@@ -40,22 +46,28 @@ def layer_norm(u: Tensor, gamma: Tensor, beta: Tensor, eps: float = 1e-5) -> Ten
 
 def gelu_exact(x: Tensor) -> Tensor:
     """GELU(x) = x Φ(x), Φ the standard normal CDF: Φ(x) = ½ (1 + erf(x / √2))."""
+    _checks.tensor("x", x)
     return x * 0.5 * (1 + torch.erf(x / math.sqrt(2)))
 
 
 def gelu_tanh(x: Tensor) -> Tensor:
     """GPT-2's approximation: ½ x (1 + tanh(√(2/π) (x + 0.044715 x³)))."""
+    _checks.tensor("x", x)
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
 
 
 def parameter_counts(config: GPT2Config) -> dict[str, int]:
     """Parameters of a GPT-2 by part, from its sizes (V vocabulary, n context, d width, L layers):
 
-    token embeddings W_E: V d (also the unembedding: weight tying)   positions W_P: n d
+    token embeddings W_E: V d (also the unembedding: weight tying; else W_U: V d more)   positions W_P: n d
     per block: LN 2·2d + attention (d·3d + 3d) + (d·d + d) + MLP (d·4d + 4d) + (4d·d + d)
     final LN: 2d
     """
+    if not isinstance(config, GPT2Config):
+        raise TypeError(f"config must be a GPT2Config (e.g. CONFIGS['gpt2']), got {type(config).__name__}")
     V, n, d, L = config.vocab_size, config.n_ctx, config.n_embd, config.n_layer
     block = 4 * d + (3 * d * d + 3 * d) + (d * d + d) + (4 * d * d + 4 * d) + (4 * d * d + d)
     counts = {"token embeddings": V * d, "position embeddings": n * d, "blocks": L * block, "final LN": 2 * d}
+    if not config.tie_word_embeddings:
+        counts["unembedding W_U"] = V * d  # a checkpoint whose lm_head is not W_E
     return counts | {"total": sum(counts.values())}

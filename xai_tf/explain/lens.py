@@ -3,7 +3,7 @@ the last, through the final LayerNorm and the unembedding.
 
 For a prompt x_1..x_T and a position t, layer l's guess for the next token is
 
-    z^(l) = LN_f(h_l[t]) W_Eᵀ,   l = 0..L,
+    z^(l) = LN_f(h_l[t]) W_Uᵀ,   l = 0..L   (W_U = W_E when the embedding is tied, as in GPT-2),
 
 where h_0 = W_E[x] + W_P is the embedding and h_l the stream leaving block l. z^(L) is the model's
 own output, so the rows show the prediction forming layer by layer. Lesson 04 uses this module;
@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.loaded import LoadedModel, causal
 
@@ -34,15 +35,13 @@ def logit_lens(model: LoadedModel | GPT2, input_ids: Sequence[int] | Tensor, pos
         )
     _, cache = model.run_with_cache(ids)
     h = torch.cat([cache["resid_pre", 0][:, position], cache.stack("resid_post")[:, 0, position]])
-    return F.linear(model.ln_f(h), model.wte.weight)
+    return F.linear(model.ln_f(h), model.unembedding)
 
 
 def logit_lens_top(
     model: LoadedModel | GPT2, input_ids: Sequence[int] | Tensor, k: int = 5, position: int = -1
 ) -> tuple[Tensor, Tensor]:
     """Per layer, the ``k`` tokens z^(l) ranks first and their probabilities: two ``[L + 1, k]``."""
-    vocab = causal(model, "the logit lens").model.config.vocab_size
-    if not 1 <= k <= vocab:
-        raise ValueError(f"k must lie in 1..{vocab}, got {k}")
+    _checks.integer("k", k, 1, causal(model, "the logit lens").model.config.vocab_size)
     probs, ids = logit_lens(model, input_ids, position).softmax(-1).topk(k)
     return ids, probs

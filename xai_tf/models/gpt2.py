@@ -7,9 +7,13 @@ of size d_h = d / H. The residual stream is
     h_0 = W_E[x] + W_P[1..T]
     h'_l = h_{l-1} + Attn_l(LN_1(h_{l-1}))          (pre-LayerNorm blocks)
     h_l  = h'_l + MLP_l(LN_2(h'_l)),  MLP(u) = W_out GELU_tanh(W_in u)
-    logits = LN_f(h_L) W_Eᵀ                          (weight tying: the unembedding is W_E)
+    logits = LN_f(h_L) W_Uᵀ,  W_U = W_E              (weight tying: the unembedding is W_E)
 
 with causal self-attention per head A = softmax(Q Kᵀ / √d_h + M), M_ij = −∞ for j > i.
+
+Other GPT-2s (Hugging Face config options, ``GPT2Config``): the exact GELU(u) = u Φ(u) in place of
+GELU_tanh; an untied unembedding W_U (``lm_head``) of its own; scores Q Kᵀ / (l √d_h) in layer l
+(``scale_attn_by_inverse_layer_idx``) or Q Kᵀ without the √d_h (``scale_attn_weights`` false).
 
 Parameter names follow GPT-2's checkpoint (``wte``, ``wpe``, ``h.{l}.ln_1``, ``attn.c_attn``,
 ``attn.c_proj``, ``ln_2``, ``mlp.c_fc``, ``mlp.c_proj``, ``ln_f``) so that Hugging Face weights
@@ -28,17 +32,17 @@ over the whole text, at a cost per step that grows with T instead of T².
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from xai_tf.models.gpt2_config import CONFIGS, GPT2Config
 from xai_tf.models.hooks import ActivationCache, Hooks, Tap
 from xai_tf.models.kv_cache import KVCache
+
+__all__ = ["CONFIGS", "GPT2", "HOOK_POINTS", "GPT2Config"]
 
 #: Every activation the cache records, per layer, with its shape.
 HOOK_POINTS: dict[str, str] = {
@@ -55,53 +59,12 @@ HOOK_POINTS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class GPT2Config:
-    """Sizes of a GPT-2 model; the defaults are GPT-2 small (124M parameters)."""
-
-    vocab_size: int = 50257
-    n_ctx: int = 1024
-    n_embd: int = 768
-    n_layer: int = 12
-    n_head: int = 12
-    layer_norm_epsilon: float = 1e-5
-    dropout: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.n_embd % self.n_head:
-            raise ValueError(f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_hf(cls, hf: Mapping[str, Any]) -> GPT2Config:
-        """The sizes of a Hugging Face GPT-2 config (its ``config.json`` as a dict)."""
-        return cls(
-            vocab_size=hf["vocab_size"],
-            n_ctx=hf["n_positions"],
-            n_embd=hf["n_embd"],
-            n_layer=hf["n_layer"],
-            n_head=hf["n_head"],
-            layer_norm_epsilon=hf.get("layer_norm_epsilon", 1e-5),
-        )
-
-
-#: The four released GPT-2 sizes.
-CONFIGS: dict[str, GPT2Config] = {
-    "gpt2": GPT2Config(),
-    "gpt2-medium": GPT2Config(n_embd=1024, n_layer=24, n_head=16),
-    "gpt2-large": GPT2Config(n_embd=1280, n_layer=36, n_head=20),
-    "gpt2-xl": GPT2Config(n_embd=1600, n_layer=48, n_head=25),
-}
-
-
 class CausalSelfAttention(nn.Module):
-    """Multi-head causal self-attention: A = softmax(Q Kᵀ / √d_h + M), output (A V) W_O."""
+    """Multi-head causal self-attention: A = softmax(s_l Q Kᵀ + M), s_l = 1/√d_h, output (A V) W_O."""
 
     def __init__(self, config: GPT2Config):
         super().__init__()
-        self.n_head = config.n_head
+        self.n_head, self.attn_scale = config.n_head, config.attn_scale
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)
         self.c_proj = nn.Linear(config.n_embd, config.n_embd)
 
@@ -117,27 +80,29 @@ class CausalSelfAttention(nn.Module):
         past = k.size(2) - T
         # query i sits at position past + i and sees keys j ≤ past + i
         future = torch.ones(T, past + T, dtype=torch.bool, device=x.device).triu(past + 1)
+        scale = self.attn_scale(layer)
         if tap.wants("attn", layer):
-            scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+            scores = (q @ k.transpose(-2, -1)) * scale
             attn = tap("attn", layer, scores.masked_fill(future, float("-inf")).softmax(-1))
             y = attn @ v
         elif past == 0:
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)
         else:
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=None if T == 1 else ~future)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=None if T == 1 else ~future, scale=scale)
         return self.c_proj(y.transpose(1, 2).reshape(batch, T, d))
 
 
 class MLP(nn.Module):
-    """MLP(u) = W_out GELU_tanh(W_in u), hidden width 4d."""
+    """MLP(u) = W_out GELU_tanh(W_in u) (or the exact GELU), hidden width 4d."""
 
     def __init__(self, config: GPT2Config):
         super().__init__()
+        self.gelu = config.gelu
         self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
         self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
 
     def forward(self, x: Tensor, layer: int, tap: Tap) -> Tensor:
-        return self.c_proj(tap("mlp_post", layer, F.gelu(self.c_fc(x), approximate="tanh")))
+        return self.c_proj(tap("mlp_post", layer, F.gelu(self.c_fc(x), approximate=self.gelu)))
 
 
 class Block(nn.Module):
@@ -173,7 +138,14 @@ class GPT2(nn.Module):
         self.drop = nn.Dropout(config.dropout)
         self.h = nn.ModuleList(Block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        if not config.tie_word_embeddings:
+            self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         self.apply(_init_weights)
+
+    @property
+    def unembedding(self) -> Tensor:
+        """W_U ``[vocab, d]``, the logits' weights: W_E (weight tying) or an untied ``lm_head``'s."""
+        return self.wte.weight if self.config.tie_word_embeddings else self.lm_head.weight
 
     @property
     def sizes(self) -> tuple[int, int, int, int]:
@@ -234,7 +206,7 @@ class GPT2(nn.Module):
         return self.ln_f(x)
 
     def _run(self, token_embeddings: Tensor, tap: Tap, kv_cache: KVCache | None) -> Tensor:
-        return F.linear(self._stream(token_embeddings, tap, kv_cache), self.wte.weight)
+        return F.linear(self._stream(token_embeddings, tap, kv_cache), self.unembedding)
 
     def check_input_ids(self, input_ids: Tensor | Sequence[int], start: int = 0) -> Tensor:
         """``input_ids`` as a ``[batch, T]`` long tensor on the model's device, validated; they
@@ -272,14 +244,15 @@ class GPT2(nn.Module):
 
         With ``hf_layout`` the names and layout are a Hugging Face GPT-2 checkpoint's: an
         optional ``transformer.`` prefix, ``Conv1D`` weights stored as [in, out] (transposed
-        here), and the tied ``lm_head`` and causal-mask buffers skipped.
+        here), the causal-mask buffers skipped, and ``lm_head`` too where it is tied to ``wte``.
         """
         conv1d = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
         ours = {}
         for name, tensor in state_dict.items():
             if hf_layout:
                 name = name.removeprefix("transformer.")
-                if name == "lm_head.weight" or name.endswith((".attn.bias", ".attn.masked_bias")):
+                tied = name == "lm_head.weight" and config.tie_word_embeddings
+                if tied or name.endswith((".attn.bias", ".attn.masked_bias")):
                     continue
                 tensor = tensor.t().contiguous() if name.endswith(conv1d) else tensor
             ours[name] = tensor.float()
@@ -296,5 +269,5 @@ def _init_weights(module: nn.Module) -> None:
     """GPT-2's initialisation: N(0, 0.02) weights, zero biases."""
     if isinstance(module, (nn.Linear, nn.Embedding)):
         nn.init.normal_(module.weight, std=0.02)
-    if isinstance(module, nn.Linear):
+    if isinstance(module, nn.Linear) and module.bias is not None:
         nn.init.zeros_(module.bias)
