@@ -3,6 +3,7 @@
 import math
 
 import entmax as reference
+import mpmath
 import numpy as np
 import pytest
 import torch
@@ -67,7 +68,7 @@ def test_entmax_family_limits():
     assert torch.equal(att.entmax(z, 2.0), att.sparsemax(z))
     torch.testing.assert_close(att.entmax(z, 1.0), torch.softmax(z, -1))
     torch.testing.assert_close(att.entmax(z, 1.0001), torch.softmax(z, -1), atol=1e-3, rtol=0)
-    with pytest.raises(ValueError, match="alpha must be ≥ 1"):
+    with pytest.raises(ValueError, match="alpha must be a finite number ≥ 1"):
         att.entmax(z, 0.5)
 
 
@@ -93,10 +94,11 @@ def test_fusedmax_is_sparsemax_at_lambda_zero_and_fuses_neighbours():
     torch.testing.assert_close(att.fusedmax(z, 0.0), att.sparsemax(z))
     p = att.fusedmax(torch.tensor([0.0, 3.0, 3.1, 2.9, 0.0, 0.2]), 0.5)
     assert p[1] == p[2] == p[3] and p[1] > 0 and p[0] == 0
-    with pytest.raises(ValueError, match="lam must be ≥ 0"):
+    with pytest.raises(ValueError, match="lam must be a finite number ≥ 0"):
         att.fusedmax(z, -1.0)
-    with pytest.raises(ValueError, match="finite"):
-        att.fusedmax(torch.tensor([0.0, float("-inf")]), 0.1)
+    for lam in (float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="lam must be a finite number ≥ 0"):
+            att.fusedmax(z, lam)
 
 
 @pytest.mark.parametrize(
@@ -143,7 +145,15 @@ def test_outputs_lie_on_the_simplex_and_ignore_shifts(row, shift, name):
 
 
 @pytest.mark.parametrize(
-    "fn", [att.softmax, att.sparsemax, lambda z: att.entmax(z, 1.5), lambda z: att.entmax(z, 1.2)]
+    "fn",
+    [
+        att.softmax,
+        att.sparsemax,
+        lambda z: att.entmax(z, 1.5),
+        lambda z: att.entmax(z, 1.2),
+        lambda z: att.entmax(z, 4.0),
+        lambda z: att.fusedmax(z, 0.3),
+    ],
 )
 def test_a_fully_masked_row_gives_zeros(fn):
     z = torch.tensor([[float("-inf")] * 4, [0.0, 1.0, float("-inf"), 2.0]], requires_grad=True)
@@ -257,3 +267,273 @@ def test_causal_rows_have_zeros_above_the_diagonal(T, d, seed, name):
     assert (A.triu(1) == 0).all()
     torch.testing.assert_close(A.sum(-1), torch.ones(T))
     torch.testing.assert_close(out[0], V[0])  # the first position can only read itself
+
+
+# ---------------------------------------------------------------- α-entmax against 60-digit arithmetic
+
+
+def _entmax_mpmath(z: list[float], alpha: float, digits: int = 60) -> list[float]:
+    """α-entmax at 60 (``digits``) digits, independent of the bisection. With x = (α−1) z sorted
+    decreasingly, the mass m(τ) = Σ_j [x_j − τ]_+^{1/(α−1)} decreases in τ, so the support is the top k
+    for the first k with m(x_(k+1)) ≥ 1; then τ = x_(k) − q^{α−1}, q = p_(k) ∈ [0, 1] the root of the
+    smooth, increasing Σ_{j≤k} (x_j − x_(k) + q^{α−1})^{1/(α−1)} − 1, by mpmath's Illinois solver."""
+    with mpmath.workdps(digits):
+        a1 = mpmath.mpf(alpha) - 1
+        x = [a1 * mpmath.mpf(v) for v in z]
+        xs = sorted((v for v in x if v != -mpmath.inf), reverse=True)
+
+        def mass(gaps: list, u) -> mpmath.mpf:  # Σ_j [gap_j + u]_+^{1/(α−1)}
+            return mpmath.fsum((g + u) ** (1 / a1) for g in gaps if g + u > 0)
+
+        k = 1
+        while k < len(xs) and mass([v - xs[k] for v in xs[:k]], 0) < 1:
+            k += 1
+        gaps = [v - xs[k - 1] for v in xs[:k]]  # exact at this precision for these scores
+        q = mpmath.findroot(lambda q: mass(gaps, q**a1) - 1, (0, 1), solver="illinois", verify=False)
+        assert abs(mass(gaps, q**a1) - 1) < mpmath.mpf(10) ** -30
+        return [float((v - xs[k - 1] + q**a1) ** (1 / a1)) if v - xs[k - 1] + q**a1 > 0 else 0.0 for v in x]
+
+
+def _mpmath_rows(z: torch.Tensor, alpha: float, digits: int = 60) -> torch.Tensor:
+    rows = [_entmax_mpmath(row, alpha, digits) for row in z.double().tolist()]
+    return torch.tensor(rows, dtype=torch.float64)
+
+
+ALPHAS = [1.25, 1.5, 2.0, 3.0, 5.0, 10.0]
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+@pytest.mark.parametrize(("scale", "offset"), [(1.0, 0.0), (1e-6, 0.0), (1.0, 1e3), (1e-2, 0.0)])
+def test_entmax_matches_a_60_digit_reference(alpha, scale, offset):
+    """float64: within 1e-14 of the exact map of the same scores (before: 6e-2 at α = 10, 3e-4 at α = 5
+    for 1e-6 scores, 3e-10 at α = 3). float32: the bisection runs in float64 and is rounded once, within
+    2⁻²⁵ (half an ulp below 1); α = 1.5 and 2 run in float32, within 4 ulps (2⁻²²). The entmax
+    package agrees where it is itself accurate (α ≤ 3, no offset)."""
+    g = torch.Generator().manual_seed(int(alpha * 10))
+    z = torch.randn(3, 40, generator=g, dtype=torch.float64) * scale + offset
+    z[0, ::3] = float("-inf")
+    exact = _mpmath_rows(z, alpha)
+    assert (att.entmax(z, alpha) - exact).abs().max() <= 1e-14
+    z32 = z.float()
+    bound = 2**-22 if alpha in (1.5, 2.0) else 2**-25 + 1e-15
+    assert (att.entmax(z32, alpha).double() - _mpmath_rows(z32, alpha)).abs().max() <= bound
+    if alpha <= 3 and offset == 0:
+        assert (reference.entmax_bisect(z, alpha, n_iter=200) - exact).abs().max() <= 1e-14
+
+
+def test_entmax_with_large_alpha_and_tiny_scores():
+    """The reported case (1e-6 · randn(200, 5000), here 20 rows), 7e-2 off at α = 10 before: 32 halvings
+    of [max − 1, max − T^{1−α}] left τ within 2.3e-10, but p_j = u_j^{1/9} with u_j = (α−1) z_j − τ of
+    1e-7 to 1e-5 here. (The entmax package, bisecting τ itself, is 1.6e-3 off on some rows.)"""
+    g = torch.Generator().manual_seed(0)
+    z = 1e-6 * torch.randn(20, 5000, generator=g, dtype=torch.float64)
+    p = att.entmax(z, 10.0)
+    assert (p.sum(-1) - 1).abs().max() <= 1e-15
+    assert (p[:4] - _mpmath_rows(z[:4], 10.0)).abs().max() <= 1e-14
+
+
+def test_sparsemax_of_large_scores_sums_to_one():
+    """Sorting and cumulative sums of scores near 1000 lose float32 digits unless the max is removed
+    first (sparsemax ignores shifts): before, rows summed to 1 ± 3.7e-4."""
+    g = torch.Generator().manual_seed(0)
+    z = torch.randn(1000, 50, generator=g) + 1000
+    p = att.sparsemax(z)
+    assert (p.sum(-1) - 1).abs().max() <= 1e-6
+    assert torch.equal(p, att.sparsemax(z - 1000))  # z − 1000 is exact in float32 here
+    assert torch.equal(att.fusedmax(z[:100], 0.0), p[:100])
+
+
+# ---------------------------------------------------------------- one rule for every map
+
+ALL_MAPS = {
+    "softmax": att.softmax,
+    "sparsemax": att.sparsemax,
+    "entmax15": lambda z, dim=-1: att.entmax(z, 1.5, dim),
+    "entmax1.3": lambda z, dim=-1: att.entmax(z, 1.3, dim),
+    "entmax4": lambda z, dim=-1: att.entmax(z, 4.0, dim),
+    "fusedmax": lambda z, dim=-1: att.fusedmax(z, 0.3, dim),
+    "hard": att.hard_attention,
+    "hard_sample": lambda z, dim=-1: att.hard_attention(z, "sample", torch.Generator().manual_seed(0), dim),
+}
+
+
+@pytest.mark.parametrize("name", ALL_MAPS)
+@pytest.mark.parametrize("bad", [float("inf"), float("nan")])
+def test_plus_inf_and_nan_scores_are_refused(name, bad):
+    for z in (torch.tensor([1.0, bad, 0.0]), torch.tensor([[1.0, 0.0], [float("-inf"), bad]])):
+        with pytest.raises(ValueError, match=r"z has \+inf or NaN scores: use −inf to mask a position"):
+            ALL_MAPS[name](z)
+
+
+@pytest.mark.parametrize("name", ALL_MAPS)
+def test_minus_inf_removes_a_position(name):
+    """map(z) is 0 where z = −∞ and equals the map of the visible scores alone elsewhere; a row with
+    nothing visible is all zeros."""
+    fn = ALL_MAPS[name]
+    g = torch.Generator().manual_seed(1)
+    z = torch.randn(6, 9, generator=g, dtype=torch.float64)
+    masked = torch.rand(6, 9, generator=g) < 0.4
+    masked[0], masked[1], masked[2, 1:] = True, False, True
+    z = z.masked_fill(masked, float("-inf"))
+    p = fn(z)
+    assert (p[masked] == 0).all() and torch.equal(p[0], torch.zeros(9, dtype=torch.float64))
+    for i in range(1, 6):
+        assert p[i].sum().item() == pytest.approx(1, abs=1e-12)
+        if name != "hard_sample":
+            torch.testing.assert_close(p[i][~masked[i]], fn(z[i][~masked[i]]), atol=1e-12, rtol=0)
+    if name.startswith("hard"):
+        return
+    w, z = torch.randn(6, 9, generator=g, dtype=torch.float64), z.requires_grad_()
+    (grad,) = torch.autograd.grad((fn(z) * w).sum(), z)
+    assert (grad[masked] == 0).all()
+    for i in range(1, 6):  # the gradient, too, is that of the map of the visible scores
+        visible = z[i][~masked[i]].detach().requires_grad_()
+        (expected,) = torch.autograd.grad((fn(visible) * w[i][~masked[i]]).sum(), visible)
+        torch.testing.assert_close(grad[i][~masked[i]], expected, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("name", ALL_MAPS)
+def test_integer_and_bool_scores_are_promoted_to_float(name):
+    fn = ALL_MAPS[name]
+    for z in (torch.tensor([[1, 2, 3], [0, -1, 5]]), torch.tensor([True, False, True])):
+        p = fn(z)
+        assert p.dtype == torch.get_default_dtype()
+        assert torch.equal(p, fn(z.to(torch.get_default_dtype())))
+    torch.testing.assert_close(att.entmax(torch.tensor([1, 2, 3]), 2.0), torch.tensor([0.0, 0.0, 1.0]))
+
+
+def test_hard_attention_of_a_fully_masked_row_is_zero():
+    z = torch.tensor([[float("-inf")] * 3, [0.0, 1.0, float("-inf")]])
+    for mode in ("argmax", "sample"):
+        p = att.hard_attention(z, mode, torch.Generator().manual_seed(0))
+        assert p.tolist()[0] == [0, 0, 0] and p[1].sum() == 1 and p[1, 2] == 0
+
+
+def _mha(n_heads=2, mask=None):
+    g = torch.Generator().manual_seed(0)
+    X, W = torch.randn(4, 6, generator=g), [torch.randn(6, 8, generator=g) for _ in range(4)]
+    return att.multi_head_attention(X, *W, n_heads=n_heads, mask=mask)
+
+
+_Q = torch.zeros(3, 4)
+BAD_CALLS = {
+    "empty softmax": (
+        lambda: att.softmax(torch.empty(3, 0)),
+        ValueError,
+        "z must have at least one position",
+    ),
+    "empty sparsemax": (
+        lambda: att.sparsemax(torch.empty(0)),
+        ValueError,
+        "z must have at least one position",
+    ),
+    "empty entmax": (lambda: att.entmax(torch.empty(2, 0), 1.3), ValueError, "at least one position"),
+    "empty entmax15": (lambda: att.entmax(torch.empty(0, 2), 1.5, 0), ValueError, "at least one position"),
+    "empty fusedmax": (lambda: att.fusedmax(torch.empty(3, 0), 0.1), ValueError, "at least one position"),
+    "empty hard": (lambda: att.hard_attention(torch.empty(3, 0)), ValueError, "at least one position"),
+    "0-d z": (
+        lambda: att.sparsemax(torch.tensor(1.0)),
+        TypeError,
+        "z must hold real scores along at least one",
+    ),
+    "complex z": (
+        lambda: att.softmax(torch.ones(2, dtype=torch.cfloat)),
+        TypeError,
+        "z must hold real scores",
+    ),
+    "dim softmax": (lambda: att.softmax(_Q, 2), ValueError, r"dim must be an integer in -2\.\.1.*got 2"),
+    "dim sparsemax": (lambda: att.sparsemax(_Q, -3), ValueError, r"dim must be an integer in -2\.\.1"),
+    "dim entmax": (lambda: att.entmax(_Q, 1.3, 5), ValueError, r"dim must be an integer in -2\.\.1"),
+    "dim fusedmax": (lambda: att.fusedmax(_Q, 0.1, 2), ValueError, r"dim must be an integer in -2\.\.1"),
+    "dim hard": (lambda: att.hard_attention(_Q, dim=2), ValueError, r"dim must be an integer in -2\.\.1"),
+    "z list": (lambda: att.sparsemax([1.0, 2.0]), TypeError, "z must be a torch.Tensor, got list"),
+    "alpha nan": (
+        lambda: att.entmax(_Q, float("nan")),
+        ValueError,
+        "alpha must be a finite number ≥ 1, got nan",
+    ),
+    "alpha inf": (
+        lambda: att.entmax(_Q, float("inf")),
+        ValueError,
+        "alpha must be a finite number ≥ 1, got inf",
+    ),
+    "alpha str": (lambda: att.entmax(_Q, "2"), TypeError, "alpha must be a finite number ≥ 1, got .2."),
+    "lam inf": (
+        lambda: att.fusedmax(_Q, float("inf")),
+        ValueError,
+        "lam must be a finite number ≥ 0, got inf",
+    ),
+    "causal -1": (lambda: att.causal_mask(-1), ValueError, "T must be an integer ≥ 0, got -1"),
+    "causal 2.5": (lambda: att.causal_mask(2.5), TypeError, "T must be an integer ≥ 0, got 2.5"),
+    "n_heads 0": (lambda: _mha(0), ValueError, "n_heads must be an integer ≥ 1, got 0"),
+    "n_heads 3": (lambda: _mha(3), ValueError, "n_heads must divide d_att=8, got 3"),
+    "n_heads 2.0": (lambda: _mha(2.0), TypeError, "n_heads must be an integer ≥ 1, got 2.0"),
+    "mask float": (
+        lambda: att.attention(_Q, _Q, _Q, mask=torch.ones(3, 3)),
+        TypeError,
+        r"mask must be a bool tensor \(True = visible\), got torch.float32",
+    ),
+    "mask int": (
+        lambda: att.self_attention(_Q, *[torch.eye(4)] * 3, mask=torch.ones(3, 3, dtype=torch.long)),
+        TypeError,
+        r"mask must be a bool tensor \(True = visible\), got torch.int64",
+    ),
+    "mask mha": (lambda: _mha(2, torch.ones(4, 4).tril()), TypeError, "mask must be a bool tensor"),
+    "lengths float": (
+        lambda: att.padding_mask([2.5], 4),
+        TypeError,
+        "lengths must be integers, got torch.float",
+    ),
+    "lengths tensor": (
+        lambda: att.padding_mask(torch.tensor([2.0, 1.0]), 4),
+        TypeError,
+        "lengths must be integers, got torch.float32",
+    ),
+    "padding T": (lambda: att.padding_mask([1], -2), ValueError, "T must be an integer ≥ 0, got -2"),
+    "lengths 0-d": (
+        lambda: att.padding_mask(torch.tensor(2), 4),
+        ValueError,
+        r"lengths must be 1-D.*got shape \(\)",
+    ),
+    "lengths bool": (
+        lambda: att.padding_mask([True], 4),
+        TypeError,
+        "lengths must be integers, got torch.bool",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CALLS)
+def test_bad_arguments_get_a_clear_error(case):
+    call, error, message = BAD_CALLS[case]
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_empty_batches_and_zero_length_masks_still_work():
+    for fn in ALL_MAPS.values():
+        assert fn(torch.empty(0, 5)).shape == (0, 5)
+    assert att.causal_mask(0).shape == (0, 0) and att.padding_mask([0], 0).shape == (1, 1, 0)
+
+
+def test_maps_and_layers_create_tensors_on_the_input_device():
+    """With the default device set to "meta", any tensor made without ``device=`` would not mix with
+    the CPU inputs: every output and gradient must stay on the CPU."""
+    g = torch.Generator().manual_seed(0)
+    z = torch.randn(3, 7, generator=g, dtype=torch.float64)
+    z[0, 2], z[1] = float("-inf"), float("-inf")
+    X, W = torch.randn(4, 8, generator=g), [torch.randn(8, 8, generator=g) for _ in range(4)]
+    torch.set_default_device("meta")
+    try:
+        for name, fn in ALL_MAPS.items():
+            zz = z.clone().requires_grad_()
+            p = fn(zz)
+            assert p.device.type == "cpu", name
+            if p.requires_grad:
+                assert torch.autograd.grad(p[:, 0].sum(), zz)[0].device.type == "cpu", name
+        assert att.entmax(torch.tensor([1, 2, 3], device="cpu"), 1.3).device.type == "cpu"
+        mask = att.causal_mask(4, device="cpu") & att.padding_mask(torch.tensor([3], device="cpu"), 4)
+        out, A = att.multi_head_attention(X, *W, n_heads=2, mask=mask)
+        assert out.device.type == A.device.type == "cpu"
+    finally:
+        torch.set_default_device(None)

@@ -330,7 +330,7 @@ def test_a_denormal_temperature_is_greedy_not_nan(pair):
 @pytest.mark.parametrize("fn", [lambda z: top_p_filter(z, 0.9), lambda z: top_k_filter(z, 2)])
 def test_filters_refuse_inf_and_nan_logits(fn, bad):
     z = torch.tensor([1.0, bad, 0.0, -1.0])
-    with pytest.raises(ValueError, match=r"logits has \+inf or NaN entries: only −inf is allowed"):
+    with pytest.raises(ValueError, match=r"logits has \+inf or NaN scores: use −inf to mask a position"):
         fn(z)
 
 

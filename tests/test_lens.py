@@ -40,5 +40,5 @@ def test_logit_lens_top_ranks_each_layer(pair):
 
 @pytest.mark.parametrize(("position", "k"), [(3, 5), (-4, 5), (0, 0), (0, 81)])
 def test_bad_lens_arguments(pair, position, k):
-    with pytest.raises(ValueError, match=r"position in -3..2|k must lie in 1..80"):
+    with pytest.raises(ValueError, match=r"position in -3..2|k must be an integer in 1..80"):
         logit_lens_top(pair[1], [1, 2, 3], k=k, position=position)

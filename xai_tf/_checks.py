@@ -67,16 +67,31 @@ def same_length(what: str, a_name: str, a: Sized, b_name: str, b: Sized) -> None
         raise ValueError(f"{len(a)} {a_name} but {len(b)} {b_name}: {what} needs one of each")
 
 
-def scores(name: str, z: Tensor) -> Tensor:
-    """Scores or logits may hold −∞ (masked or removed), never +∞ or NaN."""
+def at_least(name: str, value: object, low: float) -> float:
+    """A finite number ≥ ``low`` (α ≥ 1 of entmax, λ ≥ 0 of fusedmax)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite number ≥ {low:g}, got {value!r}")
+    if not (math.isfinite(value) and value >= low):
+        raise ValueError(f"{name} must be a finite number ≥ {low:g}, got {value}")
+    return float(value)
+
+
+def matrix_labels(A: object, rows: Sized, cols: Sized) -> None:
+    """A heatmap's matrix is [rows, cols]: one label per row and per column."""
+    shape = tuple(getattr(A, "shape", ()))
+    if shape != (len(rows), len(cols)):
+        raise ValueError(f"A is {shape} but there are {len(rows)} row and {len(cols)} column labels")
+
+
+def scores(name: str, z: Tensor, dim: int = -1) -> Tensor:
+    """Scores or logits: at least one position along ``dim``; −∞ is allowed (a masked position, a
+    removed token), +∞ and NaN are not."""
     if not isinstance(z, Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(z).__name__}")
-    if z.dim() == 0 or z.size(-1) == 0:
+    if z.dim() == 0 or z.size(dim) == 0:
         raise ValueError(
-            f"{name} must have at least one entry along its last dim, got shape {tuple(z.shape)}"
+            f"{name} must have at least one position along dim={dim}, got shape {tuple(z.shape)}"
         )
     if torch.isnan(z).any() or torch.isposinf(z).any():
-        raise ValueError(
-            f"{name} has +inf or NaN entries: only −inf is allowed (a removed or masked position)"
-        )
+        raise ValueError(f"{name} has +inf or NaN scores: use −inf to mask a position")
     return z

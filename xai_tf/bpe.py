@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import pairwise
 
+from xai_tf import _checks
+
 
 @dataclass(frozen=True)
 class Merge:
@@ -41,8 +43,7 @@ def train_bpe(text: str, n_merges: int) -> list[Merge]:
     Ties between equally frequent pairs go to the alphabetically smallest pair (left, right), so
     the result does not depend on the order of the corpus. Stops early when no pair is left.
     """
-    if n_merges < 0:
-        raise ValueError(f"n_merges must be ≥ 0, got {n_merges}")
+    _checks.integer("n_merges", n_merges, 0)
     words = Counter(tuple(w) for w in text.split())
     if not words:
         raise ValueError("text is empty: the corpus needs at least one word")
@@ -62,6 +63,8 @@ def train_bpe(text: str, n_merges: int) -> list[Merge]:
 
 def bpe_segment(word: str, merges: list[Merge]) -> list[str]:
     """Split ``word`` into characters, then apply ``merges`` in the order they were learned."""
+    if not isinstance(word, str) or not word:
+        raise ValueError(f"word is empty or not a string: got {word!r}")
     symbols = tuple(word)
     for m in merges:
         symbols = _merge_word(symbols, m.left, m.right)

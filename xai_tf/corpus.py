@@ -76,6 +76,9 @@ def read_plays(sdist: Path | None = None) -> dict[str, str]:
 
 def split_plays(plays: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     """``(train, heldout)``: the held-out plays are ``HELDOUT_FILES``, whole."""
+    missing = [name for name in HELDOUT_FILES if name not in plays]
+    if missing:
+        raise ValueError(f"plays lacks the held-out plays {missing}: pass read_plays()'s result")
     heldout = {name: plays[name] for name in HELDOUT_FILES}
     train = {name: text for name, text in plays.items() if name not in heldout}
     return train, heldout

@@ -37,6 +37,7 @@ def gpt2() -> tiktoken.Encoding:
 
 def from_ranks(name: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
     """A byte-level BPE with GPT-2's pre-tokenisation regex; ``<|endoftext|>`` follows the merges."""
+    _non_empty(ranks)
     return tiktoken.Encoding(
         name=name,
         pat_str=r50k_pat_str,
@@ -45,8 +46,14 @@ def from_ranks(name: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
     )
 
 
+def _non_empty(ranks: dict[bytes, int]) -> None:
+    if not isinstance(ranks, dict) or not ranks:
+        raise ValueError("ranks is empty: a BPE needs at least its 256 byte tokens")
+
+
 def save_ranks(ranks: dict[bytes, int], path: str) -> None:
     """Write BPE ranks in tiktoken's text format: ``base64(token) rank`` per line."""
+    _non_empty(ranks)
     with open(path, "wb") as f:
         for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
             f.write(base64.b64encode(token) + b" %d\n" % rank)
@@ -65,6 +72,9 @@ def token_strings(tokenizer: Any, ids: Sequence[int]) -> list[str]:
     are shown with the replacement character ``�``. WordPiece tokenizers give their own pieces
     (``##`` marks a continuation).
     """
+    n_vocab = tokenizer.n_vocab if isinstance(tokenizer, tiktoken.Encoding) else len(tokenizer)
+    if any(not 0 <= int(i) < n_vocab for i in ids):
+        raise ValueError(f"ids must lie in 0..{n_vocab - 1}, got {[int(i) for i in ids]}")
     if isinstance(tokenizer, tiktoken.Encoding):
         pieces = [tokenizer.decode_single_token_bytes(int(i)).decode("utf-8", errors="replace") for i in ids]
     else:

@@ -6,7 +6,9 @@ Attention scores z_j = score(k_j, q), weights p = π(z) on the probability simpl
 V = X W_v and A = π(Q Kᵀ / √d_att).
 
 Masks are boolean and say where a query **may** attend (True = visible). A masked score becomes
-−∞, which every map sends to probability 0; a row with no visible position gives all zeros.
+−∞, which every map sends to probability 0; a row with no visible position gives all zeros. A bad
+argument (a float mask, ``n_heads`` not dividing d_att, a negative T) gets a TypeError or ValueError
+that names it and what is allowed.
 """
 
 from __future__ import annotations
@@ -16,13 +18,32 @@ import math
 import torch
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf.attention.maps import softmax
 
 # ---------------------------------------------------------------- score functions
 
 
+def _sizes(**named: tuple[Tensor, tuple[int | None, ...]]) -> None:
+    """Each tensor has the trailing sizes given (None: any), else a ValueError naming it."""
+    for name, (x, want) in named.items():
+        got = tuple(_checks.tensor(name, x).shape[-len(want) :]) if x.dim() >= len(want) else ()
+        if len(got) != len(want) or any(w is not None and g != w for g, w in zip(got, want, strict=True)):
+            shown = ", ".join("…" if w is None else str(w) for w in want)
+            raise ValueError(f"{name} must be [{shown}], got {tuple(x.shape)}")
+
+
+def _project(x_name: str, X: Tensor, w_name: str, W: Tensor) -> Tensor:
+    """X W for ``X [..., d]`` and ``W [d, d_att]``."""
+    if _checks.tensor(x_name, X).size(-1) != _checks.tensor(w_name, W).size(0):
+        raise ValueError(f"{x_name} has size {X.size(-1)} but {w_name} expects {W.size(0)}")
+    return X @ W
+
+
 def dot_scores(Q: Tensor, K: Tensor) -> Tensor:
     """z_ij = k_jᵀ q_i. ``Q [..., n, d]``, ``K [..., m, d]`` → ``[..., n, m]``."""
+    if _checks.tensor("Q", Q).size(-1) != _checks.tensor("K", K).size(-1):
+        raise ValueError(f"queries have size {Q.size(-1)} but keys {K.size(-1)}: they must match")
     return Q @ K.transpose(-2, -1)
 
 
@@ -33,6 +54,7 @@ def scaled_dot_scores(Q: Tensor, K: Tensor) -> Tensor:
 
 def bilinear_scores(Q: Tensor, K: Tensor, W: Tensor) -> Tensor:
     """z_ij = k_jᵀ W q_i with ``W [d_k, d_q]`` (Luong et al., 2015)."""
+    _sizes(W=(W, (K.size(-1), Q.size(-1))))
     return K.unsqueeze(-3).matmul((Q @ W.T).unsqueeze(-1)).squeeze(-1)
 
 
@@ -40,6 +62,8 @@ def additive_scores(Q: Tensor, K: Tensor, W1: Tensor, W2: Tensor, v: Tensor) -> 
     """z_ij = vᵀ tanh(W₁ k_j + W₂ q_i) (Bahdanau et al., 2015).
 
     ``W1 [h, d_k]``, ``W2 [h, d_q]``, ``v [h]``."""
+    h = _checks.tensor("W1", W1).size(0)
+    _sizes(W1=(W1, (h, K.size(-1))), W2=(W2, (h, Q.size(-1))), v=(v, (h,)))
     hidden = torch.tanh((K @ W1.T).unsqueeze(-3) + (Q @ W2.T).unsqueeze(-2))  # [..., n, m, h]
     return hidden @ v
 
@@ -49,13 +73,19 @@ def additive_scores(Q: Tensor, K: Tensor, W1: Tensor, W2: Tensor, v: Tensor) -> 
 
 def causal_mask(T: int, device: torch.device | None = None) -> Tensor:
     """M_ij = (j ≤ i): position i sees itself and the past, never the future (GPT-2). ``[T, T]``."""
+    T = _checks.integer("T", T, 0)
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
 
 def padding_mask(lengths: Tensor | list[int], T: int) -> Tensor:
     """Keys j < length of each sequence are visible: ``[batch, 1, T]`` (broadcasts over queries),
     on the device of ``lengths`` (the CPU for a list)."""
+    T = _checks.integer("T", T, 0)
     lengths = torch.as_tensor(lengths, device=lengths.device if isinstance(lengths, Tensor) else "cpu")
+    if lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool:
+        raise TypeError(f"lengths must be integers, got {lengths.dtype}")
+    if lengths.dim() != 1:
+        raise ValueError(f"lengths must be 1-D (one length per sequence), got shape {tuple(lengths.shape)}")
     if (lengths < 0).any() or (lengths > T).any():
         raise ValueError(f"lengths must lie in 0..{T}, got {lengths.tolist()}")
     return (torch.arange(T, device=lengths.device) < lengths[:, None]).unsqueeze(-2)
@@ -82,6 +112,9 @@ def attention(
         raise ValueError(f"queries have size {Q.size(-1)} but keys {K.size(-1)}: they must match")
     if K.size(-2) != V.size(-2):
         raise ValueError(f"{K.size(-2)} keys but {V.size(-2)} values: they must match")
+    if mask is not None and not (isinstance(mask, Tensor) and mask.dtype == torch.bool):
+        got = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        raise TypeError(f"mask must be a bool tensor (True = visible), got {got}")
     scores = dot_scores(Q, K) * (scale if scale is not None else 1 / math.sqrt(Q.size(-1)))
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
@@ -99,14 +132,22 @@ def self_attention(
     X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, mask: Tensor | None = None, normalizer=softmax
 ) -> tuple[Tensor, Tensor]:
     """Q = X W_q, K = X W_k, V = X W_v; returns (A V, A), A = π(Q Kᵀ / √d_att)."""
-    return attention(X @ W_q, X @ W_k, X @ W_v, mask, normalizer)
+    return attention(
+        _project("X", X, "W_q", W_q),
+        _project("X", X, "W_k", W_k),
+        _project("X", X, "W_v", W_v),
+        mask,
+        normalizer,
+    )
 
 
 def cross_attention(
     X: Tensor, Y: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, mask: Tensor | None = None
 ) -> tuple[Tensor, Tensor]:
     """Queries from X (e.g. the decoder), keys and values from Y (the encoder): A is ``[n_X, n_Y]``."""
-    return attention(X @ W_q, Y @ W_k, Y @ W_v, mask)
+    return attention(
+        _project("X", X, "W_q", W_q), _project("Y", Y, "W_k", W_k), _project("Y", Y, "W_v", W_v), mask
+    )
 
 
 def multi_head_attention(
@@ -126,14 +167,15 @@ def multi_head_attention(
     """
     Y = X if Y is None else Y
     d_att = W_q.size(1)
-    if d_att % n_heads:
-        raise ValueError(f"d_att={d_att} must be divisible by n_heads={n_heads}")
+    if d_att % _checks.integer("n_heads", n_heads, 1):
+        raise ValueError(f"n_heads must divide d_att={d_att}, got {n_heads}")
 
     def heads(t: Tensor) -> Tensor:  # [..., T, d_att] → [..., H, T, d_att / H]
         return t.unflatten(-1, (n_heads, d_att // n_heads)).transpose(-3, -2)
 
-    out, A = attention(heads(X @ W_q), heads(Y @ W_k), heads(Y @ W_v), mask)
-    return out.transpose(-3, -2).flatten(-2) @ W_o, A
+    Q, K, V = _project("X", X, "W_q", W_q), _project("Y", Y, "W_k", W_k), _project("Y", Y, "W_v", W_v)
+    out, A = attention(heads(Q), heads(K), heads(V), mask)
+    return _project("the heads' output", out.transpose(-3, -2).flatten(-2), "W_o", W_o), A
 
 
 # ---------------------------------------------------------------- reading attention
@@ -142,6 +184,7 @@ def multi_head_attention(
 def sensitivity_to_token(attend, X: Tensor, t: int, replacement: Tensor) -> Tensor:
     """max_k |attend(X')_{i,k} − attend(X)_{i,k}| for each position i, where X' is X with row t
     replaced: which outputs can "see" token t. With a causal mask, positions i < t give 0."""
+    t = _checks.integer("t", t, 0, _checks.tensor("X", X).size(0) - 1)
     X_new = X.clone()
     X_new[t] = replacement
     return (attend(X_new) - attend(X)).abs().amax(-1)

@@ -8,8 +8,11 @@ backward passes:
 - ``fusedmax``: sparsemax(prox_TV(z, λ)), the sparsemax of the 1-D fused-lasso denoised scores
   (Niculae & Blondel, 2017).
 
-A score of −∞ (a masked position) gets probability 0; a row that is all −∞ gives all zeros (never
-NaN, never a silent uniform row). ``entropy`` and ``support_size`` read a map's output.
+One rule for the scores z of every map and ``hard_attention``: −∞ masks a position, which gets
+probability 0 and is removed (on the visible positions, map(z) is the map of the visible scores); a
+row that is all −∞ gives all zeros (never NaN, never a silent uniform row); +∞ and NaN raise a
+ValueError; integer and bool scores are promoted to torch's default float dtype; ``dim`` must name a
+dim of size ≥ 1. ``entropy`` and ``support_size`` read a map's output.
 """
 
 from __future__ import annotations
@@ -19,15 +22,37 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from xai_tf import _checks
+
 # ---------------------------------------------------------------- probability maps
+
+
+def _scores(z: Tensor, dim: int) -> Tensor:
+    """Check z and dim against the rule above; return z as a float tensor."""
+    if not isinstance(z, Tensor):
+        raise TypeError(f"z must be a torch.Tensor, got {type(z).__name__}")
+    n, shape = z.dim(), tuple(z.shape)
+    if n == 0 or z.is_complex():
+        raise TypeError(f"z must hold real scores along at least one dim, got a {n}-d {z.dtype} tensor")
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -n <= dim < n:
+        raise ValueError(f"dim must be an integer in {-n}..{n - 1} for z of shape {shape}, got {dim!r}")
+    z = z if z.is_floating_point() else z.to(torch.get_default_dtype())
+    return _checks.scores("z", z, dim)
 
 
 def _all_masked(z: Tensor, dim: int) -> Tensor:
     return (z == float("-inf")).all(dim, keepdim=True)
 
 
+def _shifted(z: Tensor) -> Tensor:
+    """z − max z along the last dim (every map ignores shifts); all −∞ rows are left as they are."""
+    top = z.max(-1, keepdim=True).values
+    return z - top.masked_fill(top == float("-inf"), 0.0)
+
+
 def softmax(z: Tensor, dim: int = -1) -> Tensor:
     """p_j = exp(z_j − max z) / Σ_i exp(z_i − max z); a row that is all −∞ gives zeros."""
+    z = _scores(z, dim)
     empty = _all_masked(z, dim)
     return z.masked_fill(empty, 0.0).softmax(dim).masked_fill(empty, 0.0)
 
@@ -42,7 +67,9 @@ def _sorted_support(z: Tensor) -> tuple[Tensor, Tensor, Tensor]:
 
 
 def _sparsemax_forward(z: Tensor) -> Tensor:
-    """Sort-based: k(z) = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)}, τ = (Σ_{j≤k(z)} z_(j) − 1) / k(z)."""
+    """Sort-based: k(z) = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)}, τ = (Σ_{j≤k(z)} z_(j) − 1) / k(z),
+    on z − max z: the cumulative sums of large scores would lose the digits that τ needs."""
+    z = _shifted(z)
     zs, k, finite = _sorted_support(z)
     cumsum = zs.cumsum(-1)
     support = (1 + k * zs > cumsum) & finite
@@ -56,8 +83,7 @@ def _entmax15_forward(z: Tensor) -> Tensor:
     μ_k the mean of the top k, δ_k = (1 − k(mean of squares − μ_k²)) / k; the support is the
     largest k with τ_k ≤ u_(k), and p = [u − τ]_+². The scores are first shifted so that their
     maximum is 0 (entmax ignores shifts), which keeps the variance term exact for large scores."""
-    top = z.max(-1, keepdim=True).values
-    u = (z - top.masked_fill(top == float("-inf"), 0.0)) / 2
+    u = _shifted(z) / 2
     us, k, finite = _sorted_support(u)
     mean = us.cumsum(-1) / k
     mean_sq = (us**2).cumsum(-1) / k
@@ -68,25 +94,33 @@ def _entmax15_forward(z: Tensor) -> Tensor:
     return (u - tau_star).clamp(min=0).pow(2).masked_fill(size == 0, 0.0)
 
 
-def _entmax_bisect_forward(z: Tensor, alpha: float, n_iter: int = 32) -> Tensor:
-    """Bisection on τ for Σ_j [(α−1) z_j − τ]_+^{1/(α−1)} = 1, in float64, then renormalised.
+def _entmax_bisect_forward(z: Tensor, alpha: float) -> Tensor:
+    """p_j = [(α−1) z_j − τ]_+^{1/(α−1)}, Σ_j p_j = 1, in float64, in two steps (z_(1) ≥ z_(2) ≥ …):
 
-    τ lies in [max − 1, max − T^{1−α}]: at the left end the largest entry alone has mass 1, at the
-    right end every entry has mass at most 1/T. 32 halvings of this interval (width < 1) leave τ
-    within 2.4e-10 of its value, beyond float32's resolution.
+    1. the support is the top k, k = max{k : Σ_{j<k} ((α−1)(z_(j) − z_(k)))^{1/(α−1)} < 1} (the mass
+       at τ = (α−1) z_(k)), by binary search;
+    2. τ = (α−1) z_(k) − u, u ∈ (0, 1] by bisection at the geometric mean √(lo·hi).
+
+    p_j moves by p_j^{2−α}/(α−1) per unit of u_j = (α−1) z_j − τ, so u_j is needed to float64's
+    *relative* precision however small (α = 10, top two scores 0.1 apart: u ≈ 1e-16 for the second),
+    which τ bisected in [max − 1, max − T^{1−α}] does not give. Here u_j = (α−1)(z_j − z_(k)) + u.
     """
-    x = (alpha - 1) * z.double()
-    empty = _all_masked(z, -1)
-    x = x.masked_fill(empty, 0.0)
-    top = x.max(-1, keepdim=True).values
-    lo, hi = top - 1, top - z.size(-1) ** (1 - alpha)
-    for _ in range(n_iter):
-        tau = (lo + hi) / 2
-        mass = (x - tau).clamp(min=0).pow(1 / (alpha - 1)).sum(-1, keepdim=True)
-        lo = torch.where(mass >= 1, tau, lo)
-        hi = torch.where(mass >= 1, hi, tau)
-    p = (x - lo).clamp(min=0).pow(1 / (alpha - 1))
-    return (p / p.sum(-1, keepdim=True)).masked_fill(empty, 0.0).to(z.dtype)
+    z, beta, T = z.double(), 1 / (alpha - 1), z.size(-1)
+    zs = z.sort(-1, descending=True).values
+    lo, hi = (torch.full_like(zs[..., :1], n, dtype=torch.long) for n in (1, T))
+    for _ in range((T - 1).bit_length()):  # binary search for k in 1..T
+        mid = (lo + hi + 1) // 2
+        mass = ((alpha - 1) * (zs - zs.gather(-1, mid - 1))).clamp(min=0).pow(beta).sum(-1, keepdim=True)
+        lo, hi = torch.where(mass < 1, mid, lo), torch.where(mass < 1, hi, mid - 1)
+    anchor = zs.gather(-1, lo - 1)
+    x = ((alpha - 1) * (z - anchor)).masked_fill(z < anchor, float("-inf"))
+    u_lo, u_hi = torch.full_like(anchor, torch.finfo(z.dtype).tiny), torch.ones_like(anchor)
+    for _ in range(66):  # relative precision 2⁻⁵³ in 53 + log₂ ln(1/tiny) ≈ 62.5 halvings
+        u = u_lo.sqrt() * u_hi.sqrt()
+        enough = (x + u).clamp_(min=0).pow_(beta).sum(-1, keepdim=True) >= 1
+        u_lo, u_hi = torch.where(enough, u_lo, u), torch.where(enough, u, u_hi)
+    p = (x + u_hi).clamp(min=0).pow(beta)
+    return (p / p.sum(-1, keepdim=True)).masked_fill(_all_masked(z, -1), 0.0)
 
 
 def _entmax_backward(p: Tensor, grad: Tensor, alpha: float) -> Tensor:
@@ -100,12 +134,8 @@ def _entmax_backward(p: Tensor, grad: Tensor, alpha: float) -> Tensor:
 class _Entmax(torch.autograd.Function):
     @staticmethod
     def forward(ctx, z: Tensor, alpha: float) -> Tensor:
-        if alpha == 2:
-            p = _sparsemax_forward(z)
-        elif alpha == 1.5:
-            p = _entmax15_forward(z)
-        else:
-            p = _entmax_bisect_forward(z, alpha)
+        exact = {2.0: _sparsemax_forward, 1.5: _entmax15_forward}  # sort-based, in z's dtype
+        p = exact[alpha](z) if alpha in exact else _entmax_bisect_forward(z, alpha).to(z.dtype)
         ctx.alpha = alpha
         ctx.save_for_backward(p)
         return p
@@ -126,21 +156,17 @@ def sparsemax(z: Tensor, dim: int = -1) -> Tensor:
 
     Backward: J = diag(s) − s sᵀ / |S|, s the indicator of the support S.
     """
-    return _along(_Entmax.apply, z, dim, 2.0)
+    return _along(_Entmax.apply, _scores(z, dim), dim, 2.0)
 
 
 def entmax(z: Tensor, alpha: float, dim: int = -1) -> Tensor:
     """α-entmax(z)_j = [(α−1) z_j − τ]_+^{1/(α−1)}, τ such that the output sums to 1.
 
     α = 1 is softmax, α = 2 is sparsemax exactly, α = 1.5 uses the exact sort-based algorithm,
-    other α > 1 use bisection. Backward: J = diag(s) − s sᵀ / Σ s with s_j = p_j^{2−α} on the
-    support.
+    other α > 1 bisection. Backward: J = diag(s) − s sᵀ / Σ s with s_j = p_j^{2−α} on the support.
     """
-    if not alpha >= 1:
-        raise ValueError(f"alpha must be ≥ 1, got {alpha}")
-    if alpha == 1:
-        return softmax(z, dim)
-    return _along(_Entmax.apply, z, dim, float(alpha))
+    alpha, z = _checks.at_least("alpha", alpha, 1), _scores(z, dim)
+    return softmax(z, dim) if alpha == 1 else _along(_Entmax.apply, z, dim, alpha)
 
 
 def prox_tv1d(z: np.ndarray, lam: float) -> np.ndarray:
@@ -150,6 +176,8 @@ def prox_tv1d(z: np.ndarray, lam: float) -> np.ndarray:
     keeping the range [v_min, v_max] the current fused segment may take and starts a new segment
     when the next value cannot join it. Neighbours fused into one segment get exactly equal values.
     """
+    lam = _checks.at_least("lam", lam, 0)
+    z = np.asarray(z, dtype=float)
     n = len(z)
     y = np.empty(n)
     if n == 0:
@@ -195,13 +223,13 @@ class _Fusedmax(torch.autograd.Function):
     @staticmethod
     def forward(ctx, z: Tensor, lam: float) -> Tensor:
         rows = z.detach().reshape(-1, z.size(-1)).double().cpu().numpy()
-        fused = torch.from_numpy(np.stack([prox_tv1d(row, lam) for row in rows]))
-        fused = fused.reshape(z.shape).to(z)
-        p = _sparsemax_forward(fused)
-        # segment ids: a new segment starts wherever the denoised value changes
-        starts = torch.ones_like(fused, dtype=torch.long)
-        starts[..., 1:] = (fused[..., 1:] != fused[..., :-1]).long()
-        ctx.save_for_backward(p, starts.cumsum(-1) - 1)
+        fused, segment = np.full_like(rows, -np.inf), np.full(rows.shape, rows.shape[-1] - 1, dtype=np.int64)
+        for i, row in enumerate(rows):  # prox_TV of the visible scores; masked ones share segment T − 1
+            seen = np.isfinite(row)
+            fused[i, seen] = y = prox_tv1d(row[seen], lam)
+            segment[i, seen] = np.cumsum(np.diff(y, prepend=y[:1]) != 0)  # a new one where y changes
+        p = _sparsemax_forward(torch.from_numpy(fused).reshape(z.shape).to(z))
+        ctx.save_for_backward(p, torch.from_numpy(segment).reshape(z.shape).to(z.device))
         return p
 
     @staticmethod
@@ -216,16 +244,14 @@ class _Fusedmax(torch.autograd.Function):
 
 def fusedmax(z: Tensor, lam: float, dim: int = -1) -> Tensor:
     """fusedmax(z) = sparsemax(prox_TV(z, λ)): neighbouring positions with close scores are fused
-    and get equal weight. ``lam`` = 0 is sparsemax. Entries must be finite.
+    and get equal weight. ``lam`` = 0 is sparsemax. Masked (−∞) positions are left out of the
+    chain: their visible neighbours become neighbours.
 
     Backward: the sparsemax Jacobian times the prox's Jacobian, which averages over each fused
     segment (Niculae & Blondel, 2017, Prop. 3).
     """
-    if not lam >= 0:
-        raise ValueError(f"lam must be ≥ 0, got {lam}")
-    if not torch.isfinite(z).all():
-        raise ValueError("fusedmax needs finite scores (masking by −∞ is not defined for it)")
-    return _along(_Fusedmax.apply, z, dim, float(lam))
+    lam, z = _checks.at_least("lam", lam, 0), _scores(z, dim)
+    return _along(_Fusedmax.apply, z, dim, lam)
 
 
 def hard_attention(
@@ -233,27 +259,35 @@ def hard_attention(
 ) -> Tensor:
     """One-hot weights: the highest score (``"argmax"``, first on ties) or one position drawn
     from softmax(z) (``"sample"``, with ``generator`` if given: the draw happens on its device).
-    Not differentiable: gradients are zero almost everywhere."""
-    z = z.transpose(dim, -1)
+    A row that is all −∞ gives zeros. Not differentiable: gradients are zero almost everywhere."""
+    z = _scores(z, dim).transpose(dim, -1)
+    empty = _all_masked(z, -1)
     if mode == "argmax":
         index = z.argmax(-1)
     elif mode == "sample":
-        probs = softmax(z).reshape(-1, z.size(-1))
+        probs = softmax(z).masked_fill(empty, 1.0).reshape(-1, z.size(-1))
         probs = probs if generator is None else probs.to(generator.device)
         index = torch.multinomial(probs, 1, generator=generator).to(z.device).reshape(z.shape[:-1])
     else:
         raise ValueError(f"mode must be 'argmax' or 'sample', got {mode!r}")
-    return F.one_hot(index, z.size(-1)).to(z.dtype).transpose(dim, -1)
+    return F.one_hot(index, z.size(-1)).to(z.dtype).masked_fill(empty, 0.0).transpose(dim, -1)
 
 
 # ---------------------------------------------------------------- reading attention maps
 
 
+def _probabilities(p: Tensor) -> None:
+    if not (_checks.tensor("p", p).is_floating_point() and torch.isfinite(p).all() and (p >= 0).all()):
+        raise ValueError("p must hold probabilities: finite floats ≥ 0")
+
+
 def entropy(p: Tensor, dim: int = -1) -> Tensor:
     """H(p) = −Σ_j p_j log p_j (nats, 0 log 0 = 0): log T for uniform attention over T positions."""
+    _probabilities(p)
     return -(p * p.clamp(min=1e-30).log()).sum(dim)
 
 
 def support_size(p: Tensor, dim: int = -1) -> Tensor:
     """|{j : p_j > 0}|: how many positions get any weight (sparse maps leave some at exactly 0)."""
+    _probabilities(p)
     return (p > 0).sum(dim)

@@ -90,7 +90,10 @@ def check_masked_attention(fn: Callable[[Tensor, Tensor, Tensor, Tensor], tuple[
     padded = causal & (torch.arange(5) < 3)  # keys 3 and 4 are padding
     padded[0] = False  # a query that sees nothing
     for mask in (causal, padded):
-        out, A = fn(Q, K, V, mask)
+        got = fn(Q, K, V, mask)
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise Mismatch("return a pair (output, A)")
+        out, A = got
         if isinstance(A, Tensor) and A.isnan().any():
             raise Mismatch("A has NaN: a row with every position masked must give zeros")
         if isinstance(A, Tensor) and A.shape == mask.shape:

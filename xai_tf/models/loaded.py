@@ -129,6 +129,8 @@ def as_model(model: LoadedModel | nn.Module) -> LoadedModel:
 def causal(model: LoadedModel | nn.Module, task: str) -> LoadedModel:
     """The handle of a model that must predict the next token for ``task``; a one-line ValueError
     for any other model."""
+    if not isinstance(task, str):
+        raise TypeError(f"task must be a string naming what needs the model, got {task!r}")
     lm = as_model(model)
     lm.require("causal", task)
     return lm

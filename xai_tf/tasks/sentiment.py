@@ -99,5 +99,7 @@ def train_classifier(
 @torch.no_grad()
 def accuracy(clf: SequenceClassifier, lm: LoadedModel, data: list[tuple[str, int]]) -> float:
     """The share of phrases whose highest class score is their label."""
+    if not data:
+        raise ValueError("data is empty: give at least one (phrase, label) pair")
     right = [int(clf(lm.encode(text)).argmax()) == label for text, label in data]
     return sum(right) / len(right)

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 import torch
 from torch import Tensor, nn
 
+from xai_tf import _checks
+
 
 def fit(
     parameters: Iterable[nn.Parameter], loss: Callable[[int], Tensor], steps: int, lr: float
@@ -22,10 +24,8 @@ def fit(
     parameters = list(parameters)
     if not parameters:
         raise ValueError("parameters is empty: nothing to train")
-    if not (isinstance(steps, int) and steps >= 1):
-        raise ValueError(f"steps must be an integer ≥ 1, got {steps!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
+    _checks.integer("steps", steps, 1)
+    _checks.positive("lr", lr)
     optimizer = torch.optim.Adam(parameters, lr=lr)
     history = []
     for k in range(steps):

@@ -12,6 +12,8 @@ import numpy as np
 import seaborn as sns
 from matplotlib.axes import Axes
 
+from xai_tf import _checks
+
 
 def lesson_style() -> None:
     """The lessons' look: seaborn's white grid, fonts a little larger than notebook default."""
@@ -20,6 +22,7 @@ def lesson_style() -> None:
 
 def plot_next_tokens(tokens: Sequence[str], probs: Sequence[float], ax: Axes | None = None) -> Axes:
     """Horizontal bars: each candidate next token (quoted, so spaces show) and its probability."""
+    _checks.same_length("the bar chart", "tokens", tokens, "probabilities", probs)
     ax = ax or plt.subplots(figsize=(7, 0.35 * len(tokens) + 1))[1]
     labels = [repr(t) for t in tokens]
     sns.barplot(x=[float(p) for p in probs], y=labels, hue=labels, ax=ax, palette="crest", legend=False)
@@ -40,6 +43,7 @@ def plot_attention(
     """Heatmap of an attention matrix: row i = query i, column j = key j, colour = A_ij in [0, 1]."""
     A = np.asarray(A, dtype=float)
     cols = rows if cols is None else cols
+    _checks.matrix_labels(A, rows, cols)
     annotate = A.size <= 100 if annotate is None else annotate
     ax = ax or plt.subplots(figsize=(0.6 * len(cols) + 2, 0.5 * len(rows) + 1.2))[1]
     sns.heatmap(
@@ -65,6 +69,7 @@ def plot_attention(
 def plot_weights(p, labels: Sequence[str], ax: Axes | None = None, title: str = "") -> Axes:
     """Bars of one attention distribution p over positions; exact zeros are marked with a grey ×."""
     p = np.asarray(p, dtype=float)
+    _checks.same_length("the bar chart", "weights", p, "labels", labels)
     ax = ax or plt.subplots(figsize=(0.55 * len(labels) + 2, 3))[1]
     ax.bar(range(len(p)), p, color="#3b6ea8", edgecolor="#333333")
     zeros = np.flatnonzero(p == 0)
@@ -78,6 +83,8 @@ def plot_weights(p, labels: Sequence[str], ax: Axes | None = None, title: str = 
 def plot_heads(A, labels: Sequence[str], title: str = "") -> plt.Figure:
     """One heatmap per head of ``A [H, T, T]``, side by side."""
     A = np.asarray(A, dtype=float)
+    if A.ndim != 3 or A.shape[1:] != (len(labels), len(labels)):
+        raise ValueError(f"A must be [heads, T, T] with T = {len(labels)} labels, got {A.shape}")
     fig, axes = plt.subplots(1, len(A), figsize=(3.2 * len(A), 3.4), squeeze=False)
     for h, ax in enumerate(axes[0]):
         plot_attention(A[h], labels, ax=ax, title=f"head {h}", annotate=False)
@@ -91,6 +98,7 @@ def plot_heads(A, labels: Sequence[str], title: str = "") -> plt.Figure:
 def plot_token_scores(tokens: Sequence[str], scores, ax: Axes | None = None, title: str = "") -> Axes:
     """Signed bars of per-token scores: red raises the explained output, blue lowers it."""
     scores = np.asarray(scores, dtype=float)
+    _checks.same_length("the bar chart", "tokens", tokens, "scores", scores)
     ax = ax or plt.subplots(figsize=(0.5 * len(tokens) + 2, 3))[1]
     ax.bar(range(len(scores)), scores, color=np.where(scores >= 0, "#c0392b", "#2c6fbb"))
     ax.axhline(0, color="#444", linewidth=0.8)
@@ -102,6 +110,8 @@ def plot_token_scores(tokens: Sequence[str], scores, ax: Axes | None = None, tit
 def plot_head_grid(attentions, labels: Sequence[str], title: str = "") -> plt.Figure:
     """Seaborn heatmaps of every head: a grid of layers (rows) × heads (columns), [L, H, T, T]."""
     attentions = np.asarray(attentions, dtype=float)
+    if attentions.ndim != 4:
+        raise ValueError(f"attentions must be [layers, heads, T, T], got {attentions.shape}")
     L, H = attentions.shape[:2]
     fig, axes = plt.subplots(L, H, figsize=(1.9 * H + 1, 1.9 * L + 0.6), squeeze=False)
     for (layer, head), ax in np.ndenumerate(axes):

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 import seaborn as sns
 
+from xai_tf import _checks
+
 _RAMP = sns.color_palette("rocket_r", as_cmap=True)
 
 
@@ -36,6 +38,7 @@ def svg_bars(
     vmax: float = 1.0,
 ) -> str:
     """A bar chart as an SVG string (values in [0, vmax]); exact zeros are marked with a grey ×."""
+    _checks.same_length("the bar chart", "values", values, "labels", labels)
     values = [float(v) for v in values]
     n, bar, gap, label_room, top = len(values), 26, 8, 90, 28
     parts, size = [], (0, 0)
@@ -76,6 +79,7 @@ def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title
     """An attention matrix as an SVG string: row i = query, column j = key, darker = more weight."""
     A = np.asarray(A, dtype=float)
     cols = rows if cols is None else cols
+    _checks.matrix_labels(A, rows, cols)
     cell, left, top = 40, 70, 30
     parts = [_text(left + cell * len(cols) / 2, 18, title, size=14, font_weight="bold")]
     for i, row in enumerate(A):
@@ -99,6 +103,7 @@ def html_ranked_table(
 ) -> str:
     """A table of ranked guesses: one row per label, cells 'token p' shaded by p (e.g. the logit
     lens: a row per layer, its top tokens)."""
+    _checks.same_length("the table", "rows", rows, "ranked lists", ranked)
     head = (
         f"<caption style='font-weight:bold;text-align:left'>{html.escape(title)}</caption>" if title else ""
     )
@@ -123,6 +128,7 @@ def _diverging(score: float, scale: float) -> str:
 def html_token_scores(tokens: Sequence[str], scores: Sequence[float], title: str = "") -> str:
     """The prompt with each token shaded by its score: red raises the explained output, blue lowers
     it, white is 0; colours are scaled to the largest |score|. The score shows on hover."""
+    _checks.same_length("the highlighted text", "tokens", tokens, "scores", scores)
     scores = [float(s) for s in scores]
     scale = max((abs(s) for s in scores), default=0.0)
     spans = "".join(

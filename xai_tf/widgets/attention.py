@@ -31,10 +31,9 @@ def attention_explorer(
     query = widgets.Dropdown(options=list(zip(labels, range(len(labels)), strict=True)), description="query")
     score = widgets.Dropdown(options=list(score_fns), description="score")
     tau = widgets.FloatLogSlider(value=1.0, base=10, min=-1.5, max=1.5, step=0.05, description="τ")
-    Q, K = X @ W_q, X @ W_k
 
     def render() -> str:
-        A = att.softmax(score_fns[score.value](Q, K) / tau.value)
+        A = att.softmax(score_fns[score.value](X @ W_q, X @ W_k) / tau.value)
         p = A[query.value]
         title = f"p for query {labels[query.value]}, H = {att.entropy(p):.2f} nats"
         return side_by_side(
