@@ -32,7 +32,7 @@ over the whole text, at a cost per step that grows with T instead of T².
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -238,23 +238,32 @@ class GPT2(nn.Module):
 
     @classmethod
     def from_state_dict(
-        cls, config: GPT2Config, state_dict: Mapping[str, Tensor], hf_layout: bool = False
+        cls,
+        config: GPT2Config,
+        state_dict: Mapping[str, Tensor] | Iterable[tuple[str, Tensor]],
+        hf_layout: bool = False,
     ) -> GPT2:
-        """A model in eval mode holding ``state_dict`` (no second copy of the weights is made).
+        """A model in eval mode holding ``state_dict``, a mapping or ``(name, tensor)`` pairs.
+
+        No second copy of the weights is made: pairs read lazily from a file (``hub.py`` reads
+        safetensors one tensor at a time) are converted one by one, so loading holds the weights
+        once plus the tensor in hand.
 
         With ``hf_layout`` the names and layout are a Hugging Face GPT-2 checkpoint's: an
         optional ``transformer.`` prefix, ``Conv1D`` weights stored as [in, out] (transposed
-        here), the causal-mask buffers skipped, and ``lm_head`` too where it is tied to ``wte``.
+        here as a view: x W_inᵀ then reads the stored [in, out] matrix as it lies, so nothing is
+        copied), the causal-mask buffers skipped, and ``lm_head`` too where it is tied to ``wte``.
         """
         conv1d = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
         ours = {}
-        for name, tensor in state_dict.items():
+        pairs = state_dict.items() if isinstance(state_dict, Mapping) else state_dict
+        for name, tensor in pairs:
             if hf_layout:
                 name = name.removeprefix("transformer.")
                 tied = name == "lm_head.weight" and config.tie_word_embeddings
                 if tied or name.endswith((".attn.bias", ".attn.masked_bias")):
                     continue
-                tensor = tensor.t().contiguous() if name.endswith(conv1d) else tensor
+                tensor = tensor.t() if name.endswith(conv1d) else tensor  # a view: no copy
             ours[name] = tensor.float()
         with torch.device("meta"):
             model = cls(config)

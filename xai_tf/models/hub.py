@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import socket
 import sys
+from collections.abc import Iterator
 from importlib.resources import files
 from pathlib import Path
 from urllib.parse import urlparse
 
 import torch
 from huggingface_hub import constants, hf_hub_download, try_to_load_from_cache
-from safetensors.torch import load_file
+from safetensors import safe_open
 
 from xai_tf import tokenization
 from xai_tf.models.bert import BertEncoder
@@ -104,15 +105,22 @@ def _load_gpt2(name: str, paths: list[Path]) -> LoadedModel:
     if hf["vocab_size"] != tokenizer.n_vocab:
         raise ValueError(f"vocab_size {hf['vocab_size']} is not GPT-2's {tokenizer.n_vocab}")
     config = GPT2Config.from_hf(hf)
-    model = GPT2.from_state_dict(config, load_file(weights_path), hf_layout=True)
+    model = GPT2.from_state_dict(config, _tensors(weights_path), hf_layout=True)
     return LoadedModel(model, tokenizer, name)
+
+
+def _tensors(path: Path) -> Iterator[tuple[str, torch.Tensor]]:
+    """The ``(name, tensor)`` pairs of a safetensors file, read one at a time (never unpickled)."""
+    with safe_open(str(path), framework="pt") as f:
+        for name in f.keys():
+            yield name, f.get_tensor(name)
 
 
 def _load_bundled() -> LoadedModel:
     data = files("xai_tf") / "data"
     card = json.loads((data / "shakespeare.json").read_text())
     config = GPT2Config(**{k: card[k] for k in ("vocab_size", "n_ctx", "n_embd", "n_layer", "n_head")})
-    model = GPT2.from_state_dict(config, load_file(str(data / "shakespeare.safetensors")))
+    model = GPT2.from_state_dict(config, _tensors(data / "shakespeare.safetensors"))
     tokenizer = tokenization.from_ranks("shakespeare", tokenization.load_ranks(data / "shakespeare.tiktoken"))
     return LoadedModel(model, tokenizer, "shakespeare", card)
 
