@@ -217,7 +217,7 @@ def test_leave_one_out_by_dropping(random_gpt2):
         (dict(target=90), r"target must be an integer in 0..89, got 90"),
         (dict(position=3), r"position must be an integer in -3..2, got 3"),
         (dict(output="prob"), r"output must be one of \('logit', 'logprob'\)"),
-        (dict(batch_size=0), r"batch_size \(None: all steps at once\) must be an integer ≥ 1, got 0"),
+        (dict(batch_size=0), "batch_size must be an integer ≥ 1, got 0"),
         (dict(input_ids=[]), "input_ids is empty"),
     ],
 )
@@ -261,3 +261,33 @@ def test_sequential_ig_completeness_has_plus_delta(random_gpt2):
             difference = float(F(E[None]) - F(changed[None]))
             assert float(scores[t]) == pytest.approx(difference + float(deltas[t]), abs=1e-5)
             assert abs(float(deltas[t])) > 1e-4  # 5 steps leave a visible delta: the sign matters
+
+
+def test_the_ig_memory_estimate_bounds_what_autograd_keeps(random_gpt2):
+    """GPT2Config.backward_bytes(T) must cover the activations autograd saves for one sequence
+    (weights excluded), without overestimating by more than 4×, at short and long T."""
+    params = {p.untyped_storage().data_ptr() for p in random_gpt2.parameters()}
+    for T in (5, 30):
+        saved = {}
+
+        def pack(t):
+            if t.untyped_storage().data_ptr() not in params:
+                saved[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+            return t
+
+        E = random_gpt2.wte(torch.arange(T) % 90).detach()[None].requires_grad_(True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            attr.target_function(random_gpt2, 3, T=T)(E)
+        estimate = random_gpt2.config.backward_bytes(T)
+        assert sum(saved.values()) <= estimate <= 4 * sum(saved.values()), (T, sum(saved.values()), estimate)
+
+
+def test_ig_batches_path_points_to_fit_its_memory(random_gpt2, monkeypatch):
+    sizes = []
+    pig = attr.path_integrated_gradients
+    monkeypatch.setattr(attr, "path_integrated_gradients", lambda *a: sizes.append(a[-1]) or pig(*a))
+    monkeypatch.setattr(attr, "IG_MEMORY", 3 * random_gpt2.config.backward_bytes(4))
+    auto = attr.integrated_gradients(random_gpt2, [1, 2, 3, 4], 5, n_steps=10)
+    whole = attr.integrated_gradients(random_gpt2, [1, 2, 3, 4], 5, n_steps=10, batch_size=10)
+    assert sizes == [3, 10]  # three points fit the budget; an explicit batch size is kept
+    torch.testing.assert_close(auto.attributions, whole.attributions, atol=1e-6, rtol=1e-5)

@@ -300,13 +300,13 @@ RAISES = [
     ),
     # explanations
     (
-        "xai_tf.explain.attribution.quadrature",
+        "xai_tf.explain.path_integral.quadrature",
         lambda: attr.quadrature(2.5),
         TE,
         "n_steps must be an integer ≥ 1, got 2.5",
     ),
     (
-        "xai_tf.explain.attribution.path_integrated_gradients",
+        "xai_tf.explain.path_integral.path_integrated_gradients",
         lambda: attr.path_integrated_gradients(lambda x: x.sum(-1), z(3), z(4)),
         VE,
         "baseline has shape",

@@ -210,3 +210,21 @@ def test_every_slider_of_every_panel_reaches_its_max(bundled):
             slider.value = top
             assert _message(panel) == "", (name, key, _message(panel))
             assert _view(panel) != before, f"{name}: moving {key} from {bottom} to {top} changed nothing"
+
+
+def test_long_prompts_get_a_one_line_cap_not_a_long_wait(bundled):
+    from xai_tf.explain.registry import FLOW_MAX_TOKENS
+    from xai_tf.widgets.attribution import MAX_TOKENS
+
+    long_text = "But soft, what light through yonder window breaks? " * 8
+    T = len(bundled.encode(long_text))
+    assert T > max(MAX_TOKENS, FLOW_MAX_TOKENS)
+    panel = attribution_panel(bundled, "ROMEO.\nBut soft")
+    panel["text"].value = long_text
+    assert f"up to {MAX_TOKENS} tokens, this one has {T}" in _message(panel) and _view(panel) == ""
+    words = word_attention_panel(bundled, long_text)
+    assert _message(words) == ""  # one head: any length
+    words["how"].value = "flow"
+    assert f"flow is offered for up to {FLOW_MAX_TOKENS} tokens, this text has {T}" in _message(words)
+    words["how"].value = "rollout"
+    assert _message(words) == "" and "<svg" in _view(words)

@@ -16,7 +16,7 @@ def check_integrated_gradients(
 ) -> int:
     """Lesson 06: ``fn(F, x, baseline, m)`` → IG by the right Riemann sum,
     (x − x') ⊙ (1/m) Σ_{k=1..m} ∇F(x' + (k/m)(x − x')), where F maps a batch ``[n, D]`` to ``[n]``."""
-    from xai_tf.explain.attribution import path_integrated_gradients
+    from xai_tf.explain.path_integral import path_integrated_gradients
 
     w = torch.tensor([2.0, -1.0, 0.5])
 

@@ -20,63 +20,19 @@ Methods (g_t = ∂F/∂E_t ∈ ℝ^d):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf.explain.path_integral import METHODS, Scalar, path_integrated_gradients, quadrature
 from xai_tf.models.loaded import LoadedModel, causal
 
-Scalar = Callable[[Tensor], Tensor]  # a batch of inputs [n, ...] → one number per input [n]
-METHODS = ("riemann_right", "gausslegendre")
+__all__ = ["METHODS", "path_integrated_gradients", "quadrature"]  # re-exported: lessons use attr.METHODS
+
 OUTPUTS = ("logit", "logprob")
-
-
-def quadrature(n_steps: int, method: str = "riemann_right") -> tuple[Tensor, Tensor]:
-    """Nodes α_k and weights w_k with ∫₀¹ h(α) dα ≈ Σ_k w_k h(α_k).
-
-    ``riemann_right``: α_k = k/m, w_k = 1/m for k = 1..m (α = 0 is not a node). ``gausslegendre``:
-    the m Gauss–Legendre nodes and weights of [−1, 1] mapped to [0, 1] (exact for polynomials of
-    degree ≤ 2m − 1). Both in float64 on the CPU; callers move them to their input's device.
-    """
-    n_steps = _checks.integer("n_steps", n_steps, 1)
-    if method == "riemann_right":
-        nodes = torch.arange(1, n_steps + 1, dtype=torch.float64, device="cpu") / n_steps
-        return nodes, torch.full((n_steps,), 1 / n_steps, dtype=torch.float64, device="cpu")
-    if method == "gausslegendre":
-        x, w = np.polynomial.legendre.leggauss(n_steps)
-        return torch.from_numpy((x + 1) / 2), torch.from_numpy(w / 2)
-    raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-
-
-def path_integrated_gradients(
-    F: Scalar,
-    x: Tensor,
-    baseline: Tensor,
-    n_steps: int = 50,
-    method: str = "riemann_right",
-    batch_size: int | None = None,
-) -> Tensor:
-    """IG of any differentiable F at one input ``x`` (any shape) from ``baseline`` (same shape):
-    (x − x') ⊙ Σ_k w_k ∇F(x' + α_k (x − x')). The path points are evaluated ``batch_size`` at a time
-    (all at once by default); the result does not depend on it."""
-    if x.shape != baseline.shape:
-        raise ValueError(f"baseline has shape {tuple(baseline.shape)}, the input {tuple(x.shape)}")
-    if batch_size is not None:
-        _checks.integer("batch_size (None: all steps at once)", batch_size, 1)
-    alphas, weights = quadrature(n_steps, method)
-    x, baseline = x.detach(), baseline.detach()
-    total = torch.zeros_like(x, dtype=torch.float64)
-    for start in range(0, n_steps, batch_size or n_steps):
-        a = alphas[start : start + (batch_size or n_steps)].to(x).view(-1, *[1] * x.dim())
-        points = (baseline + a * (x - baseline)).requires_grad_(True)
-        (grads,) = torch.autograd.grad(F(points).sum(), points)
-        w = weights[start : start + len(a)].to(total).view(-1, *[1] * x.dim())
-        total += (w * grads.double()).sum(0)
-    return ((x - baseline).double() * total).to(x.dtype)
 
 
 @dataclass
@@ -194,10 +150,22 @@ def integrated_gradients(
     batch_size: int | None = None,
 ) -> IGResult:
     """IG on the token embeddings (position embeddings stay fixed) — the same quantity as Captum's
-    ``LayerIntegratedGradients`` on the token-embedding layer with baseline ids."""
+    ``LayerIntegratedGradients`` on the token-embedding layer with baseline ids. ``batch_size``
+    path points go through the model at once; None picks the most that fit ``IG_MEMORY``."""
     module, ids, F = _explained(model, input_ids, target, position, output)
     E, E_base = _embeddings(module, ids, baseline)
-    return _ig_result(F, E, E_base, n_steps, method, batch_size)
+    if batch_size is None:
+        batch_size = _fitting_batch(module, len(ids))
+    return _ig_result(F, E, E_base, n_steps, method, _checks.integer("batch_size", batch_size, 1))
+
+
+#: The memory the path points of one IG batch may keep for their backward pass (Binder has 2 GB).
+IG_MEMORY = 256 * 2**20
+
+
+def _fitting_batch(module: nn.Module, T: int) -> int:
+    """The most path points whose backward pass fits ``IG_MEMORY`` (at least 1)."""
+    return max(1, IG_MEMORY // module.config.backward_bytes(T))
 
 
 def _ig_result(
@@ -230,7 +198,7 @@ def sequential_integrated_gradients(
     for t in range(len(ids)):
         start = E.clone()
         start[t] = E_base[t]
-        result = _ig_result(F, E, start, n_steps, method, None)
+        result = _ig_result(F, E, start, n_steps, method, _fitting_batch(module, len(ids)))
         scores[t], deltas[t] = result.token_scores.sum(), result.delta
     return scores, deltas
 

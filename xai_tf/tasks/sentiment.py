@@ -57,6 +57,7 @@ class SequenceClassifier(nn.Module):
     def __init__(self, body: GPT2, n_classes: int = len(CLASSES)):
         super().__init__()
         self.body = body.requires_grad_(False)
+        self.config = body.config
         self.wte = body.wte
         self.head = nn.Linear(body.config.n_embd, n_classes, device=body.wte.weight.device)
 

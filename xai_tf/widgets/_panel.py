@@ -31,12 +31,14 @@ class Panel(widgets.VBox):
         render: Callable[[], str],
         rows: Sequence[Sequence[str]] | None = None,
         updates: Mapping[str, Callable[[], None]] | None = None,
+        slow: bool = False,
     ):
         """``updates[name]()`` runs first when control ``name`` changes (e.g. refills another
-        control's options), with redraws held, so that one change still renders once."""
+        control's options), with redraws held, so that one change still renders once. A ``slow``
+        panel (a render that can take over ~0.3 s) shows "computing…" while it renders."""
         self.controls = dict(controls)
         self.message, self.view = widgets.HTML(), widgets.HTML()
-        self._render, self._held = render, 0
+        self._render, self._held, self._slow = render, 0, slow
         rows = [[name] for name in self.controls] if rows is None else rows
         if sorted(n for r in rows for n in r) != sorted(self.controls):
             raise ValueError(f"rows {rows} must name each control once: {list(self.controls)}")
@@ -56,6 +58,8 @@ class Panel(widgets.VBox):
         """Render the view now (the controls call this on every change)."""
         if self._held:
             return
+        if self._slow:
+            self.message.value = "<i style='color:#666'>computing…</i>"
         try:
             self.view.value, self.message.value = self._render(), ""
         except Exception as err:  # a student sees a short message, never a traceback

@@ -11,6 +11,9 @@ from xai_tf.explain.registry import ATTRIBUTIONS
 from xai_tf.models.loaded import LoadedModel
 from xai_tf.widgets._panel import Panel, needs, prompt_box
 
+#: The longest prompt the panel explains: IG runs 2–300 forward and backward passes, each O(T²).
+MAX_TOKENS = 64
+
 
 @needs("causal", "attribution to the token embeddings")
 def attribution_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what light through yonder") -> Panel:
@@ -36,6 +39,10 @@ def attribution_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what lig
 
     def render() -> str:
         ids = lm.encode(text.value)
+        if len(ids) > MAX_TOKENS:
+            raise ValueError(
+                f"this panel explains prompts of up to {MAX_TOKENS} tokens, this one has {len(ids)}"
+            )
         explain = ATTRIBUTIONS[method.value]
         scores, note = explain(
             lm, ids, target.value, baselines[baseline.value], steps.value, quadrature.value
@@ -47,4 +54,4 @@ def attribution_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what lig
     controls = {"text": text, "target": target, "method": method}
     controls |= {"baseline": baseline, "quadrature": quadrature, "steps": steps}
     rows = [["text"], ["target", "method"], ["baseline", "quadrature", "steps"]]
-    return Panel(controls, render, rows, updates={"text": update_targets})
+    return Panel(controls, render, rows, updates={"text": update_targets}, slow=True)

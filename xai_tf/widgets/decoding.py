@@ -58,6 +58,5 @@ def decoding_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", n_bars: int = 12) 
 
     controls = {"text": text, "tau": tau, "top_k": top_k, "top_p": top_p}
     controls |= {"beam": beam, "length": length, "seed": seed, "again": again}
-    return Panel(
-        controls, render, rows=[["text"], ["tau", "top_k", "top_p"], ["beam", "length", "seed", "again"]]
-    )
+    rows = [["text"], ["tau", "top_k", "top_p"], ["beam", "length", "seed", "again"]]
+    return Panel(controls, render, rows, slow=True)

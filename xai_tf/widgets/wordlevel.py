@@ -34,4 +34,4 @@ def word_attention_panel(
         return viz.svg_heatmap(A, position_labels(labels), title=f"{what}, {level.value}")
 
     controls = {"text": text, "how": how, "level": level, "layer": layer, "head": head}
-    return Panel(controls, render, rows=[["text"], ["how", "level"], ["layer", "head"]])
+    return Panel(controls, render, rows=[["text"], ["how", "level"], ["layer", "head"]], slow=True)
