@@ -26,7 +26,8 @@ def test_training_stops_when_every_word_is_one_symbol():
 
 
 @pytest.mark.parametrize(
-    ("text", "n", "message"), [("", 3, "text is empty"), ("ab", -1, "n_merges must be an integer ≥ 0, got -1")]
+    ("text", "n", "message"),
+    [("", 3, "text is empty"), ("ab", -1, "n_merges must be an integer ≥ 0, got -1")],
 )
 def test_bad_bpe_arguments(text, n, message):
     with pytest.raises(ValueError, match=message):

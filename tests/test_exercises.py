@@ -13,6 +13,10 @@ from xai_tf.exercises.next_token import check_next_token_probs
         (lambda z: None, "is None: did you forget to `return` it?"),
         (lambda z: z[-1], "sum to"),
         (lambda z: z[0].softmax(-1), "first position"),
+        (
+            lambda z: z.softmax(0)[-1],
+            r"ran over the positions \(dim 0\): take it over the vocabulary, dim=-1",
+        ),
         (lambda z: z.softmax(-1), r"shape \(1, 5\), expected \(5,\)"),
         (lambda z: z[-1].softmax(-1).tolist(), "should be a torch.Tensor"),
         (lambda z: 1 / 0, "raised ZeroDivisionError"),
@@ -54,6 +58,14 @@ def _masked_leaky(Q, K, V, mask):
     return A @ V, A
 
 
+def _sparsemax_one_row(z):
+    """Written for a 1-D z only: the support size is taken over the whole tensor."""
+    zs = z.sort(descending=True).values
+    k = torch.arange(1, len(zs) + 1)
+    support = int((1 + k * zs > zs.cumsum(0)).sum())
+    return (z - (zs[:support].sum() - 1) / support).clamp(min=0)
+
+
 def _sparsemax_unclipped(z):
     from xai_tf.attention import sparsemax
 
@@ -68,7 +80,17 @@ def _sparsemax_unclipped(z):
         (attention.check_softmax, lambda z: torch.softmax(z, 0), r"softmax\(z\)\[0, 0\]"),
         (attention.check_scaled_dot_product_attention, _attention_unscaled, "not scaled"),
         (attention.check_scaled_dot_product_attention, _attention_columns, "down the columns"),
-        (attention.check_scaled_dot_product_attention, lambda Q, K, V: None, r"return a pair"),
+        (attention.check_scaled_dot_product_attention, lambda Q, K, V: Q, r"return a pair"),
+        (
+            attention.check_masked_attention,
+            lambda Q, K, V, m: None,
+            "returned None: did you forget to `return` it?",
+        ),
+        (
+            attention.check_sparsemax,
+            _sparsemax_one_row,
+            r"failed on z of shape \(2, 4\) — work along the last dim \(dim=-1\)",
+        ),
         (attention.check_causal_mask, lambda T: torch.ones(T, T).tril(), "should be boolean"),
         (
             attention.check_causal_mask,

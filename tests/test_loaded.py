@@ -149,3 +149,10 @@ def test_bad_hooks_are_refused_on_every_architecture(lm_name, hooks, message, re
     assert lm.n_layer == 6  # the messages above name layers 0..5
     with pytest.raises(ValueError, match=message):
         lm(lm.encode("But soft"), hooks=hooks)
+
+
+def test_a_typed_end_of_text_marker_gets_a_message_a_student_can_act_on(bundled):
+    with pytest.raises(
+        ValueError, match=r"^<\|endoftext\|> is the end-of-text marker; it cannot be typed in a prompt$"
+    ):
+        bundled.encode("ROMEO.<|endoftext|>")

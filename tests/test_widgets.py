@@ -29,7 +29,10 @@ def _view(panel: Panel) -> str:
     [
         ("", "prompt is empty"),
         ("To be. " * 300, "reads at most 256"),
-        ("ROMEO.<|endoftext|>", "disallowed special token"),
+        (
+            "ROMEO.<|endoftext|>",
+            "&lt;|endoftext|&gt; is the end-of-text marker; it cannot be typed in a prompt",
+        ),
     ],
 )
 def test_next_token_panel_shows_a_message_not_a_traceback(bundled, prompt, message):

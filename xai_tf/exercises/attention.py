@@ -17,6 +17,13 @@ from xai_tf.exercises._check import (
 )
 
 
+def _expect_pair(got: object) -> None:
+    if got is None:
+        raise Mismatch("returned None: did you forget to `return` it?")
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("return a pair (output, A)")
+
+
 @checker("softmax")
 def check_softmax(fn: Callable[[Tensor], Tensor]) -> int:
     """Lesson 01: ``fn(z)`` → softmax along the last dim, stable for large scores."""
@@ -42,8 +49,7 @@ def check_scaled_dot_product_attention(fn: Callable[[Tensor, Tensor, Tensor], tu
             torch.randn(m, d_v, generator=g),
         )
         got = fn(Q, K, V)
-        if not (isinstance(got, tuple) and len(got) == 2):
-            raise Mismatch("return a pair (output, A)")
+        _expect_pair(got)
         out, A = got
         want_A = torch.softmax(Q @ K.T / d**0.5, -1)
         if isinstance(A, Tensor) and A.shape == want_A.shape:
@@ -91,8 +97,7 @@ def check_masked_attention(fn: Callable[[Tensor, Tensor, Tensor, Tensor], tuple[
     padded[0] = False  # a query that sees nothing
     for mask in (causal, padded):
         got = fn(Q, K, V, mask)
-        if not (isinstance(got, tuple) and len(got) == 2):
-            raise Mismatch("return a pair (output, A)")
+        _expect_pair(got)
         out, A = got
         if isinstance(A, Tensor) and A.isnan().any():
             raise Mismatch("A has NaN: a row with every position masked must give zeros")
@@ -117,7 +122,12 @@ def check_sparsemax(fn: Callable[[Tensor], Tensor]) -> int:
         torch.randn(3, 9, generator=torch.Generator().manual_seed(3)) * 2,
     ]
     for z in zs:
-        got = fn(z.clone())
+        try:
+            got = fn(z.clone())
+        except RuntimeError as err:  # e.g. written for one row: say what the checker passes
+            raise Mismatch(
+                f"it failed on z of shape {tuple(z.shape)} — work along the last dim (dim=-1): {err}"
+            )
         if isinstance(got, Tensor) and got.shape == z.shape:
             if (got < -1e-7).any():
                 raise Mismatch("negative probabilities: clip z − τ at 0")

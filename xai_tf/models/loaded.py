@@ -78,6 +78,9 @@ class LoadedModel:
             raise ValueError(f"{self.name} has no tokenizer: load it with xai_tf.load_model to type text")
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError("prompt is empty: type at least one word")
+        for special in sorted(getattr(self.tokenizer, "special_tokens_set", ())):
+            if special in prompt:  # tiktoken's own error asks for an argument a student cannot pass
+                raise ValueError(f"{special} is the end-of-text marker; it cannot be typed in a prompt")
         ids = self.tokenizer.encode(prompt)
         if len(ids) > self.n_ctx:
             raise ValueError(f"prompt is {len(ids)} tokens long; {self.name} reads at most {self.n_ctx}")
