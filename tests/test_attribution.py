@@ -268,9 +268,9 @@ def test_the_ig_memory_estimate_bounds_what_autograd_keeps(random_gpt2):
     (weights excluded), without overestimating by more than 4×, at short and long T."""
     params = {p.untyped_storage().data_ptr() for p in random_gpt2.parameters()}
     for T in (5, 30):
-        saved = {}
+        saved: dict[int, int] = {}
 
-        def pack(t):
+        def pack(t, saved=saved):
             if t.untyped_storage().data_ptr() not in params:
                 saved[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
             return t

@@ -514,9 +514,9 @@ def _returns_none(*args):
 CHECKERS = {
     "xai_tf.exercises.next_token.check_next_token_probs": "probs is None",
     "xai_tf.exercises.attention.check_softmax": r"softmax\(z\) is None",
-    "xai_tf.exercises.attention.check_scaled_dot_product_attention": "returned None: did you forget to `return`",
+    "xai_tf.exercises.attention.check_scaled_dot_product_attention": "returned None: did you forget",
     "xai_tf.exercises.attention.check_causal_mask": "mask is None",
-    "xai_tf.exercises.attention.check_masked_attention": "returned None: did you forget to `return`",
+    "xai_tf.exercises.attention.check_masked_attention": "returned None: did you forget",
     "xai_tf.exercises.attention.check_sparsemax": r"sparsemax\(z\) is None",
     "xai_tf.exercises.attention.check_sparsemax_jacobian": "J is None",
     "xai_tf.exercises.blocks.check_layer_norm": r"LN\(u\) is None",

@@ -127,7 +127,7 @@ def check_sparsemax(fn: Callable[[Tensor], Tensor]) -> int:
         except RuntimeError as err:  # e.g. written for one row: say what the checker passes
             raise Mismatch(
                 f"it failed on z of shape {tuple(z.shape)} — work along the last dim (dim=-1): {err}"
-            )
+            ) from err
         if isinstance(got, Tensor) and got.shape == z.shape:
             if (got < -1e-7).any():
                 raise Mismatch("negative probabilities: clip z − τ at 0")
