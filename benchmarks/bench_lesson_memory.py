@@ -1,0 +1,119 @@
+"""Peak memory of the kernel while each lesson runs headless, on the bundled model and on GPT-2 small.
+
+Every notebook in ``lessons/`` is executed top to bottom with nbclient, as the notebook tests do, in two
+settings: the bundled model (an empty Hugging Face cache) and GPT-2-small-sized weights (124M parameters,
+randomly initialised, saved as safetensors into a temporary Hugging Face cache, which is what Binder users
+get: ``load_model()`` picks them as it would the real GPT-2). Both run offline (``HF_HUB_OFFLINE=1``).
+After the last cell, one more cell prints the kernel process's own peak resident memory (Linux VmHWM),
+so the number is the kernel's high-water mark over the whole lesson, not the runner's. Prints, per lesson
+and setting, the model the lesson said it uses, that peak, and the wall time of the cells; a peak above
+the 1,500 MB budget is marked, a lesson that raises is reported FAILED with its error.
+
+    python benchmarks/bench_lesson_memory.py [--lessons 00 06] [--setting bundled|gpt2|both]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+LESSONS_DIR = Path(__file__).parents[1] / "lessons"
+BUDGET_MB = 1500
+SNAPSHOT = "0" * 40
+PROBE = (
+    "import pathlib as _p\n"
+    "print('VmHWM', next(l for l in _p.Path('/proc/self/status').read_text().splitlines()"
+    " if l.startswith('VmHWM')).split()[1])"
+)
+
+
+def fake_gpt2_cache(hf_home: Path) -> None:
+    """A randomly initialised GPT-2 small, laid out as the Hugging Face cache holds the real one."""
+    import torch
+    import transformers
+
+    repo = hf_home / "hub" / "models--openai-community--gpt2"
+    snapshot = repo / "snapshots" / SNAPSHOT
+    transformers.utils.logging.disable_progress_bar()
+    torch.manual_seed(0)
+    transformers.GPT2LMHeadModel(transformers.GPT2Config()).save_pretrained(snapshot)
+    assert (snapshot / "config.json").is_file() and (snapshot / "model.safetensors").is_file()
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(SNAPSHOT)
+
+
+def run_lesson(path: Path, hf_home: Path) -> dict:
+    """Execute one lesson in a fresh kernel; its peak memory (MB), wall time (s), model name, error."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE")}
+    env.update(
+        HF_HOME=str(hf_home), HF_HUB_OFFLINE="1", MPLBACKEND="module://matplotlib_inline.backend_inline"
+    )
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
+    result = {"peak": None, "error": None}
+    with client.setup_kernel(env=env):
+        start = time.perf_counter()
+        try:
+            for index, cell in enumerate(nb.cells):
+                client.execute_cell(cell, index)
+        except Exception as err:  # a cell raised, timed out, or the kernel died
+            last = (str(getattr(err, "evalue", err)).strip().splitlines() or [""])[-1]
+            result["error"] = f"{getattr(err, 'ename', type(err).__name__)}: {last}"
+        result["wall"] = time.perf_counter() - start
+        nb.cells.append(probe := nbformat.v4.new_code_cell(PROBE))
+        try:
+            client.execute_cell(probe, len(nb.cells) - 1)
+            result["peak"] = int(probe.outputs[0]["text"].split()[1]) / 1024
+        except Exception:  # no kernel left to ask
+            pass
+    text = "".join(o.get("text", "") for cell in nb.cells for o in cell.get("outputs", []))
+    found = re.search(r"using model '([^']+)'", text)
+    result["model"] = found.group(1) if found else "(none)"
+    return result
+
+
+def cell(r: dict) -> str:
+    peak = "?" if r["peak"] is None else f"{r['peak']:.0f}" + (" !" if r["peak"] > BUDGET_MB else "  ")
+    return f"{r['model']:>11} {'FAILED' if r['error'] else peak:>8} {r['wall']:6.1f}"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lessons", nargs="*", help="filename prefixes, e.g. 00 06 (default: all)")
+    p.add_argument("--setting", choices=("bundled", "gpt2", "both"), default="both")
+    args = p.parse_args()
+    lessons = sorted(LESSONS_DIR.glob("*.ipynb"))
+    if args.lessons:
+        lessons = [path for path in lessons if path.name.startswith(tuple(args.lessons))]
+    settings = ("bundled", "gpt2") if args.setting == "both" else (args.setting,)
+    results = {}
+    for setting in settings:
+        with tempfile.TemporaryDirectory(prefix=f"hf_home_{setting}_") as tmp:
+            if setting == "gpt2":
+                fake_gpt2_cache(Path(tmp))
+            for path in lessons:
+                results[path.stem, setting] = r = run_lesson(path, Path(tmp))
+                print(f"  {setting:7} {path.stem}: {cell(r).strip()}", flush=True)
+
+    print(f"\nkernel peak resident memory in MB (! = above {BUDGET_MB} MB), wall time of the cells in s")
+    width = max(len(path.stem) for path in lessons)
+    print(f"{'':{width}}" + "".join(f" | {s:^27}" for s in settings))
+    print(f"{'lesson':{width}}" + f" | {'model':>11} {'peak MB':>8} {'wall s':>6}" * len(settings))
+    for path in lessons:
+        print(f"{path.stem:{width}}" + "".join(f" | {cell(results[path.stem, s])}" for s in settings))
+    for (stem, setting), r in results.items():
+        if r["error"]:
+            print(f"FAILED {stem} ({setting}, kernel peak {r['peak'] or 0:.0f} MB): {r['error']}")
+
+
+if __name__ == "__main__":
+    main()
