@@ -14,7 +14,6 @@ from matplotlib.axes import Axes
 
 from xai_tf import _checks
 
-
 ROCKET = sns.color_palette("rocket_r", as_cmap=True)
 
 
