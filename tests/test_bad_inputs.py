@@ -287,6 +287,18 @@ RAISES = [
         "input_ids must be one prompt",
     ),
     (
+        "xai_tf.decoding.positions_computed",
+        lambda: decoding.positions_computed(0, 5, 16, True),
+        VE,
+        "prompt_length must be an integer ≥ 1, got 0",
+    ),
+    (
+        "xai_tf.decoding.decoding_seconds",
+        lambda: decoding.decoding_seconds(tiny(), [1], 3, True, repeats=0),
+        VE,
+        "repeats must be an integer ≥ 1, got 0",
+    ),
+    (
         "xai_tf.lm_eval.total_nll",
         lambda: lm_eval.total_nll(tiny(), [1, 2, 3], 0),
         VE,

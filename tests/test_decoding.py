@@ -11,10 +11,12 @@ from xai_tf import LoadedModel
 from xai_tf.decoding import (
     beam_search,
     continuation_log_prob,
+    decoding_seconds,
     filtered_probs,
     generate,
     greedy,
     next_token_probs,
+    positions_computed,
     sample_next_token,
     top_k_filter,
     top_next_tokens,
@@ -337,3 +339,26 @@ def test_filters_refuse_inf_and_nan_logits(fn, bad):
 def test_filters_keep_minus_inf_as_removed():
     z = torch.tensor([1.0, float("-inf"), 0.5, -1.0])
     assert torch.isneginf(top_p_filter(z, 0.99)[1]) and torch.isneginf(top_k_filter(z, 3)[1])
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+@pytest.mark.parametrize(("prompt_length", "new_tokens"), [(5, 1), (5, 10), (5, 40), (32, 3)])
+def test_positions_computed_counts_what_the_decoder_feeds_the_model(
+    pair, use_cache, prompt_length, new_tokens
+):
+    """Counted by a hook on the model's forward: every position fed, prompt and steps (n_ctx = 32)."""
+    _, ours = pair
+    fed = []
+    handle = ours.register_forward_pre_hook(lambda _m, args: fed.append(torch.as_tensor(args[0]).size(-1)))
+    try:
+        greedy(ours, list(range(1, prompt_length + 1)), new_tokens, stop_at_eot=False, use_cache=use_cache)
+    finally:
+        handle.remove()
+    assert positions_computed(prompt_length, new_tokens, 32, use_cache) == sum(fed)
+
+
+def test_decoding_seconds_is_a_positive_median(pair):
+    _, ours = pair
+    assert 0 < decoding_seconds(ours, [1, 2, 3], 4, use_cache=True, repeats=3) < 60
+    with pytest.raises(ValueError, match="repeats must be an integer ≥ 1, got 0"):
+        decoding_seconds(ours, [1, 2, 3], 4, use_cache=True, repeats=0)

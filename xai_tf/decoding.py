@@ -14,6 +14,8 @@ end-of-text token); an encoder is refused with one line. Lessons 00 and 05 use t
 
 from __future__ import annotations
 
+import statistics
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 import torch
@@ -254,6 +256,41 @@ def continuation_log_prob(model: Model, input_ids: Sequence[int] | Tensor, promp
     log_p = gpt2(ids)[0, :-1].log_softmax(-1)
     picked = log_p.gather(-1, ids[1:, None])[:, 0]
     return float(picked[prompt_length - 1 :].sum())
+
+
+def positions_computed(prompt_length: int, max_new_tokens: int, n_ctx: int, use_cache: bool) -> int:
+    """How many token positions the decoders run through the model to add ``max_new_tokens`` to a
+    prompt of P tokens (a count that does not depend on the machine):
+
+        with the cache:    P + (n − 1)            (the prompt once, then one position per step)
+        without it:        Σ_{k=0}^{n−1} min(P + k, n_ctx)   (every step reads the whole text again)
+
+    With the cache, a text that outgrows the context is read again from scratch (``_last_logits``)."""
+    P, n = (
+        _checks.integer("prompt_length", prompt_length, 1),
+        _checks.integer("max_new_tokens", max_new_tokens, 1),
+    )
+    if not use_cache:
+        return sum(min(P + k, n_ctx) for k in range(n))
+    total, window = min(P, n_ctx), min(P, n_ctx)
+    for _ in range(n - 1):
+        window, total = (window + 1, total + 1) if window < n_ctx else (n_ctx, total + n_ctx)
+    return total
+
+
+def decoding_seconds(
+    model: Model, input_ids: Sequence[int] | Tensor, max_new_tokens: int, use_cache: bool, repeats: int = 3
+) -> float:
+    """Median wall time of greedy decoding over ``repeats`` runs, after one run to warm up (the
+    first run pays for memory allocation and caches: one unwarmed run can be off by 10×)."""
+    _checks.integer("repeats", repeats, 1)
+    greedy(model, input_ids, max_new_tokens, stop_at_eot=False, use_cache=use_cache)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        greedy(model, input_ids, max_new_tokens, stop_at_eot=False, use_cache=use_cache)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 @torch.no_grad()
