@@ -20,7 +20,7 @@ from conftest import random_hf_gpt2
 
 import xai_tf
 from xai_tf import attention as att
-from xai_tf import blocks, bpe, corpus, decoding, lm_eval, tokenization, viz
+from xai_tf import blocks, bpe, corpus, decoding, decoding_cost, lm_eval, tokenization, viz
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import lens
 from xai_tf.explain import wordlevel as wl
@@ -287,14 +287,14 @@ RAISES = [
         "input_ids must be one prompt",
     ),
     (
-        "xai_tf.decoding.positions_computed",
-        lambda: decoding.positions_computed(0, 5, 16, True),
+        "xai_tf.decoding_cost.positions_computed",
+        lambda: decoding_cost.positions_computed(0, 5, 16, True),
         VE,
         "prompt_length must be an integer ≥ 1, got 0",
     ),
     (
-        "xai_tf.decoding.decoding_seconds",
-        lambda: decoding.decoding_seconds(tiny(), [1], 3, True, repeats=0),
+        "xai_tf.decoding_cost.decoding_seconds",
+        lambda: decoding_cost.decoding_seconds(tiny(), [1], 3, True, repeats=0),
         VE,
         "repeats must be an integer ≥ 1, got 0",
     ),

@@ -11,17 +11,16 @@ from xai_tf import LoadedModel
 from xai_tf.decoding import (
     beam_search,
     continuation_log_prob,
-    decoding_seconds,
     filtered_probs,
     generate,
     greedy,
     next_token_probs,
-    positions_computed,
     sample_next_token,
     top_k_filter,
     top_next_tokens,
     top_p_filter,
 )
+from xai_tf.decoding_cost import decoding_seconds, positions_computed
 from xai_tf.models import GPT2, KVCache
 
 

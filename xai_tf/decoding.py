@@ -14,8 +14,6 @@ end-of-text token); an encoder is refused with one line. Lessons 00 and 05 use t
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable, Iterator, Sequence
 
 import torch
@@ -94,7 +92,10 @@ def top_k_filter(logits: Tensor, k: int) -> Tensor:
     """Keep the k largest logits (last dim), −∞ elsewhere. Exactly k survive: ties at the k-th
     value go to the lower token id. (Hugging Face's ``TopKLogitsWarper`` keeps every token tied with
     the k-th, so it can keep more than k.)"""
-    k = _checks.integer("k", k, 1, _checks.scores("logits", logits).size(-1))
+    return _keep_top_k(logits, _checks.integer("k", k, 1, _checks.scores("logits", logits).size(-1)))
+
+
+def _keep_top_k(logits: Tensor, k: int) -> Tensor:
     order = logits.argsort(dim=-1, descending=True, stable=True)
     keep = torch.zeros_like(logits, dtype=torch.bool).scatter(-1, order[..., :k], True)
     return logits.masked_fill(~keep, float("-inf"))
@@ -108,8 +109,10 @@ def top_p_filter(logits: Tensor, p: float) -> Tensor:
     (Hugging Face's ``TopPLogitsWarper`` sorts ascending, so among tied tokens at the edge of the
     nucleus it keeps the higher ids).
     """
-    p = _checks.real("p", p, 0, 1, open_lo=True)
-    _checks.scores("logits", logits)
+    return _keep_top_p(_checks.scores("logits", logits), _checks.real("p", p, 0, 1, open_lo=True))
+
+
+def _keep_top_p(logits: Tensor, p: float) -> Tensor:
     if p == 1:
         return logits
     order = logits.argsort(dim=-1, descending=True, stable=True)
@@ -133,10 +136,10 @@ def filtered_probs(
     if top_p is not None:
         _checks.real("top_p", top_p, 0, 1, open_lo=True)
     logits = (logits - logits.max(-1, keepdim=True).values) / temperature
-    if top_k is not None:
-        logits = top_k_filter(logits, top_k)
+    if top_k is not None:  # checked above: the filters' cores, without a second scan of the logits
+        logits = _keep_top_k(logits, top_k)
     if top_p is not None:
-        logits = top_p_filter(logits, top_p)
+        logits = _keep_top_p(logits, top_p)
     return logits.softmax(-1)
 
 
@@ -256,41 +259,6 @@ def continuation_log_prob(model: Model, input_ids: Sequence[int] | Tensor, promp
     log_p = gpt2(ids)[0, :-1].log_softmax(-1)
     picked = log_p.gather(-1, ids[1:, None])[:, 0]
     return float(picked[prompt_length - 1 :].sum())
-
-
-def positions_computed(prompt_length: int, max_new_tokens: int, n_ctx: int, use_cache: bool) -> int:
-    """How many token positions the decoders run through the model to add ``max_new_tokens`` to a
-    prompt of P tokens (a count that does not depend on the machine):
-
-        with the cache:    P + (n − 1)            (the prompt once, then one position per step)
-        without it:        Σ_{k=0}^{n−1} min(P + k, n_ctx)   (every step reads the whole text again)
-
-    With the cache, a text that outgrows the context is read again from scratch (``_last_logits``)."""
-    P, n = (
-        _checks.integer("prompt_length", prompt_length, 1),
-        _checks.integer("max_new_tokens", max_new_tokens, 1),
-    )
-    if not use_cache:
-        return sum(min(P + k, n_ctx) for k in range(n))
-    total, window = min(P, n_ctx), min(P, n_ctx)
-    for _ in range(n - 1):
-        window, total = (window + 1, total + 1) if window < n_ctx else (n_ctx, total + n_ctx)
-    return total
-
-
-def decoding_seconds(
-    model: Model, input_ids: Sequence[int] | Tensor, max_new_tokens: int, use_cache: bool, repeats: int = 3
-) -> float:
-    """Median wall time of greedy decoding over ``repeats`` runs, after one run to warm up (the
-    first run pays for memory allocation and caches: one unwarmed run can be off by 10×)."""
-    _checks.integer("repeats", repeats, 1)
-    greedy(model, input_ids, max_new_tokens, stop_at_eot=False, use_cache=use_cache)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        greedy(model, input_ids, max_new_tokens, stop_at_eot=False, use_cache=use_cache)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 @torch.no_grad()
