@@ -1,0 +1,68 @@
+"""Argument checks shared by the modules of ``xai_tf.efficient`` (lesson 14): queries, keys and
+values of one attention call, and the memory a computation would need, refused before allocating."""
+
+from __future__ import annotations
+
+import math
+
+import psutil
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+
+
+def qkv(Q: object, K: object, V: object) -> tuple[Tensor, Tensor, Tensor]:
+    """``Q [..., n, d]``, ``K [..., m, d]``, ``V [..., m, d_v]``: floating, one dtype and device,
+    finite; else a TypeError/ValueError that names the argument."""
+    for name, x in (("Q", Q), ("K", K), ("V", V)):
+        _checks.tensor(name, x)
+        if not x.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}")
+        if x.dim() < 2 or x.size(-1) == 0:
+            raise ValueError(
+                f"{name} must be [..., positions, features] with features ≥ 1, got {tuple(x.shape)}"
+            )
+        if not torch.isfinite(x).all():
+            raise ValueError(f"{name} has NaN or inf entries")
+    if not (Q.dtype == K.dtype == V.dtype):
+        raise TypeError(f"Q, K and V must share one dtype, got {Q.dtype}, {K.dtype}, {V.dtype}")
+    if Q.size(-1) != K.size(-1):
+        raise ValueError(f"Q has {Q.size(-1)} features but K has {K.size(-1)}: they must match")
+    if K.size(-2) != V.size(-2):
+        raise ValueError(f"K has {K.size(-2)} positions but V has {V.size(-2)}: they must match")
+    if K.size(-2) == 0:
+        raise ValueError("K and V have no positions: there is nothing to attend to")
+    return Q, K, V
+
+
+def mask(name: str, M: object, n: int, m: int) -> Tensor | None:
+    """An optional boolean mask that broadcasts to ``[..., n, m]`` (True = may attend)."""
+    if M is None:
+        return None
+    _checks.tensor(name, M)
+    if M.dtype != torch.bool:
+        raise TypeError(f"{name} must be a boolean tensor (True = visible), got {M.dtype}")
+    if M.dim() < 2 or M.size(-2) not in (1, n) or M.size(-1) not in (1, m):
+        raise ValueError(f"{name} must broadcast to [..., {n}, {m}], got {tuple(M.shape)}")
+    return M
+
+
+def fits(what: str, n_bytes: float, device: torch.device | str = "cpu") -> None:
+    """Refuse, before allocating, a computation whose largest buffers need more than the memory
+    available now (the CPU's free RAM, or the GPU's free memory)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        free = torch.cuda.mem_get_info(device)[0]
+    else:
+        free = psutil.virtual_memory().available
+    if n_bytes > free:
+        raise ValueError(
+            f"{what} needs {n_bytes / 2**30:.1f} GiB, more than the {free / 2**30:.1f} GiB free on "
+            f"{device.type}: choose a smaller n (or chunked_attention, which never builds the n × n matrix)"
+        )
+
+
+def scale(d: int) -> float:
+    """1/√d_att, the scaling of the scores."""
+    return 1 / math.sqrt(d)

@@ -1,0 +1,63 @@
+"""Linformer (lesson 14): Wang, Li, Khabsa, Fang & Ma (2020), *Linformer: Self-Attention with Linear
+Complexity*.
+
+The n × n attention matrix is close to low rank, so project the n keys and values down to k rows
+with E, F ∈ ℝ^{k×n} before attending:
+
+    out = softmax( Q (E K)ᵀ / √d_att ) (F V)        — an n × k matrix of scores, O(n·k·d).
+
+With k = n and E = F = I it is full attention exactly. The projections are learned in the paper
+(shared across heads and layers in its cheapest variant); here they are random Gaussian with
+variance 1/k (a Johnson–Lindenstrauss projection), which is what the paper's analysis uses. The
+sequence length is fixed by E and F, and the plain form is not causal.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+from xai_tf.efficient import _common
+
+
+def linformer_projections(
+    n: int,
+    rank: int,
+    seed: int = 0,
+    dtype: torch.dtype | None = None,
+    device: torch.device | str | None = None,
+) -> tuple[Tensor, Tensor]:
+    """E, F ``[k, n]`` with entries N(0, 1/k), k = ``rank`` in 1..n, seeded (drawn on the CPU)."""
+    n = _checks.integer("n", n, 1)
+    k = _checks.integer("rank", rank, 1, n)
+    g = torch.Generator().manual_seed(seed)
+    E, F = (torch.randn(k, n, generator=g, dtype=torch.float64) / k**0.5 for _ in range(2))
+    dtype = dtype or torch.get_default_dtype()
+    return E.to(dtype=dtype, device=device), F.to(dtype=dtype, device=device)
+
+
+def linformer_attention(
+    Q: Tensor,
+    K: Tensor,
+    V: Tensor,
+    rank: int | None = None,
+    E: Tensor | None = None,
+    F: Tensor | None = None,
+    seed: int = 0,
+) -> Tensor:
+    """softmax(Q (E K)ᵀ / √d_att) (F V) with E, F ``[k, n]`` given, or drawn by
+    ``linformer_projections(n, rank, seed)``."""
+    Q, K, V = _common.qkv(Q, K, V)
+    n = K.size(-2)
+    if E is None or F is None:
+        if rank is None:
+            raise ValueError("give rank (an integer in 1..n) or both projections E and F")
+        E, F = linformer_projections(n, rank, seed, Q.dtype, Q.device)
+    for name, P in (("E", E), ("F", F)):
+        if _checks.tensor(name, P).dim() != 2 or P.size(1) != n:
+            raise ValueError(f"{name} must be [k, {n}] (one column per key), got {tuple(P.shape)}")
+    if E.size(0) != F.size(0):
+        raise ValueError(f"E has {E.size(0)} rows but F has {F.size(0)}: both project to the same k")
+    s = Q @ (E @ K).transpose(-2, -1) * _common.scale(Q.size(-1))  # [..., n, k]
+    return s.softmax(-1) @ (F @ V)
