@@ -36,13 +36,11 @@ def random_features(
     d = _checks.integer("d", d, 1)
     gdev = generator.device if generator is not None else "cpu"
     G = torch.randn(m, d, generator=generator, device=gdev, dtype=torch.float64)
-    if orthogonal:
-        blocks = []
-        for b0 in range(0, m, d):
-            q, r = torch.linalg.qr(torch.randn(d, d, generator=generator, device=gdev, dtype=torch.float64))
-            q = q * torch.diagonal(r).sign()  # Haar-distributed: QR's sign convention otherwise biases it
-            blocks.append(q.T[: min(d, m - b0)])
-        G = torch.cat(blocks) * G.norm(dim=-1, keepdim=True)
+    if orthogonal:  # all blocks in one batched QR
+        blocks = torch.randn(-(-m // d), d, d, generator=generator, device=gdev, dtype=torch.float64)
+        q, r = torch.linalg.qr(blocks)
+        q = q * torch.diagonal(r, dim1=-2, dim2=-1).sign().unsqueeze(-2)  # Haar: fix QR's sign convention
+        G = q.transpose(-2, -1).reshape(-1, d)[:m] * G.norm(dim=-1, keepdim=True)
     return G.to(dtype=dtype or torch.get_default_dtype(), device=device)
 
 
