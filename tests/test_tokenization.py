@@ -57,3 +57,17 @@ def test_ranks_round_trip(tmp_path):
     assert tokenization.load_ranks(tmp_path / "r.tiktoken") == ranks
     enc = tokenization.from_ranks("toy", ranks)
     assert enc.encode("the") == [257] and enc.eot_token == 258
+
+
+@pytest.mark.parametrize("text", ["Café 🎉 naïve\nok", "日本語のテキスト", "plain ascii", "👩‍👩‍👧 and ☃"])
+def test_whole_characters_groups_split_characters_and_nothing_else(text):
+    enc = tokenization.gpt2()
+    ids = enc.encode(text)
+    labels, groups = tokenization.whole_characters(enc, ids)
+    assert [i for g in groups for i in g] == list(range(len(ids)))
+    assert "".join(labels) == text.replace("\n", "↵") and "�" not in "".join(labels)
+    for g in groups:  # a group is as small as it can be: no shorter prefix is whole UTF-8
+        pieces = [enc.decode_single_token_bytes(ids[i]) for i in g]
+        for cut in range(1, len(g)):
+            with pytest.raises(UnicodeDecodeError):
+                b"".join(pieces[:cut]).decode("utf-8")

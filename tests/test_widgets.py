@@ -72,11 +72,19 @@ def _bar_heights(svg: str) -> list[float]:
 
 
 def test_svg_bars_are_proportional_and_mark_zeros():
-    svg = viz.svg_bars([0.5, 0.0, 0.25, 0.25], ["a", "b", "c", "d"], title="p")
+    svg = viz.svg_bars([0.5, 0.0, 0.25, 0.25], ["a", "b", "c", "d"], title="p", vmax=1.0)
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert _bar_heights(svg) == [80.0, 0.0, 40.0, 40.0]  # 160 px for probability 1
     assert svg.count("×") == 1 and ">p<" in svg
     assert "&lt;pad&gt;" in viz.svg_bars([1.0], ["<pad>"])  # labels are escaped
+
+
+@pytest.mark.parametrize(
+    ("values", "scale"), [([0.095, 0.05], 0.1), ([0.3, 0.1], 0.5), ([0.7], 1.0), ([2.2], 2.5), ([0.0], 1.0)]
+)
+def test_svg_bars_scale_to_a_round_number_above_the_largest_value(values, scale):
+    heights = _bar_heights(viz.svg_bars(values, [str(v) for v in values]))
+    assert heights == [pytest.approx(160 * v / scale, abs=0.05) for v in values]
 
 
 def test_svg_heatmap_has_one_cell_per_entry():
@@ -84,6 +92,37 @@ def test_svg_heatmap_has_one_cell_per_entry():
     svg = viz.svg_heatmap(A, ["q0", "q1"], ["k0", "k1"])
     assert svg.count('width="40" height="40"') == 4
     assert [">1.00<", ">0.00<", ">0.30<", ">0.70<"] == re.findall(r">\d\.\d\d<", svg)
+
+
+def _svg_width(svg: str) -> float:
+    return float(re.match(r'<svg [^>]*width="(\d+)"', svg).group(1))
+
+
+def test_a_long_heatmap_fits_the_notebook_and_its_labels_do_not_collide():
+    labels = [f"{i}: through" for i in range(25)]
+    svg = viz.svg_heatmap(torch.rand(25, 25), labels, title="layer 3, head 2: A[query, key]")
+    assert _svg_width(svg) <= 900  # JupyterLab's output area is ~1000 px wide at 1400 px
+    assert svg.count("rotate(-60") == 25  # column labels slant instead of running into each other
+    assert svg.count("<title>") == 25 * 25  # values on hover once cells are too small to print them
+
+
+def test_a_title_longer_than_its_picture_widens_it():
+    title = "A with mask: causal + padding (rows that see nothing are 0)"
+    svg = viz.svg_heatmap(torch.rand(3, 3), ["a", "b", "c"], title=title)
+    assert _svg_width(svg) >= 8 * len(title) and 'x="4.0" y="18.0"' in svg
+
+
+def test_a_slider_at_the_end_of_its_range_says_so():
+    g = torch.Generator().manual_seed(0)
+    flavors = flavors_panel(torch.randn(7, generator=g), list("0123456"))
+    tau = flavors["tau"]
+    tau.value = 0.0  # typed: the slider clamps it to its smallest value
+    assert html.unescape(flavors.note.value).endswith(
+        "τ = 0.1 is the smallest value allowed (0.1 … 10)</span>"
+    )
+    tau.value = 2.0
+    assert flavors.note.value == ""
+    assert flavors["lam"].style.description_width == "initial"  # "λ (fusedmax)" is not cut
 
 
 def test_next_token_panel_draws_k_bars(bundled):
@@ -231,3 +270,10 @@ def test_long_prompts_get_a_one_line_cap_not_a_long_wait(bundled):
     assert f"flow is offered for up to {FLOW_MAX_TOKENS} tokens, this text has {T}" in _message(words)
     words["how"].value = "rollout"
     assert _message(words) == "" and "<svg" in _view(words)
+
+
+def test_attribution_panel_shows_whole_characters(bundled):
+    panel = attribution_panel(bundled, "Café 🎉 naïve")
+    panel["method"].value = "G-L2"
+    shown = html.unescape(_view(panel))
+    assert _message(panel) == "" and all(c in shown for c in "é🎉ï") and "�" not in shown

@@ -80,3 +80,28 @@ def token_strings(tokenizer: Any, ids: Sequence[int]) -> list[str]:
     else:
         pieces = tokenizer.convert_ids_to_tokens([int(i) for i in ids])
     return [p.replace("\n", "↵") for p in pieces]
+
+
+def whole_characters(tokenizer: Any, ids: Sequence[int]) -> tuple[list[str], list[list[int]]]:
+    """``(labels, groups)``: consecutive tokens grouped so that each group's bytes decode to whole
+    UTF-8 characters ("é" and most emoji are two to four byte-level tokens of GPT-2, each "�" alone).
+    A token that is whole on its own is its own group; per-token scores are summed over a group to show
+    them per label. WordPiece tokenizers give one group per token."""
+    labels = token_strings(tokenizer, ids)
+    if not isinstance(tokenizer, tiktoken.Encoding):
+        return labels, [[i] for i in range(len(labels))]
+    out: list[str] = []
+    groups: list[list[int]] = []
+    pending, start = b"", 0
+    for i, token in enumerate(ids):
+        pending += tokenizer.decode_single_token_bytes(int(token))
+        try:
+            text = pending.decode("utf-8")
+        except UnicodeDecodeError:
+            if i + 1 < len(ids):
+                continue  # a character split across tokens: take the next one in
+            text = pending.decode("utf-8", errors="replace")
+        out.append(text.replace("\n", "↵"))
+        groups.append(list(range(start, i + 1)))
+        pending, start = b"", i + 1
+    return out, groups

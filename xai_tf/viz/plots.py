@@ -28,9 +28,10 @@ def plot_next_tokens(tokens: Sequence[str], probs: Sequence[float], ax: Axes | N
     ax = ax or plt.subplots(figsize=(7, 0.35 * len(tokens) + 1))[1]
     labels = [repr(t) for t in tokens]
     sns.barplot(x=[float(p) for p in probs], y=labels, hue=labels, ax=ax, palette="crest", legend=False)
-    ax.set(xlabel="probability of being the next token", ylabel="", xlim=(0, 1))
+    right = min(1.0, 1.3 * max((float(p) for p in probs), default=1.0)) or 1.0  # room for the numbers
+    ax.set(xlabel="probability of being the next token", ylabel="", xlim=(0, right))
     for y, p in enumerate(probs):
-        ax.text(float(p) + 0.01, y, f"{float(p):.3f}", va="center")
+        ax.text(float(p) + 0.01 * right, y, f"{float(p):.3f}", va="center")
     return ax
 
 
@@ -41,8 +42,10 @@ def plot_attention(
     ax: Axes | None = None,
     title: str = "",
     annotate: bool | None = None,
+    colorbar: bool = False,
 ) -> Axes:
-    """Heatmap of an attention matrix: row i = query i, column j = key j, colour = A_ij in [0, 1]."""
+    """Heatmap of an attention matrix: row i = query i, column j = key j, colour = A_ij in [0, 1]
+    (the scale drawn beside it with ``colorbar=True``)."""
     A = np.asarray(A, dtype=float)
     cols = rows if cols is None else cols
     _checks.matrix_labels(A, rows, cols)
@@ -59,7 +62,8 @@ def plot_attention(
         square=True,
         xticklabels=list(cols),
         yticklabels=list(rows),
-        cbar=False,
+        cbar=colorbar,
+        cbar_kws={"shrink": 0.8, "label": "weight"},
         linewidths=0.5,
         annot_kws={"fontsize": 9},
     )

@@ -7,6 +7,7 @@ the browser draws it at once, where a matplotlib figure costs 100-400 ms to rend
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,16 +31,28 @@ def _text(x: float, y: float, s: str, size: int = 13, anchor: str = "middle", **
     )
 
 
+def _nice_ceiling(top: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10^k at or above ``top`` (1 for nothing to show): a scale whose
+    tallest bar fills most of the chart and whose gridlines fall on round numbers."""
+    if not top > 0:
+        return 1.0
+    k = math.floor(math.log10(top))
+    return next(m * 10.0**k for m in (1, 2, 2.5, 5, 10) if m * 10.0**k >= top * (1 - 1e-9))
+
+
 def svg_bars(
     values: Sequence[float],
     labels: Sequence[str],
     title: str = "",
     horizontal: bool = False,
-    vmax: float = 1.0,
+    vmax: float | None = None,
 ) -> str:
-    """A bar chart as an SVG string (values in [0, vmax]); exact zeros are marked with a grey ×."""
+    """A bar chart as an SVG string; exact zeros are marked with a grey ×. The scale reaches ``vmax``
+    (default: the largest value; pass the same to charts that are compared) rounded up to a round
+    number, so the tallest bar fills most of the chart."""
     _checks.same_length("the bar chart", "values", values, "labels", labels)
     values = [float(v) for v in values]
+    vmax = _nice_ceiling(max(values, default=0.0) if vmax is None else vmax)
     n, bar, gap, label_room, top = len(values), 26, 8, 90, 28
     parts, size = [], (0, 0)
     if horizontal:
@@ -69,33 +82,55 @@ def svg_bars(
                 parts.append(_text(x + bar / 2, base - 3, "×", size=15, fill="#999999"))
             parts.append(_text(x + bar / 2, base + 16, lab, size=12))
         parts.append(f'<line x1="{left - 4}" y1="{base}" x2="{size[0] - 6}" y2="{base}" stroke="#444"/>')
-    parts.insert(0, _text(size[0] / 2, 18, title, size=14, font_weight="bold"))
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size[0]}" height="{size[1]}">{"".join(parts)}</svg>'
-    )
+    return _svg(size[0], size[1], title, parts)
+
+
+def _svg(width: float, height: float, title: str, parts: list[str]) -> str:
+    """Wrap the drawing with its title, left-aligned and never wider than the picture."""
+    width = max(width, 10 + 8 * len(title))
+    head = _text(4, 18, title, size=14, anchor="start", font_weight="bold")
+    size = f'width="{width:.0f}" height="{height:.0f}"'
+    return f'<svg xmlns="http://www.w3.org/2000/svg" {size}>{head}{"".join(parts)}</svg>'
+
+
+def _short(label: str, n: int = 18) -> str:
+    return label if len(label) <= n else label[: n - 1] + "…"
 
 
 def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title: str = "") -> str:
-    """An attention matrix as an SVG string: row i = query, column j = key, darker = more weight."""
+    """An attention matrix as an SVG string: row i = query, column j = key, darker = more weight.
+    Cells shrink so that the grid stays about 720 px wide (numbers are printed while a cell is
+    30 px or more; hover a cell for its value); column labels are written at a slant."""
     A = np.asarray(A, dtype=float)
     cols = rows if cols is None else cols
     _checks.matrix_labels(A, rows, cols)
-    cell, left, top = 40, 70, 30
-    parts = [_text(left + cell * len(cols) / 2, 18, title, size=14, font_weight="bold")]
+    rows, cols = [_short(r) for r in rows], [_short(c) for c in cols]
+    cell = int(min(40, max(14, 720 / max(len(cols), 1))))
+    font = min(12, int(cell * 0.75))
+    left = 12 + 7 * max((len(r) for r in rows), default=1)
+    top, bottom = 30, 14 + 6 * max((len(c) for c in cols), default=1)
+    parts = []
     for i, row in enumerate(A):
-        parts.append(_text(left - 6, top + i * cell + cell * 0.62, rows[i], anchor="end"))
+        parts.append(_text(left - 6, top + i * cell + cell * 0.62, rows[i], size=font, anchor="end"))
         for j, v in enumerate(row):
             x, y = left + j * cell, top + i * cell
             parts.append(
-                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_hex(v)}" stroke="#fff"/>'
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_hex(v)}" stroke="#fff">'
+                f"<title>{html.escape(rows[i])} → {html.escape(cols[j])}: {v:.3f}</title></rect>"
             )
-            parts.append(
-                _text(x + cell / 2, y + cell * 0.62, f"{v:.2f}", size=11, fill="#fff" if v > 0.5 else "#222")
-            )
+            if cell >= 30:
+                parts.append(
+                    _text(
+                        x + cell / 2, y + cell * 0.62, f"{v:.2f}", size=11, fill="#fff" if v > 0.5 else "#222"
+                    )
+                )
+    y_labels = top + len(A) * cell + 10
     for j, col in enumerate(cols):
-        parts.append(_text(left + j * cell + cell / 2, top + len(A) * cell + 16, col, size=12))
-    width, height = left + cell * len(cols) + 10, top + cell * len(A) + 26
-    return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">{"".join(parts)}</svg>'
+        x = left + j * cell + cell / 2
+        parts.append(
+            _text(x, y_labels, col, size=font, anchor="end", transform=f"rotate(-60 {x:.1f} {y_labels})")
+        )
+    return _svg(left + cell * len(cols) + 10, y_labels + bottom, title, parts)
 
 
 def html_ranked_table(

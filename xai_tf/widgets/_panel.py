@@ -35,20 +35,23 @@ class Panel(widgets.VBox):
     ):
         """``updates[name]()`` runs first when control ``name`` changes (e.g. refills another
         control's options), with redraws held, so that one change still renders once. A ``slow``
-        panel (a render that can take over ~0.3 s) shows "computing…" while it renders."""
+        panel (a render that can take over ~0.3 s) shows "computing…" while it renders. A slider
+        moved (or typed) to the end of its range says so in ``.note``, with the range."""
         self.controls = dict(controls)
-        self.message, self.view = widgets.HTML(), widgets.HTML()
+        self.note, self.message, self.view = widgets.HTML(), widgets.HTML(), widgets.HTML()
         self._render, self._held, self._slow = render, 0, slow
         rows = [[name] for name in self.controls] if rows is None else rows
         if sorted(n for r in rows for n in r) != sorted(self.controls):
             raise ValueError(f"rows {rows} must name each control once: {list(self.controls)}")
         boxes = [self[r[0]] if len(r) == 1 else widgets.HBox([self[n] for n in r]) for r in rows]
-        super().__init__([*boxes, self.message, self.view])
+        super().__init__([*boxes, self.note, self.message, self.view])
         for name, update in (updates or {}).items():
             self[name].observe(lambda _change, update=update: self._update(update), "value")
         for control in self.controls.values():
             if "value" in control.trait_names():
                 control.observe(self.redraw, "value")
+            if "description_width" in getattr(control, "style", widgets.Widget()).trait_names():
+                control.style.description_width = "initial"  # "λ (fusedmax)" in full, never "λ (fusedm…"
         self.redraw()
 
     def __getitem__(self, name: str) -> widgets.Widget:
@@ -58,6 +61,7 @@ class Panel(widgets.VBox):
         """Render the view now (the controls call this on every change)."""
         if self._held:
             return
+        self.note.value = _range_note(getattr(_change, "owner", None))
         if self._slow:
             self.message.value = "<i style='color:#666'>computing…</i>"
         try:
@@ -82,6 +86,25 @@ class Panel(widgets.VBox):
             yield
         finally:
             self._held -= 1
+
+
+def _range_note(control: widgets.Widget | None) -> str:
+    """ "τ = 0.1 is the smallest value allowed (0.1 … 10)" for a slider at an end of its range: a
+    typed value outside the range lands there, and the student should know why."""
+    if not isinstance(control, widgets.FloatLogSlider | widgets.FloatSlider | widgets.IntSlider):
+        return ""
+    low, high = control.min, control.max
+    if isinstance(control, widgets.FloatLogSlider):
+        low, high = control.base**low, control.base**high
+    ends = {"smallest": low, "largest": high}
+    end = next(
+        (name for name, bound in ends.items() if abs(control.value - bound) <= 1e-9 * max(1, abs(bound))),
+        None,
+    )
+    if end is None:
+        return ""
+    text = f"{control.description} = {control.value:g} is the {end} value allowed ({low:g} … {high:g})"
+    return f"<span style='color:#666'>{html.escape(text)}</span>"
 
 
 def needs(kind: str, task: str) -> Callable[[Callable[..., Panel]], Callable[..., Panel]]:

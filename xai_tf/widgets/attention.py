@@ -80,9 +80,10 @@ def flavors_panel(z: Tensor, labels: list[str]) -> Panel:
             "sparsemax": att.sparsemax(s),
             f"fusedmax λ={lam.value:.2f}": att.fusedmax(s, lam.value),
         }
+        vmax = max(float(p.max()) for p in maps.values())  # one scale for the four charts
         return side_by_side(
             *(
-                viz.svg_bars(p.tolist(), labels, title=f"{name}: support {att.support_size(p)}/{len(p)}")
+                viz.svg_bars(p.tolist(), labels, f"{name}: support {att.support_size(p)}/{len(p)}", vmax=vmax)
                 for name, p in maps.items()
             )
         )

@@ -9,6 +9,7 @@ from xai_tf.decoding import top_next_tokens
 from xai_tf.explain import attribution as attr
 from xai_tf.explain.registry import ATTRIBUTIONS
 from xai_tf.models.loaded import LoadedModel
+from xai_tf.tokenization import whole_characters
 from xai_tf.widgets._panel import Panel, needs, prompt_box
 
 #: The longest prompt the panel explains: IG runs 2–300 forward and backward passes, each O(T²).
@@ -48,7 +49,9 @@ def attribution_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what lig
             lm, ids, target.value, baselines[baseline.value], steps.value, quadrature.value
         )
         title = f"{method.value} for the logit of {lm.token_strings([target.value])[0]!r}"
-        return viz.html_token_scores(lm.token_strings(ids), scores.tolist(), title) + f"<p>{note}</p>"
+        labels, groups = whole_characters(lm.tokenizer, ids)  # "é" or an emoji: one label, scores summed
+        summed = [float(scores[g].sum()) for g in groups]
+        return viz.html_token_scores(labels, summed, title) + f"<p>{note}</p>"
 
     update_targets()
     controls = {"text": text, "target": target, "method": method}

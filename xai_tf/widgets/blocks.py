@@ -33,7 +33,7 @@ def logit_lens_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what ligh
 
     def render() -> str:
         ids, probs = logit_lens_top(lm, lm.encode(text.value), k_slider.value)
-        rows = ["embedding", *(f"after block {i}" for i in range(len(ids) - 1))]
+        rows = ["layer 0 (embedding)", *(f"layer {i + 1} (after block {i})" for i in range(len(ids) - 1))]
         ranked = [
             list(zip(lm.token_strings(i.tolist()), p.tolist(), strict=True))
             for i, p in zip(ids, probs, strict=True)

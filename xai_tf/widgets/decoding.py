@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import math
 
 import ipywidgets as widgets
 import torch
@@ -46,8 +45,7 @@ def decoding_panel(lm: LoadedModel, prompt: str = "ROMEO.\n", n_bars: int = 12) 
             how = f"sampling, seed {seed.value}"
         continuation = html.escape(lm.tokenizer.decode(out[len(ids) :]))
         shown_text = f"<b>{html.escape(text.value)}</b>{continuation}"
-        top = max(float(before[shown].max()), float(after[shown].max()))
-        vmax = min(1.0, math.ceil(top * 1.1 * 10) / 10)  # one scale for both, tall enough to read
+        vmax = max(float(before[shown].max()), float(after[shown].max()))  # one scale for both
         charts = side_by_side(
             viz.svg_bars(before[shown].tolist(), labels, title="softmax(z / τ)", vmax=vmax),
             viz.svg_bars(after[shown].tolist(), labels, title="after top-k / top-p, renormalised", vmax=vmax),
