@@ -153,7 +153,27 @@ def test_lesson_in_jupyterlab(lab, browser, path):
         assert bertviz.nth(i).locator("svg text").count() > 0, f"bertviz view {i} of {path.name} drew nothing"
     views = page.locator(".jp-OutputArea-output .jupyter-widgets")
     assert views.count() > 0, f"{path.name} shows no rendered widget"
+    markdown = "\n".join(page.locator(".jp-MarkdownOutput").all_inner_texts())
+    assert "$" not in markdown, f"{path.name}: a formula was not typeset by MathJax"
+    assert page.locator(".jp-MarkdownOutput mjx-container").count() >= _math_count(path)
     views.first.scroll_into_view_if_needed()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SHOTS / f"{path.stem}.png")
+    _screenshot_every_screen(page, path.stem)
     page.close()
+
+
+def _math_count(path: Path) -> int:
+    """How many formulas the notebook's markdown holds (each $$…$$ or $…$ becomes one MathJax element)."""
+    markdown = [c["source"] for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown"]
+    return sum(len(re.findall(r"\$\$.+?\$\$|\$[^$\n]+?\$", "".join(s), re.S)) for s in markdown)
+
+
+def _screenshot_every_screen(page, stem: str) -> None:
+    """The whole notebook, one screen at a time: JupyterLab scrolls its own panel, not the page."""
+    panel = page.locator(".jp-NotebookPanel .jp-WindowedPanel-outer").first
+    height, screen = panel.evaluate("e => [e.scrollHeight, e.clientHeight]")
+    for k, top in enumerate(range(0, height, screen)):
+        panel.evaluate(f"e => {{ e.scrollTop = {top}; }}")
+        page.wait_for_timeout(300)
+        page.screenshot(path=SHOTS / f"{stem}-{k:02d}.png")

@@ -1,0 +1,35 @@
+"""The lessons' prose: every formula is LaTeX between ``$…$`` / ``$$…$$`` (MathJax renders it offline),
+so no raw ``x_{T+1}``, ``ℝ^|V|`` or underscores that markdown turns into italics remain in the text."""
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+LESSONS = sorted((Path(__file__).parents[1] / "lessons").glob("*.ipynb"))
+MATH_OR_CODE = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$|```.+?```|`[^`\n]+`", re.S)
+#: Formula pieces that belong inside $…$: sub/superscripts, TeX commands, snake_case symbols, and the
+#: unicode stand-ins for them (ℝ, √, Σ, ∂, ᵀ, subscript digits).
+RAW_FORMULA = re.compile(r"[_^][{(]|\\[A-Za-z]+|\b[A-Za-z]+_[A-Za-z0-9]|\^[A-Za-z0-9|]|[ℝ√Σ∂∫ᵀ₀-₉]")
+
+
+def _prose(source: str) -> str:
+    return MATH_OR_CODE.sub(" ", source)
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+def test_formulas_are_latex(path):
+    raw = []
+    for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type == "markdown":
+            prose = _prose(cell.source)
+            assert prose.count("$") == 0, f"{path.name} cell {i}: an unmatched $ in {cell.source!r}"
+            found = RAW_FORMULA.finditer(prose)
+            raw += [f"cell {i}: …{prose[max(m.start() - 20, 0) : m.end() + 20]}…" for m in found]
+    assert not raw, f"{path.name}: formulas outside $…$:\n" + "\n".join(raw)
+
+
+def test_the_check_finds_raw_formulas():
+    assert RAW_FORMULA.search(_prose("the logits z_t ∈ ℝ^|V| score x_{T+1}"))
+    assert not RAW_FORMULA.search(_prose("the logits $z_t \\in \\mathbb{R}^{|V|}$ score `x_{T+1}`"))
