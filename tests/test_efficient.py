@@ -387,3 +387,71 @@ def test_relative_positions_generalise_to_longer_sequences_and_absolute_do_not()
     assert positions.offset_accuracy(absolute, 64) < 0.6
     with pytest.raises(ValueError, match="W_p has T_max = 64"):
         absolute(torch.zeros(1, 65, dtype=torch.long))
+
+
+# ---------------------------------------------------------------- exercises and the panel
+
+
+def _no_rescale(m, ell, acc, s, v):
+    m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+    e = (s - m_new.masked_fill(m_new == float("-inf"), 0)).exp()
+    return m_new, ell + e.sum(-1, keepdim=True), acc + e @ v
+
+
+def _nan_on_empty(m, ell, acc, s, v):
+    m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+    e, r = (s - m_new).exp(), (m - m_new).exp()
+    return m_new, r * ell + e.sum(-1, keepdim=True), r * acc + e @ v
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (chunked.online_softmax_update, "✔ online softmax update: all 3 cases pass"),
+        (_no_rescale, "without rescaling it by e^(m − m′)"),
+        (_nan_on_empty, "has NaN after chunk 0"),
+        (lambda *a: None, "returned None: did you forget"),
+        (lambda m, ell, acc, s, v: (m, ell), "return a triple"),
+    ],
+)
+def test_online_softmax_checker(fn, message, capsys):
+    from xai_tf.exercises.efficient import check_online_softmax_update
+
+    assert check_online_softmax_update(fn) == message.startswith("✔")
+    assert message in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (lambda n, w: sparse.sliding_window_mask(n, w), "✔ sliding-window mask: all 4 cases pass"),
+        (lambda n, w: sparse.sliding_window_mask(n, w, causal=False), "which is in its future"),
+        (
+            lambda n, w: (
+                sparse.sliding_window_mask(n, max(w - 1, 1)) if w > 1 else torch.eye(n, dtype=torch.bool)
+            ),
+            "row",
+        ),
+        (lambda n, w: sparse.sliding_window_mask(n, w).float(), "should be boolean"),
+        (lambda n, w: None, "returned None: did you forget"),
+    ],
+)
+def test_sliding_window_checker(fn, message, capsys):
+    from xai_tf.exercises.efficient import check_sliding_window_mask
+
+    assert check_sliding_window_mask(fn) == message.startswith("✔")
+    assert message in capsys.readouterr().out
+
+
+def test_efficiency_panel_draws_every_method_and_refuses_a_too_long_n():
+    from xai_tf.widgets.efficient import METHODS, efficiency_panel
+
+    panel = efficiency_panel(max_n=256)
+    panel["n"].value, panel["width"].value = 64, 8
+    for method in METHODS:
+        panel["method"].value = method
+        assert panel.message.value == "" and "<svg" in panel.view.value, method
+    panel["method"].value = "full softmax (n × n)"
+    assert "relative error" in panel.view.value and "0.00e+00" in panel.view.value  # full vs itself
+    panel["n"].value = 300
+    assert "n must be an integer in 16..256" in panel.message.value and panel.view.value == ""

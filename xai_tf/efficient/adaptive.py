@@ -25,12 +25,14 @@ from xai_tf.tasks.train import fit
 
 def _alpha(alpha: object) -> Tensor:
     if not isinstance(alpha, Tensor):
-        alpha = torch.tensor([_checks.real("alpha", alpha, 1, float("inf"), open_lo=True, open_hi=True)])
+        alpha = torch.tensor(
+            [_checks.real("alpha", alpha, 1, float("inf"), open_lo=True, open_hi=True)], device="cpu"
+        )
     if not alpha.is_floating_point() or alpha.dim() > 1 or alpha.numel() == 0:
         raise TypeError(f"alpha must be a float or a 1-d float tensor of one α per head, got {alpha!r}")
     bad = ~(torch.isfinite(alpha) & (alpha > 1))
     if bad.any():
-        raise ValueError(f"alpha must be > 1 and finite for every head, got {alpha[bad][0].item()}")
+        raise ValueError(f"alpha must be > 1 and finite for every head, got {alpha[bad][0].item():g}")
     return alpha
 
 

@@ -71,6 +71,13 @@ def online_softmax_update(
     m' = max(m, max_j s_j),  ℓ' = e^{m−m'} ℓ + Σ_j e^{s_j−m'},  a' = e^{m−m'} a + Σ_j e^{s_j−m'} v_j.
 
     Start from m = −∞, ℓ = 0, a = 0; the output is a/ℓ. A row that has seen only −∞ keeps m = −∞."""
+    for name, x in (("m", m), ("ell", ell), ("acc", acc), ("s", s), ("v", v)):
+        if not _checks.tensor(name, x).is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}")
+    if s.size(-1) != v.size(-2):
+        raise ValueError(f"s scores {s.size(-1)} keys but v holds {v.size(-2)} values: one value per key")
+    if torch.isnan(s).any() or torch.isposinf(s).any():
+        raise ValueError("s has +inf or NaN scores: use −inf to mask a key")
     m_new = torch.maximum(m, s.amax(-1, keepdim=True))
     shift = m_new.masked_fill(m_new == float("-inf"), 0)  # nothing seen yet: e^{−∞ − 0} = 0, not NaN
     rescale, e = (m - shift).exp(), (s - shift).exp()

@@ -53,7 +53,7 @@ KINDS = ("self-attention", "recurrent", "convolution", "restricted attention")
 
 
 def _attention_layer(attend: Callable[[Tensor, Tensor, Tensor], Tensor], d: int, g: torch.Generator):
-    W_q, W_k, W_v = (torch.randn(d, d, generator=g) / d**0.5 for _ in range(3))
+    W_q, W_k, W_v = (torch.randn(d, d, generator=g, device="cpu") / d**0.5 for _ in range(3))
 
     def run(E: Tensor) -> Tensor:  # Q = E W_qᵀ, K = E W_kᵀ, V = E W_vᵀ
         return attend(E @ W_q.T.to(E), E @ W_k.T.to(E), E @ W_v.T.to(E))
@@ -99,6 +99,8 @@ def peak_bytes(fn: Callable[[], object], device: torch.device | str = "cpu") -> 
     """Peak bytes torch allocates while ``fn()`` runs, above what was allocated before. On the CPU,
     from torch.profiler's memory events (an allocation counted when its op starts, a free when its
     op ends: a slight over-estimate, never an under-estimate of the tensors alive at once)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be a function of no arguments, got {type(fn).__name__}")
     device = torch.device(device)
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -136,7 +138,7 @@ def measure(
     warm-up, then ``repeats`` runs, no autograd) and, if ``memory``, its ``peak_bytes``."""
     repeats = _checks.integer("repeats", repeats, 1)
     run = layer(method, n, d, width)
-    E = torch.randn(1, n, d, generator=torch.Generator().manual_seed(1)).to(device)
+    E = torch.randn(1, n, d, generator=torch.Generator().manual_seed(1), device="cpu").to(device)
     sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
     with torch.no_grad():
         run(E)
@@ -231,8 +233,11 @@ def sequential_operations(kind: str, n: int, width: int = 3) -> int:
     return int(depth.max())
 
 
-def table_exponents() -> dict[str, tuple[float, float]]:
-    """The table's exponents of n for (time, memory) at fixed d, k, r, m: n² for full attention
-    (memory: the n × n scores), n for the rest."""
-    linear = {m: (1.0, 1.0) for m in METHODS if m not in ("self-attention",)}
-    return {"self-attention": (2.0, 2.0), **linear, "sdpa": (2.0, 1.0), "chunked": (2.0, 1.0)}
+#: The table's exponents of n for (time, memory) at fixed d, k, r, m: n² time for every exact
+#: attention, n² memory only for the one that stores the scores; n for the rest.
+TABLE_EXPONENTS = {
+    m: (2.0, 2.0 if m == "self-attention" else 1.0)
+    if m in ("self-attention", "sdpa", "chunked")
+    else (1.0, 1.0)
+    for m in METHODS
+}

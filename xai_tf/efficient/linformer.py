@@ -36,12 +36,12 @@ def linformer_projections(
     n = _checks.integer("n", n, 1)
     k = _checks.integer("rank", rank, 1, n)
     if kind == "pool":
-        block = torch.arange(n) * k // n  # position j belongs to block ⌊j k / n⌋
+        block = torch.arange(n, device="cpu") * k // n  # position j belongs to block ⌊j k / n⌋
         E = torch.nn.functional.one_hot(block, k).T.double()
         F = E = E / E.sum(-1, keepdim=True)
     elif kind == "gaussian":
         g = torch.Generator().manual_seed(seed)
-        E, F = (torch.randn(k, n, generator=g, dtype=torch.float64) / k**0.5 for _ in range(2))
+        E, F = (torch.randn(k, n, generator=g, dtype=torch.float64, device="cpu") / k**0.5 for _ in range(2))
     else:
         raise ValueError(f"kind must be 'pool' or 'gaussian', got {kind!r}")
     dtype = dtype or torch.get_default_dtype()

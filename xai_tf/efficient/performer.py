@@ -51,6 +51,10 @@ def positive_features(X: Tensor, W: Tensor, stabilise: str | None = None) -> Ten
     cancels in each query's normalisation), ``"all"`` over the whole tensor (one factor for all
     keys); None computes the plain estimate."""
     X, W = _checks.tensor("X", X), _checks.tensor("W", W)
+    if not (X.is_floating_point() and W.is_floating_point()):
+        raise TypeError(f"X and W must be floating-point tensors, got {X.dtype} and {W.dtype}")
+    if W.dim() != 2 or W.size(0) == 0:
+        raise ValueError(f"W must be [m, d] with m ≥ 1 features, got {tuple(W.shape)}")
     if X.size(-1) != W.size(-1):
         raise ValueError(f"X has {X.size(-1)} features but W has {W.size(-1)} columns: they must match")
     u = X @ W.T - (X * X).sum(-1, keepdim=True) / 2

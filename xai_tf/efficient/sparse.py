@@ -60,7 +60,7 @@ def sparse_attention(Q: Tensor, K: Tensor, V: Tensor, mask: Tensor) -> Tensor:
     """softmax over the visible scores only: full attention with ``mask`` (True = visible)
     ``[n, n]``. Shows the pattern; costs as much as full attention."""
     if mask is None:
-        raise ValueError("mask is None: sparse_attention needs a boolean [n, n] pattern")
+        raise ValueError("mask is None: sparse_attention needs a boolean [n, n] pattern (True = visible)")
     return naive_attention(Q, K, V, mask=mask)
 
 

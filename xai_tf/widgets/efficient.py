@@ -75,7 +75,9 @@ def efficiency_panel(max_n: int = 2048, d: int = 32, scale: float = 0.5, seed: i
     Inputs: Q, K ~ N(0, scale²), V ~ N(0, 1), seeded, d features."""
     max_n = _checks.integer("max_n", max_n, 16, 8192)
     d, scale = _checks.integer("d", d, 1), _checks.positive("scale", scale)
-    n_box = widgets.BoundedIntText(value=512, min=1, max=10**7, description="n", continuous_update=False)
+    n_box = widgets.BoundedIntText(
+        value=min(512, max_n), min=1, max=10**7, description="n", continuous_update=False
+    )
     method = widgets.Dropdown(options=list(METHODS), value="sliding window (causal)", description="method")
     width = widgets.BoundedIntText(
         value=32, min=-(10**6), max=10**7, description="width w", continuous_update=False
