@@ -537,3 +537,46 @@ def test_maps_and_layers_create_tensors_on_the_input_device():
         assert out.device.type == A.device.type == "cpu"
     finally:
         torch.set_default_device(None)
+
+
+def _lecture_weights_by_hand(Q: torch.Tensor, K: torch.Tensor, combine: str) -> list[list[float]]:
+    """The lecture's recipe entry by entry in IEEE arithmetic with Python floats: M_{s,t} = −inf if
+    s ≤ t else 1, combined with q_s·k_t, divided by √d, then exp / sum (NaN wherever it is NaN)."""
+    T, d = Q.shape
+    rows = []
+    for s in range(T):
+        z = []
+        for t in range(T):
+            m, score = (-math.inf if s <= t else 1.0), float(Q[s].double() @ K[t].double())
+            z.append(((m + score) if combine == "add" else (m * score)) / math.sqrt(d))
+        top = max(z)
+        e = [math.exp(v - top) if not math.isnan(v - top) else math.nan for v in z]
+        rows.append([v / sum(e) if not math.isnan(sum(e)) and sum(e) > 0 else math.nan for v in e])
+    return rows
+
+
+@pytest.mark.parametrize("combine", ["add", "multiply"])
+def test_the_lectures_causal_mask_gives_what_the_lesson_says(combine):
+    g = torch.Generator().manual_seed(3)
+    Q, K = (
+        torch.randn(6, 4, generator=g, dtype=torch.float64),
+        torch.randn(6, 4, generator=g, dtype=torch.float64),
+    )
+    A = att.lecture_masked_attention(Q, K, combine)
+    expected = torch.tensor(_lecture_weights_by_hand(Q, K, combine), dtype=torch.float64)
+    assert torch.equal(A.isnan(), expected.isnan())
+    assert torch.allclose(A.nan_to_num(), expected.nan_to_num(), atol=1e-12)
+    assert A[0].isnan().all()  # the first query sees nothing: 0/0
+    if combine == "add":  # every other row: softmax over the strict past — the diagonal is hidden
+        strict_past = torch.ones(6, 6, dtype=torch.bool).tril(-1)
+        _, fixed = att.attention(Q, K, K, mask=strict_past)
+        assert torch.allclose(A[1:], fixed[1:], atol=1e-12) and (A.diagonal()[1:] == 0).all()
+    else:  # a NaN row wherever a hidden key (t ≥ s) has a negative score: −inf × negative = +inf
+        negative_hidden = ((Q @ K.T) < 0) & torch.ones(6, 6, dtype=torch.bool).triu()
+        assert torch.equal(A.isnan().any(-1)[1:], negative_hidden.any(-1)[1:])
+
+
+def test_the_lectures_mask_is_the_wrong_way_round():
+    M = att.lecture_causal_mask(4)
+    assert torch.equal(M.isinf(), ~att.causal_mask(4).tril(-1))  # hides the present and the future
+    assert set(M[~M.isinf()].tolist()) == {1.0}

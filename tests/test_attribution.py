@@ -182,6 +182,7 @@ def test_gradient_aggregations_by_hand():
     assert attr.gradient_saliency(g, "avg").tolist() == [-0.5, 1.0]
     assert attr.gradient_saliency(g, "l1").tolist() == [3.5, 1.0]
     assert attr.gradient_saliency(g, "l2").tolist() == pytest.approx([5 / 2**0.5, 1.0])  # ‖g‖₂ / √d
+    assert attr.gradient_saliency(g, "mean-square").tolist() == [12.5, 1.0]  # lecture 002: no root
 
 
 def test_leave_one_out_matches_captum_feature_ablation(random_gpt2):

@@ -1,3 +1,5 @@
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -57,3 +59,19 @@ def test_an_untied_unembedding_is_counted():
         theirs = transformers.GPT2LMHeadModel(hf_config).num_parameters()
     assert parameter_counts(config)["total"] == ours == theirs
     assert parameter_counts(config)["unembedding W_U"] == 100 * 32
+
+
+def test_the_lectures_phi_is_not_a_cdf():
+    """Φ with 1/(2π) in front, integrated by mpmath: 0.199 at 0 and 1/√(2π) ≈ 0.399 at +∞."""
+    import mpmath
+
+    from xai_tf.blocks import lecture_phi
+
+    def by_quadrature(x: float) -> float:
+        breaks = [-mpmath.inf, *(b for b in (-8, 0) if b < x), x]  # the Gaussian bump sits near 0
+        return float(mpmath.quad(lambda t: mpmath.exp(-(t**2) / 2), breaks) / (2 * mpmath.pi))
+
+    xs = torch.tensor([-3.0, -0.5, 0.0, 1.0, 2.5, 40.0], dtype=torch.float64)
+    assert lecture_phi(xs).tolist() == pytest.approx([by_quadrature(x) for x in xs.tolist()], rel=1e-12)
+    assert lecture_phi(torch.tensor(0.0)).item() == pytest.approx(0.19947, abs=1e-5)
+    assert lecture_phi(torch.tensor(40.0)).item() == pytest.approx(1 / (2 * math.pi) ** 0.5)

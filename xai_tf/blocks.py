@@ -50,6 +50,17 @@ def gelu_exact(x: Tensor) -> Tensor:
     return x * 0.5 * (1 + torch.erf(x / math.sqrt(2)))
 
 
+def lecture_phi(x: Tensor) -> Tensor:
+    """Φ **as the lecture writes it** (lesson 04's errata): (1/(2π)) ∫_{−∞}^x e^{−t²/2} dt.
+
+    The standard normal CDF has 1/√(2π) in front; with 1/(2π) the integral is Φ(x) / √(2π), so it
+    rises from 0 to 1/√(2π) ≈ 0.399 instead of 1 (and is 0.199 at 0, not ½): not a CDF, and
+    x · lecture_phi(x) tends to 0.4 x, not to x, for large x.
+    """
+    _checks.tensor("x", x)
+    return 0.5 * (1 + torch.erf(x / math.sqrt(2))) / math.sqrt(2 * math.pi)
+
+
 def gelu_tanh(x: Tensor) -> Tensor:
     """GPT-2's approximation: ½ x (1 + tanh(√(2/π) (x + 0.044715 x³)))."""
     _checks.tensor("x", x)

@@ -91,6 +91,38 @@ def padding_mask(lengths: Tensor | list[int], T: int) -> Tensor:
     return (torch.arange(T, device=lengths.device) < lengths[:, None]).unsqueeze(-2)
 
 
+def lecture_causal_mask(T: int) -> Tensor:
+    """The causal mask **as the lecture writes it** (lesson 02's errata), float ``[T, T]``:
+
+        M_{s,t} = −∞ if s ≤ t,  1 otherwise      (s the query, t the key)
+
+    It is the wrong way round — it hides the key at the query's own position and every later one,
+    and keeps the past — and "1" cannot be both added and multiplied: see ``lecture_masked_attention``.
+    The mask the package uses is ``causal_mask`` (visible iff t ≤ s, add −∞ elsewhere).
+    """
+    T = _checks.integer("T", T, 1)
+    s, t = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    return torch.where(s <= t, float("-inf"), 1.0)
+
+
+def lecture_masked_attention(Q: Tensor, K: Tensor, combine: str = "add") -> Tensor:
+    """The weights A the lecture's causal mask M (``lecture_causal_mask``) gives, combined with the
+    scores as the lecture says — either way it says it:
+
+        "add":      A = softmax((M + Q Kᵀ) / √d_att)    row 0 sees nothing: 0/0 = NaN; the diagonal is hidden
+        "multiply": A = softmax(M ⊙ Q Kᵀ / √d_att)      −∞ × a negative score = +∞ and −∞ × 0 = NaN: NaN rows
+
+    ``Q [T, d]``, ``K [T, d]``. Returned as computed, NaNs included, so a lesson can show them.
+    """
+    if combine not in ("add", "multiply"):
+        raise ValueError(f"combine must be 'add' or 'multiply', got {combine!r}")
+    _sizes(Q=(Q, (None, None)), K=(K, (Q.size(0), Q.size(-1))))
+    M = lecture_causal_mask(Q.size(0)).to(Q.device, Q.dtype)
+    scores = Q @ K.T
+    combined = M + scores if combine == "add" else M * scores
+    return torch.softmax(combined / math.sqrt(Q.size(-1)), dim=-1)
+
+
 # ---------------------------------------------------------------- attention
 
 

@@ -220,18 +220,20 @@ def embedding_gradients(
 def gradient_saliency(g: Tensor, aggregation: str = "l2") -> Tensor:
     """One score per token from the gradient g ``[T, d]``, reduced over the d embedding dims:
 
-        "avg": G-avg_t = (1/d) Σ_j g_tj        (signed: the mean direction of the gradient)
-        "l1":  G-L1_t  = (1/d) Σ_j |g_tj|      (the mean absolute value)
-        "l2":  G-L2_t  = √((1/d) Σ_j g_tj²)    (the root mean square)
+        "avg":         G-avg_t = (1/d) Σ_j g_tj          (signed: the mean direction of the gradient)
+        "l1":          G-L1_t  = (1/d) Σ_j |g_tj|        (the mean absolute value)
+        "l2":          G-L2_t  = √((1/d) Σ_j g_tj²)      (the root mean square: lecture 000's G-L2)
+        "mean-square": (1/d) Σ_j |g_tj|² = (G-L2_t)²    (lecture 002's G-L2, written without the root)
 
-    G-L2 is ‖g_t‖₂ / √d: the slides' two writings, the norm ‖g_t‖₂ and the mean of squares
-    (1/d) Σ_j g_tj² = (G-L2_t)², differ from it by the constant √d or by squaring, so all three
-    rank the tokens in the same order.
+    The two lectures' G-L2 rank the tokens in the same order (squaring is increasing on scores ≥ 0)
+    but not on the same scale: the square stretches the gaps between large and small scores.
+    Both are ‖g_t‖₂ up to a monotone map (G-L2 = ‖g_t‖₂ / √d).
     """
     reductions = {
         "avg": lambda: g.mean(-1),
         "l1": lambda: g.abs().mean(-1),
         "l2": lambda: g.pow(2).mean(-1).sqrt(),
+        "mean-square": lambda: g.pow(2).mean(-1),
     }
     if aggregation not in reductions:
         raise ValueError(f"aggregation must be one of {list(reductions)}, got {aggregation!r}")
