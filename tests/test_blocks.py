@@ -75,3 +75,28 @@ def test_the_lectures_phi_is_not_a_cdf():
     assert lecture_phi(xs).tolist() == pytest.approx([by_quadrature(x) for x in xs.tolist()], rel=1e-12)
     assert lecture_phi(torch.tensor(0.0)).item() == pytest.approx(0.19947, abs=1e-5)
     assert lecture_phi(torch.tensor(40.0)).item() == pytest.approx(1 / (2 * math.pi) ** 0.5)
+
+
+def test_the_lectures_position_code_by_the_formula():
+    from xai_tf.blocks import lecture_positions
+
+    code = lecture_positions(50, 8, 1024).double()
+    for t in (0, 3, 49):
+        for component in range(1, 9):  # the lecture's 1-based components: 2i − 1 sine, 2i cosine
+            i = (component + 1) // 2
+            angle = t / 1024 ** (2 * i / 8)
+            expected = math.sin(angle) if component % 2 else math.cos(angle)
+            assert code[t, component - 1].item() == pytest.approx(expected, abs=1e-6)
+    assert not torch.allclose(code[3], sinusoidal_positions(50, 8)[3].double(), atol=0.1)
+
+
+def test_the_lectures_position_code_is_a_valid_code():
+    """Every position distinct, and W_p(t)·W_p(t + k) depends on the offset k only (pairs rotate)."""
+    from xai_tf.blocks import lecture_positions
+
+    code = lecture_positions(256, 16, 256).double()
+    distances = torch.cdist(code, code) + torch.eye(256) * 1e9
+    assert distances.min() > 1e-3
+    for k in (1, 7, 40):
+        dots = (code[:-k] * code[k:]).sum(-1)
+        assert dots.max() - dots.min() < 1e-5

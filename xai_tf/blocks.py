@@ -50,6 +50,29 @@ def gelu_exact(x: Tensor) -> Tensor:
     return x * 0.5 * (1 + torch.erf(x / math.sqrt(2)))
 
 
+def lecture_positions(n_positions: int, d_e: int, T_max: int) -> Tensor:
+    """The position code **as the lecture writes it** (lesson 04), ``[n_positions, d_e]``:
+
+        W_p(t)_{2i} = cos(t / T_max^{2i/d_e}),   W_p(t)_{2i−1} = sin(t / T_max^{2i/d_e}),   i = 1..d_e/2
+
+    with components numbered 1..d_e (i = 0 would need component −1), so the pair (2i−1, 2i) is
+    (sin, cos) of one frequency T_max^{−2i/d_e}. Against Vaswani et al.'s ``sinusoidal_positions``: the
+    base is T_max instead of 10,000, the frequencies start one step lower (i = 1, not 0) and each pair
+    is (sin, cos) in the other order of indices. It is still a valid code: each pair rotates with t,
+    so W_p(t + k) is a fixed rotation of W_p(t), and the slowest pair's period 2π T_max exceeds the context.
+    """
+    if n_positions < 1 or d_e < 2 or d_e % 2:
+        raise ValueError(f"need n_positions ≥ 1 and an even d_e ≥ 2, got {n_positions} and {d_e}")
+    if T_max < 2:
+        raise ValueError(f"T_max must be at least 2 (the context length), got {T_max}")
+    t = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    i = torch.arange(1, d_e // 2 + 1, dtype=torch.float64)
+    angle = t / float(T_max) ** (2 * i / d_e)
+    code = torch.empty(n_positions, d_e, dtype=torch.float64)
+    code[:, 0::2], code[:, 1::2] = torch.sin(angle), torch.cos(angle)  # components 2i−1, 2i (from 1)
+    return code.float()
+
+
 def lecture_phi(x: Tensor) -> Tensor:
     """Φ **as the lecture writes it** (lesson 04's errata): (1/(2π)) ∫_{−∞}^x e^{−t²/2} dt.
 
