@@ -580,3 +580,37 @@ def test_the_lectures_mask_is_the_wrong_way_round():
     M = att.lecture_causal_mask(4)
     assert torch.equal(M.isinf(), ~att.causal_mask(4).tril(-1))  # hides the present and the future
     assert set(M[~M.isinf()].tolist()) == {1.0}
+
+
+def test_attention_at_init_against_scipy():
+    from scipy.special import softmax as scipy_softmax
+    from scipy.stats import entropy as scipy_entropy
+
+    g = torch.Generator().manual_seed(4)
+    X, W_q, W_k = (
+        torch.randn(16, 96, generator=g),
+        torch.randn(96, 8, generator=g),
+        torch.randn(96, 8, generator=g),
+    )
+    stats = att.attention_at_init(X, W_q * 0.1, W_k * 0.1)
+    Q, K = (X @ W_q * 0.1).double().numpy(), (X @ W_k * 0.1).double().numpy()
+    A = scipy_softmax(Q @ K.T / math.sqrt(8), axis=-1)
+    cos = (Q @ K.T) / np.outer(np.linalg.norm(Q, axis=1), np.linalg.norm(K, axis=1))
+    assert stats["max |A − 1/T|"] == pytest.approx(np.abs(A - 1 / 16).max(), rel=1e-4)
+    assert stats["entropy / log T"] == pytest.approx(
+        scipy_entropy(A, axis=-1).mean() / math.log(16), rel=1e-5
+    )
+    assert stats["mean |cos(q, k)|"] == pytest.approx(np.abs(cos).mean(), rel=1e-5)
+
+
+def test_orthogonality_is_scale_free_uniformity_is_not():
+    g = torch.Generator().manual_seed(5)
+    X, W_q, W_k = (
+        torch.randn(32, 768, generator=g),
+        torch.randn(768, 64, generator=g),
+        torch.randn(768, 64, generator=g),
+    )
+    small, large = (att.attention_at_init(X, W_q * c, W_k * c) for c in (0.002, 768**-0.5))
+    assert small["mean |cos(q, k)|"] == pytest.approx(large["mean |cos(q, k)|"], rel=1e-4)
+    assert small["max |A − 1/T|"] < 0.01 < 0.2 < large["max |A − 1/T|"]
+    assert small["entropy / log T"] > 0.9999 > 0.95 > large["entropy / log T"]

@@ -5,6 +5,7 @@ Both are re-exported here, so ``from xai_tf import attention as att; att.sparsem
 module. A new map goes into ``maps.py``, a new way of attending into ``layers.py``.
 """
 
+from xai_tf.attention.initialisation import attention_at_init
 from xai_tf.attention.layers import (
     additive_scores,
     attention,
@@ -35,6 +36,7 @@ from xai_tf.attention.maps import (
 __all__ = [
     "additive_scores",
     "attention",
+    "attention_at_init",
     "bilinear_scores",
     "causal_mask",
     "cross_attention",
