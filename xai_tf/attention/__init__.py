@@ -1,10 +1,13 @@
 """Attention, the lecture's first idea (lessons 01–03): ``layers`` (scores, masks, single-, multi-head
-and cross attention) and ``maps`` (softmax, sparsemax, α-entmax, fusedmax, hard attention).
+and cross attention) and ``maps`` (softmax, sparsemax, α-entmax, fusedmax, hard attention); lesson 03
+adds ``regularized`` (π_Ω(θ) = argmax_{p∈Δ} pᵀθ − Ω(p) by a generic solver) and ``hard`` (top-k
+subset selection and its gradient estimators).
 
 Both are re-exported here, so ``from xai_tf import attention as att; att.sparsemax(z)`` reads as one
 module. A new map goes into ``maps.py``, a new way of attending into ``layers.py``.
 """
 
+from xai_tf.attention.hard import expected_loss, gradient_estimates, hard_topk, relaxed_topk
 from xai_tf.attention.initialisation import attention_at_init
 from xai_tf.attention.layers import (
     additive_scores,
@@ -32,6 +35,7 @@ from xai_tf.attention.maps import (
     sparsemax,
     support_size,
 )
+from xai_tf.attention.regularized import omega_value, regularized_argmax, regularized_max
 
 __all__ = [
     "additive_scores",
@@ -43,13 +47,20 @@ __all__ = [
     "dot_scores",
     "entmax",
     "entropy",
+    "expected_loss",
     "fusedmax",
+    "gradient_estimates",
     "hard_attention",
+    "hard_topk",
     "lecture_causal_mask",
     "lecture_masked_attention",
     "multi_head_attention",
+    "omega_value",
     "padding_mask",
     "prox_tv1d",
+    "regularized_argmax",
+    "regularized_max",
+    "relaxed_topk",
     "scaled_dot_scores",
     "self_attention",
     "sensitivity_to_token",
