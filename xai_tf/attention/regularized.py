@@ -14,17 +14,18 @@ With the lecture's Ω (Niculae & Blondel, 2017; Peters, Niculae & Martins, 2019)
 | entmax     | 1/(α(α−1)) Σ_j (p_j^α − p_j)  (Tsallis)    |
 | fusedmax   | ½ ‖p‖² + λ Σ_j |p_{j+1} − p_j|             |
 
-``regularized_argmax`` solves the problem with a *generic* solver (scipy's SLSQP on the simplex),
-knowing nothing of the closed forms in ``xai_tf.attention.maps``: that they agree is the point
-(lesson 03 shows it, ``tests/test_attention_flavors.py`` tests it). Fusedmax's |·| is made smooth
-for the solver by auxiliary variables d_j ≥ |p_{j+1} − p_j|.
+``regularized_argmax`` solves the problem with a *generic* solver (scipy's SLSQP on the simplex;
+Ω = 0, a linear programme: scipy's ``linprog``), knowing nothing of the closed forms in
+``xai_tf.attention.maps``: that they agree is the point (lesson 03 shows it,
+``tests/test_attention_flavors.py`` tests it). Fusedmax's |·| is made smooth for the solver by
+auxiliary variables d_j ≥ |p_{j+1} − p_j|.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import torch
-from scipy.optimize import minimize
+from scipy.optimize import linprog, minimize
 from torch import Tensor
 
 from xai_tf import _checks
@@ -77,8 +78,12 @@ def omega_value(p: Tensor, omega: str, alpha: float = 1.5, lam: float = 0.1) -> 
 
 
 def _solve(theta: np.ndarray, omega: str, alpha: float, lam: float) -> tuple[np.ndarray, float]:
-    """argmax_{p∈Δ} pᵀθ − Ω(p) by SLSQP; returns (p*, the maximum)."""
+    """argmax_{p∈Δ} pᵀθ − Ω(p) by SLSQP (Ω = 0: a linear programme, by HiGHS' simplex method, which
+    ends on a vertex); returns (p*, the maximum)."""
     T = len(theta)
+    if omega == "argmax":
+        res = linprog(-theta, A_eq=np.ones((1, T)), b_eq=[1.0], bounds=[(0, None)] * T, method="highs-ds")
+        return res.x, float(res.x @ theta)
     n_aux = T - 1 if omega == "fusedmax" else 0  # d_j ≥ |p_{j+1} − p_j|
     floor = 1e-300 if omega == "softmax" else 0.0  # log p needs p > 0
 
@@ -127,7 +132,8 @@ def _parameters(omega: object, alpha: object, lam: object) -> tuple[str, float, 
 
 
 def regularized_argmax(theta: Tensor, omega: str, alpha: float = 1.5, lam: float = 0.1) -> Tensor:
-    """π_Ω(θ) = argmax_{p ∈ Δ} pᵀθ − Ω(p) for one 1-D θ, solved by a generic solver (SLSQP).
+    """π_Ω(θ) = argmax_{p ∈ Δ} pᵀθ − Ω(p) for one 1-D θ, solved by a generic solver (SLSQP; for
+    Ω = 0 the linear-programming simplex method).
 
     ``omega`` names Ω (``"argmax"``, ``"softmax"``, ``"sparsemax"``, ``"entmax"`` with 1 < α ≤ 10,
     ``"fusedmax"`` with λ ≥ 0). Returns p* as float64; accurate to ~1e-6, not to the last digit:
