@@ -41,7 +41,9 @@ def _attributions(model: GPT2) -> dict:
         target = int(model(ids)[0, -1].argmax())
     lig = LayerIntegratedGradients(lambda b: model(b)[:, -1, target], model.wte)
     return {
-        "ours": lambda: integrated_gradients(model, ids, target, n_steps=50).attributions,
+        "ours": lambda: (
+            integrated_gradients(model, ids, target, n_steps=50, method="riemann_right").attributions
+        ),
         "captum": lambda: lig.attribute(
             ids[None], torch.zeros_like(ids)[None], n_steps=50, method="riemann_right"
         )[0],

@@ -42,14 +42,26 @@ def random_gpt2() -> GPT2:
     return GPT2.from_hf(random_hf_gpt2(2, vocab_size=90, n_positions=32, n_embd=48, n_layer=2, n_head=4))
 
 
-def _captum_ig(module, forward, ids, baseline_ids, n_steps, method):
+def _captum_ig(module, forward, ids, baseline_ids, n_steps, method=None):
+    """Captum's layer IG on the token embeddings; method None: Captum's own default quadrature."""
     lig = LayerIntegratedGradients(forward, module.wte)
-    out = lig.attribute(ids[None], baselines=baseline_ids[None], n_steps=n_steps, method=method)
+    kwargs = {} if method is None else {"method": method}
+    out = lig.attribute(ids[None], baselines=baseline_ids[None], n_steps=n_steps, **kwargs)
     return out[0].detach()
 
 
+def _read(scores: torch.Tensor, output: str) -> torch.Tensor:
+    """The explained output from the scores, written out independently of target_function."""
+    if output == "prob":
+        return torch.softmax(scores, -1)
+    return torch.log_softmax(scores, -1) if output == "logprob" else scores
+
+
 @pytest.mark.parametrize("method", attr.METHODS)
-@pytest.mark.parametrize(("output", "position", "baseline"), [("logit", -1, "token0"), ("logprob", 3, 4095)])
+@pytest.mark.parametrize(
+    ("output", "position", "baseline"),
+    [("logit", -1, "token0"), ("logprob", 3, 4095), ("prob", -1, "token0")],
+)
 def test_ig_matches_captum_on_the_bundled_model(bundled, method, output, position, baseline):
     ids = torch.tensor(bundled.encode(PROMPTS[0]))
     target = int(bundled.model(ids)[0, position].argmax())
@@ -58,8 +70,7 @@ def test_ig_matches_captum_on_the_bundled_model(bundled, method, output, positio
     )
 
     def forward(batch):
-        scores = bundled.model(batch)[:, position]
-        return (scores.log_softmax(-1) if output == "logprob" else scores)[:, target]
+        return _read(bundled.model(batch)[:, position], output)[:, target]
 
     base = torch.full_like(ids, 0 if baseline == "token0" else baseline)
     theirs = _captum_ig(bundled.model, forward, ids, base, 40, method)
@@ -76,10 +87,11 @@ def test_ig_matches_captum_on_a_random_gpt2(random_gpt2, method):
 
 
 def test_ig_matches_captum_on_the_classifier(bundled):
+    """Both with their default quadrature: ours is Gauss–Legendre, as Captum's."""
     clf = train_classifier(bundled, sentiment_phrases()[0][::8], steps=50)
     ids = torch.tensor(bundled.encode("Thou art a noble prince."))
     ours = attr.integrated_gradients(clf, ids, 1, baseline=4095, n_steps=25)
-    theirs = _captum_ig(clf, lambda b: clf(b)[:, 1], ids, torch.full_like(ids, 4095), 25, "riemann_right")
+    theirs = _captum_ig(clf, lambda b: clf(b)[:, 1], ids, torch.full_like(ids, 4095), 25)
     assert (ours.attributions - theirs).abs().max() <= 1e-4 * theirs.abs().max()
     assert ours.relative_delta < 0.05
 
@@ -151,15 +163,19 @@ def test_batch_size_does_not_change_the_result(bundled):
     assert r.delta == pytest.approx(results[0].delta, abs=1e-10)
 
 
-def test_sequential_ig_matches_captum_token_by_token(random_gpt2):
+@pytest.mark.parametrize("method", [None, "riemann_right"])
+def test_sequential_ig_matches_captum_token_by_token(random_gpt2, method):
     """Token t's path moves only E_t: Captum's layer IG with the baseline equal to the input except
-    at t gives the same sum."""
+    at t gives the same sum (None: each library's default quadrature, Gauss–Legendre for both)."""
     ids = torch.tensor([5, 17, 3, 88, 41])
-    scores, deltas = attr.sequential_integrated_gradients(random_gpt2, ids, 12, baseline=7, n_steps=40)
+    kwargs = {} if method is None else {"method": method}
+    scores, deltas = attr.sequential_integrated_gradients(
+        random_gpt2, ids, 12, baseline=7, n_steps=40, **kwargs
+    )
     for t in range(len(ids)):
         base = ids.clone()
         base[t] = 7
-        theirs = _captum_ig(random_gpt2, lambda b: random_gpt2(b)[:, -1, 12], ids, base, 40, "riemann_right")
+        theirs = _captum_ig(random_gpt2, lambda b: random_gpt2(b)[:, -1, 12], ids, base, 40, method)
         assert float(scores[t]) == pytest.approx(float(theirs.sum()), rel=1e-4, abs=1e-6)
     assert deltas.abs().max() < 0.05 * scores.abs().max()
 
@@ -217,7 +233,7 @@ def test_leave_one_out_by_dropping(random_gpt2):
         (dict(baseline=90), r"baseline ids must lie in 0..89"),
         (dict(target=90), r"target must be an integer in 0..89, got 90"),
         (dict(position=3), r"position must be an integer in -3..2, got 3"),
-        (dict(output="prob"), r"output must be one of \('logit', 'logprob'\)"),
+        (dict(output="probability"), r"output must be one of \('logit', 'logprob', 'prob'\)"),
         (dict(batch_size=0), "batch_size must be an integer ≥ 1, got 0"),
         (dict(input_ids=[]), "input_ids is empty"),
     ],
@@ -251,7 +267,9 @@ def test_gradient_times_input_is_the_drop_of_a_linear_f():
 def test_sequential_ig_completeness_has_plus_delta(random_gpt2):
     """score_t = F(E) − F(E with E_t := E′_t) + delta_t, the identity the docstring now states."""
     ids, target = [1, 2, 3], 4
-    scores, deltas = attr.sequential_integrated_gradients(random_gpt2, ids, target, n_steps=5)
+    scores, deltas = attr.sequential_integrated_gradients(
+        random_gpt2, ids, target, n_steps=5, method="riemann_right"
+    )
     F = attr.target_function(random_gpt2, target, T=3)
     E = random_gpt2.wte(torch.tensor(ids)).detach()
     E_base = random_gpt2.wte(torch.zeros(3, dtype=torch.long)).detach()
@@ -292,3 +310,48 @@ def test_ig_batches_path_points_to_fit_its_memory(random_gpt2, monkeypatch):
     whole = attr.integrated_gradients(random_gpt2, [1, 2, 3, 4], 5, n_steps=10, batch_size=10)
     assert sizes == [3, 10]  # three points fit the budget; an explicit batch size is kept
     torch.testing.assert_close(auto.attributions, whole.attributions, atol=1e-6, rtol=1e-5)
+
+
+def test_the_default_quadrature_is_captums_default(random_gpt2):
+    """integrated_gradients without a method = Captum without a method (Gauss–Legendre), and differs
+    from the right Riemann sum at the same m."""
+    ids, base = torch.tensor([5, 17, 3, 88, 41, 9]), torch.zeros(6, dtype=torch.long)
+    ours = attr.integrated_gradients(random_gpt2, ids, 12, n_steps=7)
+    theirs = _captum_ig(random_gpt2, lambda b: random_gpt2(b)[:, -1, 12], ids, base, 7)
+    assert (ours.attributions - theirs).abs().max() <= 1e-4 * theirs.abs().max()
+    riemann = attr.integrated_gradients(random_gpt2, ids, 12, n_steps=7, method="riemann_right")
+    assert (riemann.attributions - theirs).abs().max() > 1e-2 * theirs.abs().max()
+
+
+@pytest.mark.parametrize("output", attr.OUTPUTS)
+def test_completeness_holds_for_each_output_with_its_own_f(random_gpt2, output):
+    """F(x) and F(x') are the softmax / log-softmax / logit of the model's scores computed here, and
+    Σ IG = F(x) − F(x') for each (Gauss–Legendre, m = 50, float64)."""
+    model = copy.deepcopy(random_gpt2).double()
+    ids = torch.tensor([5, 17, 3, 88, 41])
+    r = attr.integrated_gradients(model, ids, 12, n_steps=50, output=output)
+    with torch.no_grad():
+        f_x = float(_read(model(ids)[0, -1], output)[12])
+        f_b = float(_read(model(torch.zeros_like(ids))[0, -1], output)[12])
+    assert (r.f_input, r.f_baseline) == (pytest.approx(f_x, abs=1e-12), pytest.approx(f_b, abs=1e-12))
+    assert float(r.attributions.sum()) == pytest.approx(f_x - f_b, abs=1e-8 * max(1.0, abs(f_x - f_b)))
+
+
+def test_probability_gradient_is_p_times_the_logprob_gradient(random_gpt2):
+    """∂p/∂E = p · ∂log p/∂E: the gradients of the two outputs differ by the factor p(x) exactly."""
+    ids = [5, 17, 3, 88]
+    g_prob, _ = attr.embedding_gradients(random_gpt2, ids, 12, output="prob")
+    g_logprob, _ = attr.embedding_gradients(random_gpt2, ids, 12, output="logprob")
+    with torch.no_grad():
+        p = float(torch.softmax(random_gpt2(ids)[0, -1], -1)[12])
+    torch.testing.assert_close(g_prob, p * g_logprob, atol=1e-9, rtol=1e-4)
+
+
+@pytest.mark.parametrize("replacement", [0, None])
+def test_leave_one_out_batches_to_fit_the_ig_memory(random_gpt2, monkeypatch, replacement):
+    """One row at a time (a budget that fits one sequence) gives the scores of all rows at once."""
+    ids = [5, 17, 3, 88, 41, 9]
+    whole = attr.leave_one_out(random_gpt2, ids, 12, replacement=replacement)
+    monkeypatch.setattr(attr, "IG_MEMORY", 1)  # fits no sequence: one row per forward pass
+    one_by_one = attr.leave_one_out(random_gpt2, ids, 12, replacement=replacement)
+    torch.testing.assert_close(one_by_one, whole, atol=1e-5, rtol=1e-5)

@@ -1,21 +1,24 @@
 """Explaining one prediction of a transformer with gradients (lesson 06).
 
-Tokens are discrete, so we split the model as f = g ∘ e: e looks up the token embeddings
-E = W_E[x] ∈ ℝ^{T×d}, and g maps them (with the fixed position embeddings) to a scalar F(E) — the
-logit or log-probability of a chosen token at a chosen position, or a classifier's class score.
-Every method differentiates g with respect to E and reduces over d to one score per token.
+Tokens are discrete, so we split the model as f = g ∘ e (the lecture's notation): e looks up the
+sequence's token embeddings E(x) = W_e[x] ∈ ℝ^{T×d_e}, and g maps them (with the fixed position
+embeddings) to a scalar F(E) — the logit, probability or log-probability of a chosen token at a
+chosen position, or a classifier's class score. Every method differentiates F with respect to E and
+reduces over the d_e embedding dimensions to one score per token.
 
 Sign convention: a positive token score means the token *raises* F; negative, it lowers F.
 
-Methods (g_t = ∂F/∂E_t ∈ ℝ^d):
-- gradient saliency, aggregated over d: G-avg = (1/d) Σ_j g_tj, G-L1 = (1/d) Σ_j |g_tj|,
-  G-L2 = √((1/d) Σ_j g_tj²) (see ``gradient_saliency``);
-- gradient × input: Σ_j g_tj E_tj;
+Methods (∇_t = ∂F/∂E_t ∈ ℝ^{d_e}, the gradient; the lecture writes it g too, and code calls it g):
+- gradient saliency, aggregated over d_e: G-avg = (1/d_e) Σ_j ∇_tj, G-L1 = (1/d_e) Σ_j |∇_tj|,
+  G-L2 = √((1/d_e) Σ_j ∇_tj²) (see ``gradient_saliency``);
+- gradient × input: Σ_j ∇_tj E_tj;
 - leave-one-out (occlusion): F(x) − F(x with token t replaced or dropped);
 - integrated gradients (Sundararajan et al., 2017) along the straight path from a baseline E' to E:
       IG_tj = (E_tj − E'_tj) ∫₀¹ ∂F(E' + α(E − E'))/∂E_tj dα,
   with completeness Σ_tj IG_tj = F(E) − F(E'); the integral is a quadrature, so every result carries
-  its completeness error delta = Σ IG − (F(E) − F(E')).
+  its completeness error delta = Σ IG − (F(E) − F(E')). The default quadrature is Gauss–Legendre
+  (as Captum's); ``method="riemann_right"`` is the lecture's (and RevLLM's) right Riemann sum
+  (1/m) Σ_{k=1..m} at α = k/m, first order: at m = 50 its delta is often several % of F(E) − F(E').
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ from xai_tf.models.loaded import LoadedModel, causal
 
 __all__ = ["METHODS", "path_integrated_gradients", "quadrature"]  # re-exported: lessons use attr.METHODS
 
-OUTPUTS = ("logit", "logprob")
+#: What F reads from the scores: the logit itself, the log-probability log softmax, or the
+#: probability softmax (RevLLM's choice); completeness holds for each with its own F.
+OUTPUTS = ("logit", "logprob", "prob")
 
 
 @dataclass
@@ -82,7 +87,7 @@ def _token_ids(module: nn.Module, input_ids: Sequence[int] | Tensor) -> Tensor:
 def target_function(
     model: nn.Module | LoadedModel, target: int, position: int = -1, output: str = "logit", T: int = 1
 ) -> Scalar:
-    """F(E) for token embeddings E ``[n, T, d]``: the ``output`` ("logit" or "logprob") of token
+    """F(E) for token embeddings E ``[n, T, d_e]``: the ``output`` (see ``OUTPUTS``) of token
     ``target`` at ``position`` (−T..T−1) for a language model, or of class ``target`` for a classifier
     (whose forward_embeddings returns ``[n, classes]``; position is then unused)."""
     module = _module(model)
@@ -94,7 +99,9 @@ def target_function(
         scores = module.forward_embeddings(E)
         scores = scores[:, position] if scores.dim() == 3 else scores
         _checks.integer("target", target, 0, scores.size(-1) - 1)
-        return (scores.log_softmax(-1) if output == "logprob" else scores)[:, target]
+        if output != "logit":
+            scores = scores.log_softmax(-1) if output == "logprob" else scores.softmax(-1)
+        return scores[:, target]
 
     return F
 
@@ -144,13 +151,16 @@ def integrated_gradients(
     target: int,
     baseline: str | int | Sequence[int] | Tensor = "token0",
     n_steps: int = 50,
-    method: str = "riemann_right",
+    method: str = "gausslegendre",
     position: int = -1,
     output: str = "logit",
     batch_size: int | None = None,
 ) -> IGResult:
-    """IG on the token embeddings (position embeddings stay fixed) — the same quantity as Captum's
-    ``LayerIntegratedGradients`` on the token-embedding layer with baseline ids. ``batch_size``
+    """IG on the token embeddings E(x) from the baseline E(x′) with m = ``n_steps`` gradient
+    evaluations (position embeddings stay fixed) — the same quantity as Captum's
+    ``LayerIntegratedGradients`` on the token-embedding layer with baseline ids. ``method`` is the
+    quadrature: "gausslegendre" (the default, as Captum's) or "riemann_right" (the lecture's
+    (1/m) Σ_{k=1..m} at α = k/m). ``output`` picks F: "logit", "logprob" or "prob". ``batch_size``
     path points go through the model at once; None picks the most that fit ``IG_MEMORY``."""
     module, ids, F = _explained(model, input_ids, target, position, output)
     E, E_base = _embeddings(module, ids, baseline)
@@ -184,7 +194,7 @@ def sequential_integrated_gradients(
     target: int,
     baseline: str | int | Sequence[int] | Tensor = "token0",
     n_steps: int = 50,
-    method: str = "riemann_right",
+    method: str = "gausslegendre",
     position: int = -1,
     output: str = "logit",
 ) -> tuple[Tensor, Tensor]:
@@ -210,7 +220,8 @@ def embedding_gradients(
     position: int = -1,
     output: str = "logit",
 ) -> tuple[Tensor, Tensor]:
-    """``(g, E)``: the gradient ∂F/∂E ``[T, d]`` at the prompt's token embeddings E ``[T, d]``."""
+    """``(g, E)``: the gradient ∇ = ∂F/∂E ``[T, d_e]`` at the prompt's token embeddings E(x)
+    ``[T, d_e]``; ``output`` picks F ("logit", "logprob" or "prob")."""
     module, ids, F = _explained(model, input_ids, target, position, output)
     E = module.wte(ids).detach().requires_grad_(True)
     (g,) = torch.autograd.grad(F(E[None]).sum(), E)
@@ -218,16 +229,16 @@ def embedding_gradients(
 
 
 def gradient_saliency(g: Tensor, aggregation: str = "l2") -> Tensor:
-    """One score per token from the gradient g ``[T, d]``, reduced over the d embedding dims:
+    """One score per token from the gradient g = ∇ ``[T, d_e]``, reduced over the d_e embedding dims:
 
-        "avg":         G-avg_t = (1/d) Σ_j g_tj          (signed: the mean direction of the gradient)
-        "l1":          G-L1_t  = (1/d) Σ_j |g_tj|        (the mean absolute value)
-        "l2":          G-L2_t  = √((1/d) Σ_j g_tj²)      (the root mean square: lecture 000's G-L2)
-        "mean-square": (1/d) Σ_j |g_tj|² = (G-L2_t)²    (lecture 002's G-L2, written without the root)
+        "avg":         G-avg_t = (1/d_e) Σ_j ∇_tj          (signed: the mean direction of the gradient)
+        "l1":          G-L1_t  = (1/d_e) Σ_j |∇_tj|        (the mean absolute value)
+        "l2":          G-L2_t  = √((1/d_e) Σ_j ∇_tj²)      (the root mean square: lecture 000's G-L2)
+        "mean-square": (1/d_e) Σ_j |∇_tj|² = (G-L2_t)²    (lecture 002's G-L2, written without the root)
 
     The two lectures' G-L2 rank the tokens in the same order (squaring is increasing on scores ≥ 0)
     but not on the same scale: the square stretches the gaps between large and small scores.
-    Both are ‖g_t‖₂ up to a monotone map (G-L2 = ‖g_t‖₂ / √d).
+    Both are ‖∇_t‖₂ up to a monotone map (G-L2 = ‖∇_t‖₂ / √d_e).
     """
     reductions = {
         "avg": lambda: g.mean(-1),
@@ -241,8 +252,8 @@ def gradient_saliency(g: Tensor, aggregation: str = "l2") -> Tensor:
 
 
 def gradient_times_input(g: Tensor, E: Tensor) -> Tensor:
-    """Σ_j g_tj E_tj per token: to first order, how much F *drops* if E_t is set to 0,
-    F(E) − F(E with E_t := 0) ≈ Σ_j g_tj E_tj (exact when F is linear in E_t)."""
+    """Σ_j ∇_tj E_tj per token (g = ∇ and E ``[T, d_e]``): to first order, how much F *drops* if
+    E_t is set to 0, F(E) − F(E with E_t := 0) ≈ Σ_j ∇_tj E_tj (exact when F is linear in E_t)."""
     if g.shape != E.shape:
         raise ValueError(f"g has shape {tuple(g.shape)}, E {tuple(E.shape)}")
     return (g * E).sum(-1)
@@ -267,11 +278,14 @@ def leave_one_out(
         raise ValueError(
             f"dropping tokens needs position=-1 and at least 2 tokens, got {position}, {len(ids)}"
         )
-    f_x = float(F(module.wte(ids)[None]))
-    scores = torch.zeros(len(ids), device=ids.device)
-    for t in range(len(ids)):
-        changed = torch.cat([ids[:t], ids[t + 1 :]]) if replacement is None else ids.clone()
-        if replacement is not None:
-            changed[t] = replacement
-        scores[t] = f_x - float(F(module.wte(changed)[None]))
-    return scores
+    T = len(ids)
+    f_x = F(module.wte(ids)[None])
+    if replacement is None:  # row t: the prompt without token t, [T, T − 1]
+        keep = ~torch.eye(T, dtype=torch.bool, device=ids.device)
+        changed = ids.expand(T, T)[keep].view(T, T - 1)
+    else:  # row t: the prompt with token t replaced, [T, T]
+        changed = ids.expand(T, T).clone()
+        changed.diagonal().fill_(replacement)
+    n = _fitting_batch(module, changed.size(1))  # rows per forward pass (a forward keeps less)
+    f_changed = torch.cat([F(module.wte(rows)) for rows in changed.split(n)])
+    return (f_x - f_changed).float()

@@ -5,7 +5,8 @@ For a differentiable F, an input x and a baseline x′ (same shape),
     IG(x) = (x − x′) ⊙ ∫₀¹ ∇F(x′ + α (x − x′)) dα  ≈  (x − x′) ⊙ Σ_k w_k ∇F(x′ + α_k (x − x′)),
 
 with nodes α_k and weights w_k from ``quadrature``. ``xai_tf.explain.attribution`` applies it to
-the token embeddings of a transformer.
+the token embeddings of a transformer, with Gauss–Legendre as its default; here the default stays
+the lecture's right Riemann sum (α_k = k/m, w_k = 1/m), which lesson 06's exercise asks for.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ def attribution_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what lig
     method = widgets.Dropdown(options=list(ATTRIBUTIONS), description="method")
     baselines = attr.named_baselines(lm)
     baseline = widgets.Dropdown(options=list(baselines), description="baseline")
-    quadrature = widgets.Dropdown(options=attr.METHODS, description="integral")
+    quadrature = widgets.Dropdown(options=attr.METHODS, value="gausslegendre", description="integral")
     steps = widgets.IntSlider(value=50, min=2, max=300, description="steps m")
 
     def update_targets() -> None:
