@@ -189,3 +189,23 @@ def test_normalised_flow_of_a_row_with_no_flow_is_zero_not_nan():
 def test_flow_refuses_what_is_not_attention(attentions, error, message):
     with pytest.raises(error, match=message):
         wl.attention_flow(attentions)
+
+
+def test_attention_received_by_hand():
+    A = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.2, 0.3, 0.5, 0.0], [0.1, 0.2, 0.3, 0.4]])
+    tokens, groups = ["[CLS]", "sun", "##ny", "day"], [[0], [1, 2], [3]]
+    received = wl.attention_received(A[None, None], tokens, groups)
+    assert received == pytest.approx({"special": 1.8 / 4, "several pieces": 1.8 / 4, "one piece": 0.4 / 4})
+
+
+@settings(max_examples=25, deadline=None)
+@given(attention_and_split())
+def test_attention_received_adds_up_to_one(case):
+    A, groups = case  # A: [heads, T, T]; the last word is made a special token
+    tokens = [f"w{i}" for i in range(A.size(-1))]
+    tokens[groups[-1][0]] = "[SEP]"
+    received = wl.attention_received(A[None], tokens, groups)
+    counts = {"special": 1, "one piece": 0, "several pieces": 0}
+    for g in groups[:-1]:
+        counts["one piece" if len(g) == 1 else "several pieces"] += 1
+    assert sum(received[kind] * counts[kind] for kind in received) == pytest.approx(1.0, abs=1e-9)

@@ -220,3 +220,30 @@ def head_statistics(attentions: Tensor, tokens: Sequence[str]) -> dict[str, Tens
         "previous": previous.mean(-1) if T > 1 else attentions.new_zeros(attentions.shape[:2]),
         "first": attentions[..., 0].mean(-1),
     }
+
+
+def attention_received(
+    attentions: Tensor, tokens: Sequence[str], groups: list[list[int]]
+) -> dict[str, float]:
+    """How much attention a word receives, averaged over the words of each kind — lesson 07's test of
+    the lecture's conjecture that special tokens draw attention *because they are never split*:
+
+        received(w) = mean_{l,h} (1/T) Σ_s Σ_{i ∈ w} A_{l,h}[s, i]   (to w's pieces; mean over queries)
+
+    for the kinds "special" ([CLS], [SEP], …), "one piece" (an ordinary word of one token) and "several
+    pieces". Uniform attention gives a one-piece word 1/T and a k-piece word k/T; if being unsplit were
+    what draws attention, one-piece words would receive about what special tokens do. A kind with no
+    word is left out. Σ_w received(w) = 1 over all words when A's rows sum to 1."""
+    _check_stack(attentions)
+    T = attentions.size(-1)
+    if len(tokens) != T:
+        raise ValueError(f"{len(tokens)} tokens for attention over {T} positions")
+    _check_groups(groups, T)
+    to_token = attentions.mean((0, 1)).mean(0)  # [T]: attention each token receives, per query
+    kinds: dict[str, list[float]] = {"special": [], "one piece": [], "several pieces": []}
+    for g in groups:
+        kind = (
+            "special" if tokens[g[0]] in SPECIAL_TOKENS else "one piece" if len(g) == 1 else "several pieces"
+        )
+        kinds[kind].append(float(to_token[g].sum()))
+    return {kind: sum(values) / len(values) for kind, values in kinds.items() if values}
