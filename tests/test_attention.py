@@ -614,3 +614,16 @@ def test_orthogonality_is_scale_free_uniformity_is_not():
     assert small["mean |cos(q, k)|"] == pytest.approx(large["mean |cos(q, k)|"], rel=1e-4)
     assert small["max |A − 1/T|"] < 0.01 < 0.2 < large["max |A − 1/T|"]
     assert small["entropy / log T"] > 0.9999 > 0.95 > large["entropy / log T"]
+
+
+def test_self_attention_with_biases_and_d_out_matches_torch():
+    g = torch.Generator().manual_seed(6)
+    X = torch.randn(5, 8, generator=g, dtype=torch.float64)
+    W_q, W_k, W_v = (torch.randn(8, w, generator=g, dtype=torch.float64) for w in (4, 4, 3))  # d_out = 3
+    b_q, b_k, b_v = (torch.randn(w, generator=g, dtype=torch.float64) for w in (4, 4, 3))
+    out, A = att.self_attention(X, W_q, W_k, W_v, biases=(b_q, b_k, b_v))
+    Q, K, V = (torch.nn.functional.linear(X, W.T, b) for W, b in ((W_q, b_q), (W_k, b_k), (W_v, b_v)))
+    torch.testing.assert_close(out, torch.nn.functional.scaled_dot_product_attention(Q, K, V))
+    assert out.shape == (5, 3) and A.shape == (5, 5)
+    with pytest.raises(ValueError, match=r"the bias of W_k must have shape \(4,\), got \(3,\)"):
+        att.self_attention(X, W_q, W_k, W_v, biases=(b_q, b_v, b_v))

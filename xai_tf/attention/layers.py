@@ -33,11 +33,15 @@ def _sizes(**named: tuple[Tensor, tuple[int | None, ...]]) -> None:
             raise ValueError(f"{name} must be [{shown}], got {tuple(x.shape)}")
 
 
-def _project(x_name: str, X: Tensor, w_name: str, W: Tensor) -> Tensor:
-    """X W for ``X [..., d]`` and ``W [d, d_att]``."""
+def _project(x_name: str, X: Tensor, w_name: str, W: Tensor, b: Tensor | None = None) -> Tensor:
+    """X W (+ b) for ``X [..., d]``, ``W [d, d_att]`` and a bias ``b [d_att]``."""
     if _checks.tensor(x_name, X).size(-1) != _checks.tensor(w_name, W).size(0):
         raise ValueError(f"{x_name} has size {X.size(-1)} but {w_name} expects {W.size(0)}")
-    return X @ W
+    if b is None:
+        return X @ W
+    if _checks.tensor(f"the bias of {w_name}", b).shape != (W.size(1),):
+        raise ValueError(f"the bias of {w_name} must have shape ({W.size(1)},), got {tuple(b.shape)}")
+    return X @ W + b
 
 
 def dot_scores(Q: Tensor, K: Tensor) -> Tensor:
@@ -161,13 +165,23 @@ def single_query_attention(q: Tensor, K: Tensor, V: Tensor, normalizer=softmax) 
 
 
 def self_attention(
-    X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, mask: Tensor | None = None, normalizer=softmax
+    X: Tensor,
+    W_q: Tensor,
+    W_k: Tensor,
+    W_v: Tensor,
+    mask: Tensor | None = None,
+    normalizer=softmax,
+    biases: tuple[Tensor, Tensor, Tensor] | None = None,
 ) -> tuple[Tensor, Tensor]:
-    """Q = X W_q, K = X W_k, V = X W_v; returns (A V, A), A = π(Q Kᵀ / √d_att)."""
+    """Q = X W_q + b_q, K = X W_k + b_k, V = X W_v + b_v; returns (A V, A), A = π(Q Kᵀ / √d_att).
+
+    ``W_q, W_k [d, d_att]``; ``W_v [d, d_out]`` may have its own width d_out ≠ d_att (the lecture has
+    both); ``biases = (b_q, b_k, b_v)`` as in the lecture's q_t = W_q e_t + b_q (default: none)."""
+    b_q, b_k, b_v = (None, None, None) if biases is None else biases
     return attention(
-        _project("X", X, "W_q", W_q),
-        _project("X", X, "W_k", W_k),
-        _project("X", X, "W_v", W_v),
+        _project("X", X, "W_q", W_q, b_q),
+        _project("X", X, "W_k", W_k, b_k),
+        _project("X", X, "W_v", W_v, b_v),
         mask,
         normalizer,
     )
