@@ -4,8 +4,9 @@ values of one attention call, and the memory a computation would need, refused b
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 
-import psutil
 import torch
 from torch import Tensor
 
@@ -55,12 +56,26 @@ def fits(what: str, n_bytes: float, device: torch.device | str = "cpu") -> None:
     if device.type == "cuda":
         free = torch.cuda.mem_get_info(device)[0]
     else:
-        free = psutil.virtual_memory().available
+        free = available_ram()
     if n_bytes > free:
         raise ValueError(
             f"{what} needs {n_bytes / 2**30:.1f} GiB, more than the {free / 2**30:.1f} GiB free on "
             f"{device.type}: choose a smaller n (or chunked_attention, which never builds the n × n matrix)"
         )
+
+
+def available_ram() -> int:
+    """Bytes of RAM available now: MemAvailable on Linux, free pages elsewhere (psutil is a
+    development dependency only)."""
+    meminfo = Path("/proc/meminfo")
+    if meminfo.exists():
+        for line in meminfo.read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2**63  # unknown: let torch say so if it runs out
 
 
 def scale(d: int) -> float:

@@ -19,9 +19,12 @@ layers (stacked, identical) a signal needs from position j to position i, the lo
 
 from __future__ import annotations
 
+import os
 import statistics
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -95,6 +98,21 @@ def layer(method: str, n: int, d: int = 64, width: int = 16, seed: int = 0) -> C
     return _attention_layer(attend, d, g)
 
 
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Send file descriptor 2 to /dev/null for a moment: the profiler's C++ side prints a
+    "profiler_start"/"profiler_stop" line per use, which a notebook would show under every cell."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def peak_bytes(fn: Callable[[], object], device: torch.device | str = "cpu") -> int:
     """Peak bytes torch allocates while ``fn()`` runs, above what was allocated before. On the CPU,
     from torch.profiler's memory events (an allocation counted when its op starts, a free when its
@@ -111,7 +129,7 @@ def peak_bytes(fn: Callable[[], object], device: torch.device | str = "cpu") -> 
         return int(torch.cuda.max_memory_allocated(device) - base)
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with _quiet_stderr(), profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn()
     changes = []
     for e in prof.events():
