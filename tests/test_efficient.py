@@ -455,3 +455,38 @@ def test_efficiency_panel_draws_every_method_and_refuses_a_too_long_n():
     assert "relative error" in panel.view.value and "0.00e+00" in panel.view.value  # full vs itself
     panel["n"].value = 300
     assert "n must be an integer in 16..256" in panel.message.value and panel.view.value == ""
+
+
+# ---------------------------------------------------------------- the benchmark's saved sweep
+
+
+def test_the_saved_sweep_is_current_and_its_exponents_are_its_own():
+    """Lesson 14 plots xai_tf/data/efficient_sweep.json; it must come from the code as it is now
+    (rerun `python benchmarks/bench_efficient.py --write` after changing a measured module)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "bench_efficient", root / "benchmarks" / "bench_efficient.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    import sys
+
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        sys.path.remove(str(root / "benchmarks"))
+    sweep = json.loads(bench.ARTIFACT.read_text())
+    assert sweep["fingerprint"] == bench.fingerprint(), (
+        "the sweep is stale: rerun benchmarks/bench_efficient.py --write"
+    )
+    assert list(sweep["results"]) == list(cost.METHODS) and sweep["d"] == bench.D
+    for method, r in sweep["results"].items():
+        pts = [(n, t, b) for n, t, b in zip(sweep["ns"], r["seconds"], r["peak_bytes"], strict=True) if t]
+        ns, t, b = zip(*pts, strict=True)
+        assert sweep["exponents"][method] == pytest.approx(
+            [cost.fit_exponent(ns, t, 3), cost.fit_exponent(ns, b, 3)]
+        )

@@ -20,6 +20,7 @@ from torch import Tensor, nn
 
 from xai_tf import _checks
 from xai_tf.attention import entmax, sparsemax
+from xai_tf.efficient import _common
 from xai_tf.tasks.train import fit
 
 
@@ -132,4 +133,5 @@ def train_alpha_heads(
         s, v, y = alpha_task(batch, seed=seed * 100_003 + k)
         return ((model(s, v) - y) ** 2).mean()
 
-    return model, fit(model.parameters(), loss, steps, lr)
+    with _common.one_thread():
+        return model, fit(model.parameters(), loss, steps, lr)
