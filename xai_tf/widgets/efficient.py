@@ -54,7 +54,7 @@ def _svg_pattern(A: Tensor, title: str) -> str:
     parts.append(
         f'<text x="{left}" y="{top + size + 14}" font-size="12" font-family="sans-serif">key j →</text>'
     )
-    width, height = left + size + 10, top + size + 22
+    width, height = max(left + size + 10, 7 * len(title) + left), top + size + 22
     return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">{"".join(parts)}</svg>'
 
 
@@ -80,7 +80,7 @@ def efficiency_panel(max_n: int = 2048, d: int = 32, scale: float = 0.5, seed: i
     )
     method = widgets.Dropdown(options=list(METHODS), value="sliding window (causal)", description="method")
     width = widgets.BoundedIntText(
-        value=32, min=-(10**6), max=10**7, description="width w", continuous_update=False
+        value=8, min=-(10**6), max=10**7, description="width w", continuous_update=False
     )
 
     def render() -> str:
