@@ -22,11 +22,12 @@ import xai_tf
 from xai_tf import attention as att
 from xai_tf import blocks, bpe, corpus, decoding, decoding_cost, lm_eval, tokenization, viz
 from xai_tf.efficient import adaptive, chunked, cost, linear, linformer, performer, positions, sparse
+from xai_tf.explain import agreement as ag
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import lens
 from xai_tf.explain import wordlevel as wl
-from xai_tf.models import GPT2, as_model, causal
-from xai_tf.tasks import offsets, sentiment, train
+from xai_tf.models import GPT2, GPT2Config, as_model, causal
+from xai_tf.tasks import language_model, offsets, sentiment, train
 
 #: Functions with nothing a caller can get wrong (no arguments), or that reach the network.
 EXEMPT = {
@@ -222,6 +223,118 @@ RAISES = [
         VE,
         "p must hold probabilities",
     ),
+    (
+        "xai_tf.attention.regularized.omega_value",
+        lambda: att.omega_value(torch.tensor([0.5, -0.5]), "sparsemax"),
+        VE,
+        "p must hold probabilities",
+    ),
+    (
+        "xai_tf.attention.regularized.regularized_argmax",
+        lambda: att.regularized_argmax(z(4), "sigmoid"),
+        VE,
+        "omega must be one of 'argmax', 'softmax', 'sparsemax', 'entmax', 'fusedmax', got 'sigmoid'",
+    ),
+    (
+        "xai_tf.attention.regularized.regularized_max",
+        lambda: att.regularized_max(z(4), "entmax", alpha=1.0),
+        VE,
+        r"alpha must be a finite number in \(1, 10\], got 1.0",
+    ),
+    (
+        "xai_tf.attention.hard.hard_topk",
+        lambda: att.hard_topk(z(5), 6),
+        VE,
+        "k must be an integer in 1..5, got 6",
+    ),
+    (
+        "xai_tf.attention.hard.relaxed_topk",
+        lambda: att.relaxed_topk(z(5), 2, 0.0),
+        VE,
+        "tau must be a finite number > 0, got 0.0",
+    ),
+    (
+        "xai_tf.attention.hard.expected_loss",
+        lambda: att.expected_loss(z(5), 2, "mse"),
+        TE,
+        "loss must be a function of the mask m",
+    ),
+    (
+        "xai_tf.attention.hard.gradient_estimates",
+        lambda: att.gradient_estimates(z(5), 2, lambda m: m.sum(-1), "reinforce", 0),
+        VE,
+        "n must be an integer in 1..10000000, got 0",
+    ),
+    # lecture errata and notation (issue 15), whole characters (issue 14)
+    (
+        "xai_tf.tokenization.whole_characters",
+        lambda: tokenization.whole_characters(lm().tokenizer, [10**9]),
+        VE,
+        "ids must lie in 0..",
+    ),
+    (
+        "xai_tf.attention.layers.lecture_causal_mask",
+        lambda: att.lecture_causal_mask(0),
+        VE,
+        "T must be an integer ≥ 1, got 0",
+    ),
+    (
+        "xai_tf.attention.layers.lecture_masked_attention",
+        lambda: att.lecture_masked_attention(z(3, 4), z(3, 4), "divide"),
+        VE,
+        "combine must be 'add' or 'multiply', got 'divide'",
+    ),
+    (
+        "xai_tf.attention.layers.self_attention",
+        lambda: att.self_attention(z(3, 8), z(8, 4), z(8, 4), z(8, 3), biases=(z(4), z(3), z(3))),
+        VE,
+        r"the bias of W_k must have shape \(4,\), got \(3,\)",
+    ),
+    (
+        "xai_tf.attention.initialisation.attention_at_init",
+        lambda: att.attention_at_init(z(8), z(8, 4), z(8, 4)),
+        VE,
+        r"X must be a \[T, d_e\] tensor with T ≥ 2 tokens",
+    ),
+    (
+        "xai_tf.blocks.lecture_positions",
+        lambda: blocks.lecture_positions(4, 8, 1),
+        VE,
+        "T_max must be at least 2",
+    ),
+    ("xai_tf.blocks.lecture_phi", lambda: blocks.lecture_phi(0.5), TE, "x must be a torch.Tensor, got float"),
+    (
+        "xai_tf.tasks.language_model.next_token_loss",
+        lambda: language_model.next_token_loss(lm(), [5]),
+        VE,
+        r"ids must be one text of 2\.\.257 tokens, got shape \(1,\)",
+    ),
+    (
+        "xai_tf.tasks.language_model.train_from_scratch",
+        lambda: language_model.train_from_scratch(
+            [0, 99], GPT2Config(vocab_size=50, n_ctx=8, n_embd=8, n_layer=1, n_head=2)
+        ),
+        VE,
+        r"ids must lie in 0\.\.49",
+    ),
+    (
+        "xai_tf.explain.wordlevel.attention_received",
+        lambda: wl.attention_received(z(1, 1, 3, 3).softmax(-1), ["a", "b"], [[0], [1], [2]]),
+        VE,
+        "2 tokens for attention over 3 positions",
+    ),
+    (
+        "xai_tf.explain.agreement.method_scores",
+        lambda: ag.method_scores(lm(), [1, 2, 3], 4, methods=["IG", "SHAP"]),
+        VE,
+        "methods must be a non-empty list of names from",
+    ),
+    (
+        "xai_tf.explain.agreement.rank_agreement",
+        lambda: ag.rank_agreement([{"a": z(3), "b": z(3)}], "pearson"),
+        VE,
+        r"statistic must be one of \('kendall', 'spearman'\), got 'pearson'",
+    ),
     # models
     ("xai_tf.models.hub.load_model", lambda: xai_tf.load_model("gtp2"), VE, "unknown model 'gtp2'"),
     (
@@ -332,9 +445,9 @@ RAISES = [
     ),
     (
         "xai_tf.explain.attribution.target_function",
-        lambda: attr.target_function(tiny(), 0, output="prob"),
+        lambda: attr.target_function(tiny(), 0, output="probability"),
         VE,
-        "output must be one of",
+        r"output must be one of \('logit', 'logprob', 'prob'\)",
     ),
     (
         "xai_tf.explain.attribution.baseline_ids",

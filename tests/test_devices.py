@@ -75,7 +75,9 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "top_next_tokens": lambda lm: decoding.top_next_tokens(lm, lm.encode(PROMPT), 5),
     "logit_lens_top": lambda lm: lens.logit_lens_top(lm, lm.encode(PROMPT), 3),
     "integrated_gradients riemann": lambda lm: (
-        attr.integrated_gradients(lm, lm.encode(PROMPT), 5, n_steps=8, batch_size=3).attributions
+        attr.integrated_gradients(
+            lm, lm.encode(PROMPT), 5, n_steps=8, batch_size=3, method="riemann_right"
+        ).attributions
     ),
     "integrated_gradients gauss-legendre": lambda lm: (
         attr.integrated_gradients(
