@@ -6,35 +6,9 @@ from captum.attr import FeatureAblation, LayerGradientXActivation, LayerIntegrat
 from conftest import random_hf_gpt2
 
 from xai_tf.explain import attribution as attr
+from xai_tf.explain.agreement import PROMPTS
 from xai_tf.models import GPT2
 from xai_tf.tasks.sentiment import sentiment_phrases, train_classifier
-
-PROMPTS = [
-    "ROMEO.\nBut soft, what light through yonder window breaks?",
-    "To be, or not to be, that is the",
-    "Now is the winter of our discontent",
-    "O Romeo, Romeo! wherefore art thou",
-    "Friends, Romans, countrymen, lend me your",
-    "All the world's a stage, and all the men and women merely",
-    "If music be the food of love, play",
-    "The quality of mercy is not",
-    "Double, double toil and trouble; fire burn and",
-    "Is this a dagger which I see before",
-    "Shall I compare thee to a summer's",
-    "KING.\nWhat news, my lord?",
-    "HAMLET.\nAlas, poor Yorick! I knew him,",
-    "Good night, good night! parting is such sweet",
-    "Out, damned spot! out, I",
-    "The course of true love never did run",
-    "Cowards die many times before their",
-    "We are such stuff as dreams are made",
-    "Uneasy lies the head that wears a",
-    "Lord, what fools these mortals",
-    "There is nothing either good or bad, but thinking makes it",
-    "FALSTAFF.\nThe better part of valour is",
-    "Et tu, Brute? Then fall,",
-    "A horse! a horse! my kingdom for a",
-]
 
 
 @pytest.fixture(scope="module")
