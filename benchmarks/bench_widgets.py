@@ -28,7 +28,7 @@ def time_changes(control, values) -> float:
 
 def main() -> None:
     g = torch.Generator().manual_seed(0)
-    X, W = torch.randn(6, 8, generator=g), [torch.randn(8, 4, generator=g) for _ in range(3)]
+    X, W = torch.randn(6, 8, generator=g), [torch.randn(4, 8, generator=g) for _ in range(3)]  # [d_att, d_e]
     tokens = ["5", "0", "3", "3", "7", "9"]
     panels = {
         "00 next tokens (k slider)": (

@@ -196,32 +196,34 @@ def test_multi_head_attention_matches_torch():
     torch.manual_seed(0)
     mha = torch.nn.MultiheadAttention(12, 3, bias=False, batch_first=True)
     X, Y = torch.randn(2, 5, 12), torch.randn(2, 7, 12)
-    W_q, W_k, W_v = (w.T for w in mha.in_proj_weight.chunk(3))
+    W_q, W_k, W_v = mha.in_proj_weight.chunk(3)  # [d_att, d_e] each, as the lecture writes them
     ref, ref_A = mha(X, Y, Y, average_attn_weights=False)
-    out, A = att.multi_head_attention(X, W_q, W_k, W_v, mha.out_proj.weight.T, 3, Y=Y)
+    out, A = att.multi_head_attention(X, W_q, W_k, W_v, mha.out_proj.weight, 3, Y=Y)
     torch.testing.assert_close(out, ref)
     torch.testing.assert_close(A, ref_A)
     causal = torch.triu(torch.ones(5, 5, dtype=torch.bool), 1)
     ref, _ = mha(X, X, X, attn_mask=causal)
-    out, _ = att.multi_head_attention(X, W_q, W_k, W_v, mha.out_proj.weight.T, 3, mask=att.causal_mask(5))
+    out, _ = att.multi_head_attention(X, W_q, W_k, W_v, mha.out_proj.weight, 3, mask=att.causal_mask(5))
     torch.testing.assert_close(out, ref)
 
 
 def test_single_query_self_and_cross_attention():
     g = torch.Generator().manual_seed(0)
     X, Y = torch.randn(4, 6, generator=g), torch.randn(9, 6, generator=g)
-    W_q, W_k, W_v = (torch.randn(6, 8, generator=g) for _ in range(3))
+    W_q, W_k, W_v = (torch.randn(8, 6, generator=g) for _ in range(3))  # [d_att, d_e]: Q = E W_qᵀ
     out, A = att.self_attention(X, W_q, W_k, W_v)
-    out1, p1 = att.single_query_attention(X[2] @ W_q, X @ W_k, X @ W_v)
+    out1, p1 = att.single_query_attention(W_q @ X[2], X @ W_k.T, X @ W_v.T)  # q_t = W_q e_t
     torch.testing.assert_close(out[2], out1)
     torch.testing.assert_close(A[2], p1)
-    torch.testing.assert_close(p1, torch.softmax((X @ W_k) @ (X[2] @ W_q) / math.sqrt(8), 0))
+    torch.testing.assert_close(p1, torch.softmax((X @ W_k.T) @ (W_q @ X[2]) / math.sqrt(8), 0))
     out, A = att.cross_attention(X, Y, W_q, W_k, W_v)
     assert out.shape == (4, 8) and A.shape == (4, 9)
     with pytest.raises(ValueError, match="queries have size 8 but keys 6"):
-        att.attention(X @ W_q, Y, Y)
+        att.attention(X @ W_q.T, Y, Y)
     with pytest.raises(ValueError, match="9 keys but 4 values"):
-        att.attention(X @ W_q, Y @ W_k, X @ W_v)
+        att.attention(X @ W_q.T, Y @ W_k.T, X @ W_v.T)
+    with pytest.raises(ValueError, match=r"X has size 6 but W_q \[d_att, d_e\] expects d_e = 8"):
+        att.self_attention(X, W_q.T, W_k, W_v)
     with pytest.raises(ValueError, match="lengths must lie in 0..6"):
         att.padding_mask([7], 6)
 
@@ -411,8 +413,9 @@ def test_hard_attention_of_a_fully_masked_row_is_zero():
 
 def _mha(n_heads=2, mask=None):
     g = torch.Generator().manual_seed(0)
-    X, W = torch.randn(4, 6, generator=g), [torch.randn(6, 8, generator=g) for _ in range(4)]
-    return att.multi_head_attention(X, *W, n_heads=n_heads, mask=mask)
+    X, W = torch.randn(4, 6, generator=g), [torch.randn(8, 6, generator=g) for _ in range(3)]
+    W_o = torch.randn(6, 8, generator=g)  # [d_o, d_att]
+    return att.multi_head_attention(X, *W, W_o, n_heads=n_heads, mask=mask)
 
 
 _Q = torch.zeros(3, 4)
@@ -589,11 +592,11 @@ def test_attention_at_init_against_scipy():
     g = torch.Generator().manual_seed(4)
     X, W_q, W_k = (
         torch.randn(16, 96, generator=g),
-        torch.randn(96, 8, generator=g),
-        torch.randn(96, 8, generator=g),
+        torch.randn(8, 96, generator=g),
+        torch.randn(8, 96, generator=g),
     )
     stats = att.attention_at_init(X, W_q * 0.1, W_k * 0.1)
-    Q, K = (X @ W_q * 0.1).double().numpy(), (X @ W_k * 0.1).double().numpy()
+    Q, K = (X @ W_q.T * 0.1).double().numpy(), (X @ W_k.T * 0.1).double().numpy()
     A = scipy_softmax(Q @ K.T / math.sqrt(8), axis=-1)
     cos = (Q @ K.T) / np.outer(np.linalg.norm(Q, axis=1), np.linalg.norm(K, axis=1))
     assert stats["max |A − 1/T|"] == pytest.approx(np.abs(A - 1 / 16).max(), rel=1e-4)
@@ -607,8 +610,8 @@ def test_orthogonality_is_scale_free_uniformity_is_not():
     g = torch.Generator().manual_seed(5)
     X, W_q, W_k = (
         torch.randn(32, 768, generator=g),
-        torch.randn(768, 64, generator=g),
-        torch.randn(768, 64, generator=g),
+        torch.randn(64, 768, generator=g),
+        torch.randn(64, 768, generator=g),
     )
     small, large = (att.attention_at_init(X, W_q * c, W_k * c) for c in (0.002, 768**-0.5))
     assert small["mean |cos(q, k)|"] == pytest.approx(large["mean |cos(q, k)|"], rel=1e-4)
@@ -619,10 +622,10 @@ def test_orthogonality_is_scale_free_uniformity_is_not():
 def test_self_attention_with_biases_and_d_out_matches_torch():
     g = torch.Generator().manual_seed(6)
     X = torch.randn(5, 8, generator=g, dtype=torch.float64)
-    W_q, W_k, W_v = (torch.randn(8, w, generator=g, dtype=torch.float64) for w in (4, 4, 3))  # d_out = 3
+    W_q, W_k, W_v = (torch.randn(w, 8, generator=g, dtype=torch.float64) for w in (4, 4, 3))  # d_out = 3
     b_q, b_k, b_v = (torch.randn(w, generator=g, dtype=torch.float64) for w in (4, 4, 3))
     out, A = att.self_attention(X, W_q, W_k, W_v, biases=(b_q, b_k, b_v))
-    Q, K, V = (torch.nn.functional.linear(X, W.T, b) for W, b in ((W_q, b_q), (W_k, b_k), (W_v, b_v)))
+    Q, K, V = (torch.nn.functional.linear(X, W, b) for W, b in ((W_q, b_q), (W_k, b_k), (W_v, b_v)))
     torch.testing.assert_close(out, torch.nn.functional.scaled_dot_product_attention(Q, K, V))
     assert out.shape == (5, 3) and A.shape == (5, 5)
     with pytest.raises(ValueError, match=r"the bias of W_k must have shape \(4,\), got \(3,\)"):

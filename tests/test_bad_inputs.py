@@ -157,16 +157,16 @@ RAISES = [
     (
         "xai_tf.attention.layers.self_attention",
         lambda: att.self_attention(
-            z(3, 4), z(4, 2), z(4, 2), z(4, 2), mask=torch.ones(3, 3, dtype=torch.long)
+            z(3, 4), z(2, 4), z(2, 4), z(2, 4), mask=torch.ones(3, 3, dtype=torch.long)
         ),
         TE,
         "mask must be a bool tensor",
     ),
     (
         "xai_tf.attention.layers.cross_attention",
-        lambda: att.cross_attention(z(3, 4), z(5, 6), z(4, 2), z(4, 2), z(4, 2)),
+        lambda: att.cross_attention(z(3, 4), z(5, 6), z(2, 4), z(2, 4), z(2, 4)),
         VE,
-        "Y has size 6 but W_k expects 4",
+        r"Y has size 6 but W_k \[d_att, d_e\] expects d_e = 4",
     ),
     (
         "xai_tf.attention.layers.multi_head_attention",
@@ -286,13 +286,13 @@ RAISES = [
     ),
     (
         "xai_tf.attention.layers.self_attention",
-        lambda: att.self_attention(z(3, 8), z(8, 4), z(8, 4), z(8, 3), biases=(z(4), z(3), z(3))),
+        lambda: att.self_attention(z(3, 8), z(4, 8), z(4, 8), z(3, 8), biases=(z(4), z(3), z(3))),
         VE,
         r"the bias of W_k must have shape \(4,\), got \(3,\)",
     ),
     (
         "xai_tf.attention.initialisation.attention_at_init",
-        lambda: att.attention_at_init(z(8), z(8, 4), z(8, 4)),
+        lambda: att.attention_at_init(z(8), z(4, 8), z(4, 8)),
         VE,
         r"X must be a \[T, d_e\] tensor with T ≥ 2 tokens",
     ),

@@ -47,7 +47,7 @@ def test_next_token_panel_shows_a_message_not_a_traceback(bundled, prompt, messa
 
 def test_attention_panels_update_without_messages():
     g = torch.Generator().manual_seed(0)
-    X, W = torch.randn(5, 6, generator=g), [torch.randn(6, 4, generator=g) for _ in range(3)]
+    X, W = torch.randn(5, 6, generator=g), [torch.randn(4, 6, generator=g) for _ in range(3)]  # [d_att, d_e]
     tokens = list("abcde")
     explorer = attention_explorer(X, *W, tokens)
     query, score, tau = explorer["query"], explorer["score"], explorer["tau"]
@@ -219,7 +219,7 @@ def test_one_prompt_change_computes_one_attribution(bundled, monkeypatch):
 
 def _panels(lm):
     g = torch.Generator().manual_seed(0)
-    X, W = torch.randn(5, 6, generator=g), [torch.randn(6, 4, generator=g) for _ in range(3)]
+    X, W = torch.randn(5, 6, generator=g), [torch.randn(4, 6, generator=g) for _ in range(3)]  # [d_att, d_e]
     masks = mask_explorer(X, *W, list("abcde"))
     masks["mask"].value = "padding"  # the length slider acts on the padding mask
     return {

@@ -18,7 +18,7 @@ from xai_tf.attention.maps import entropy
 
 
 def attention_at_init(X: Tensor, W_q: Tensor, W_k: Tensor) -> dict[str, float]:
-    """With Q = X W_q, K = X W_k (``X [T, d_e]``, ``W [d_e, d_att]``) and A = softmax(Q Kᵀ / √d_att):
+    """With Q = E W_qᵀ, K = E W_kᵀ (``X`` = E ``[T, d_e]``, ``W [d_att, d_e]``), A = softmax(QKᵀ/√d_att):
 
     "max |A − 1/T|":     max_{s,t} |A_{s,t} − 1/T|             (0 for exactly uniform rows)
     "entropy / log T":   mean_s H(A_{s,:}) / log T             (1 for exactly uniform rows)

@@ -1,9 +1,10 @@
 """Attention from scratch (lessons 01–02): score functions, masks, single-, multi-head and cross attention.
 
-Notation of the lecture: a query q ∈ ℝ^d, keys k_1..k_T and values v_1..v_T (rows of K and V).
-Attention scores z_j = score(k_j, q), weights p = π(z) on the probability simplex (a map of
-``xai_tf.attention.maps``), output Σ_j p_j v_j. For a whole sequence, Q = X W_q, K = X W_k,
-V = X W_v and A = π(Q Kᵀ / √d_att).
+Notation of the lecture: a query q ∈ ℝ^{d_att}, keys k_1..k_T and values v_1..v_T (rows of K and V).
+Attention scores z_t = score(k_t, q), weights α = π(z) on the probability simplex (a map of
+``xai_tf.attention.maps``), output ṽ = Σ_t α_t v_t. For a whole sequence E = E(x) ∈ ℝ^{T×d_e} and
+W_q, W_k ∈ ℝ^{d_att×d_e}, W_v ∈ ℝ^{d_out×d_e} (stored [out, in], as ``torch.nn.Linear`` stores them):
+Q = E W_qᵀ, K = E W_kᵀ, V = E W_vᵀ and A = π(Q Kᵀ / √d_att).
 
 Masks are boolean and say where a query **may** attend (True = visible). A masked score becomes
 −∞, which every map sends to probability 0; a row with no visible position gives all zeros. A bad
@@ -34,14 +35,18 @@ def _sizes(**named: tuple[Tensor, tuple[int | None, ...]]) -> None:
 
 
 def _project(x_name: str, X: Tensor, w_name: str, W: Tensor, b: Tensor | None = None) -> Tensor:
-    """X W (+ b) for ``X [..., d]``, ``W [d, d_att]`` and a bias ``b [d_att]``."""
-    if _checks.tensor(x_name, X).size(-1) != _checks.tensor(w_name, W).size(0):
-        raise ValueError(f"{x_name} has size {X.size(-1)} but {w_name} expects {W.size(0)}")
+    """E Wᵀ (+ b) for ``E [..., d_e]``, ``W [d_att, d_e]`` (the lecture's orientation) and ``b [d_att]``."""
+    if _checks.tensor(w_name, W).dim() != 2:
+        raise ValueError(f"{w_name} must be a matrix [d_att, d_e], got shape {tuple(W.shape)}")
+    if _checks.tensor(x_name, X).size(-1) != W.size(1):
+        raise ValueError(
+            f"{x_name} has size {X.size(-1)} but {w_name} [d_att, d_e] expects d_e = {W.size(1)}"
+        )
     if b is None:
-        return X @ W
-    if _checks.tensor(f"the bias of {w_name}", b).shape != (W.size(1),):
-        raise ValueError(f"the bias of {w_name} must have shape ({W.size(1)},), got {tuple(b.shape)}")
-    return X @ W + b
+        return X @ W.T
+    if _checks.tensor(f"the bias of {w_name}", b).shape != (W.size(0),):
+        raise ValueError(f"the bias of {w_name} must have shape ({W.size(0)},), got {tuple(b.shape)}")
+    return X @ W.T + b
 
 
 def dot_scores(Q: Tensor, K: Tensor) -> Tensor:
@@ -173,10 +178,11 @@ def self_attention(
     normalizer=softmax,
     biases: tuple[Tensor, Tensor, Tensor] | None = None,
 ) -> tuple[Tensor, Tensor]:
-    """Q = X W_q + b_q, K = X W_k + b_k, V = X W_v + b_v; returns (A V, A), A = π(Q Kᵀ / √d_att).
+    """Q = E W_qᵀ + b_q, K = E W_kᵀ + b_k, V = E W_vᵀ + b_v for ``X`` = E ``[..., T, d_e]``; returns
+    (A V, A), A = π(Q Kᵀ / √d_att).
 
-    ``W_q, W_k [d, d_att]``; ``W_v [d, d_out]`` may have its own width d_out ≠ d_att (the lecture has
-    both); ``biases = (b_q, b_k, b_v)`` as in the lecture's q_t = W_q e_t + b_q (default: none)."""
+    ``W_q, W_k [d_att, d_e]``; ``W_v [d_out, d_e]`` may have its own width d_out ≠ d_att (the lecture
+    has both); ``biases = (b_q, b_k, b_v)`` as in the lecture's q_t = W_q e_t + b_q (default: none)."""
     b_q, b_k, b_v = (None, None, None) if biases is None else biases
     return attention(
         _project("X", X, "W_q", W_q, b_q),
@@ -190,7 +196,8 @@ def self_attention(
 def cross_attention(
     X: Tensor, Y: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, mask: Tensor | None = None
 ) -> tuple[Tensor, Tensor]:
-    """Queries from X (e.g. the decoder), keys and values from Y (the encoder): A is ``[n_X, n_Y]``."""
+    """Queries from X (e.g. the decoder), keys and values from Y (the encoder): Q = X W_qᵀ, K = Y W_kᵀ,
+    V = Y W_vᵀ with the weights as in ``self_attention``; A is ``[n_X, n_Y]``."""
     return attention(
         _project("X", X, "W_q", W_q), _project("Y", Y, "W_k", W_k), _project("Y", Y, "W_v", W_v), mask
     )
@@ -206,13 +213,14 @@ def multi_head_attention(
     mask: Tensor | None = None,
     Y: Tensor | None = None,
 ) -> tuple[Tensor, Tensor]:
-    """MultiHead(X) = Concat(head_1, …, head_H) W_o, head_h = Attention(X W_q^h, Y W_k^h, Y W_v^h).
+    """MultiHead(X) = Concat(head_1, …, head_H) W_oᵀ, head_h = Attention(X W_q^hᵀ, Y W_k^hᵀ, Y W_v^hᵀ).
 
-    The projections ``W_q, W_k, W_v [d, d_att]`` are split into H heads of size d_att / H (as in
-    GPT-2); Y defaults to X (self-attention). Returns (output ``[..., n, d_o]``, A ``[..., H, n, m]``).
+    The projections ``W_q, W_k, W_v [d_att, d_e]`` are split into H heads of d_att / H rows each (as in
+    GPT-2), ``W_o [d_o, d_att]``; Y defaults to X (self-attention). Returns (output ``[..., n, d_o]``,
+    A ``[..., H, n, m]``).
     """
     Y = X if Y is None else Y
-    d_att = W_q.size(1)
+    d_att = _checks.tensor("W_q", W_q).size(0)
     if d_att % _checks.integer("n_heads", n_heads, 1):
         raise ValueError(f"n_heads must divide d_att={d_att}, got {n_heads}")
 

@@ -17,7 +17,7 @@ def attention_explorer(
     """Lesson 01: pick a query, a score function and a temperature τ; see p = softmax(z / τ) for
     that query and the whole matrix A. Bilinear and additive scores use seeded random weights."""
     g = torch.Generator().manual_seed(seed)
-    d_att, h = W_q.size(1), 16
+    d_att, h = W_q.size(0), 16  # W_q [d_att, d_e]: Q = X W_qᵀ
     W = torch.randn(d_att, d_att, generator=g) / d_att**0.5
     W1, W2 = torch.randn(h, d_att, generator=g) / d_att**0.5, torch.randn(h, d_att, generator=g) / d_att**0.5
     v = torch.randn(h, generator=g)
@@ -33,7 +33,7 @@ def attention_explorer(
     tau = widgets.FloatLogSlider(value=1.0, base=10, min=-1.5, max=1.5, step=0.05, description="τ")
 
     def render() -> str:
-        A = att.softmax(score_fns[score.value](X @ W_q, X @ W_k) / tau.value)
+        A = att.softmax(score_fns[score.value](X @ W_q.T, X @ W_k.T) / tau.value)
         p = A[query.value]
         title = f"p for query {labels[query.value]}, H = {att.entropy(p):.2f} nats"
         return side_by_side(
