@@ -44,7 +44,8 @@ def plot_attention(
     annotate: bool | None = None,
     colorbar: bool = False,
 ) -> Axes:
-    """Heatmap of an attention matrix: row i = query i, column j = key j, colour = A_ij in [0, 1]
+    """Heatmap of an attention matrix: row s = query s, column t = key t (the lecture's letters),
+    colour = A_st in [0, 1]
     (the scale drawn beside it with ``colorbar=True``)."""
     A = np.asarray(A, dtype=float)
     cols = rows if cols is None else cols
@@ -67,7 +68,7 @@ def plot_attention(
         linewidths=0.5,
         annot_kws={"fontsize": 9},
     )
-    ax.set(xlabel="key j (attended to)", ylabel="query i", title=title)
+    ax.set(xlabel="key t (attended to)", ylabel="query s", title=title)
     ax.tick_params(axis="y", rotation=0)
     return ax
 
