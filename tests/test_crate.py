@@ -1,0 +1,274 @@
+"""Lesson 13's helpers (xai_tf.crate) against independent references: numpy eigenvalues and the
+closed form for orthogonal tokens (coding rate), torch.autograd and finite differences (∇R), the
+Neumann-series remainder bound, torch's scaled_dot_product_attention (MSSA's heads), scipy.optimize
+(the proximal steps and the sparse code), torch.distributions + autograd (Tweedie's formula) and a
+Monte Carlo mean within its standard error. Tokens are columns: Y ∈ ℝ^{d×T}."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from scipy import optimize
+
+from xai_tf.crate import denoise, ista, mixture, mssa, rate
+
+
+def tokens(d, T, seed=0, scale=1.0):
+    return torch.randn(d, T, generator=torch.Generator().manual_seed(seed), dtype=torch.float64) * scale
+
+
+def numpy_rate(Y, eps):
+    Y = Y.numpy()
+    d, T = Y.shape
+    lam = np.linalg.eigvalsh(Y.T @ Y)
+    return 0.5 * np.sum(np.log1p(d / (T * eps**2) * lam))
+
+
+# ---------------------------------------------------------------- coding rate
+
+
+@pytest.mark.parametrize(("d", "T"), [(5, 9), (9, 5), (6, 6)])
+@pytest.mark.parametrize("eps", [0.1, 0.5, 2.0])
+def test_coding_rate_against_numpy_eigenvalues(d, T, eps):
+    Y = tokens(d, T, seed=d * T)
+    assert rate.coding_rate(Y, eps).item() == pytest.approx(numpy_rate(Y, eps), rel=1e-12)
+
+
+def test_coding_rate_of_orthogonal_tokens_in_closed_form():
+    # Y = Q diag(s) with orthonormal Q: YᵀY = diag(s²), R = ½ Σ_t log(1 + α s_t²)
+    d, T, eps = 10, 4, 0.3
+    Q, _ = torch.linalg.qr(tokens(d, T))
+    s = torch.tensor([0.5, 1.0, 2.0, 3.0], dtype=torch.float64)
+    want = 0.5 * sum(np.log(1 + d / (T * eps**2) * v**2) for v in s.tolist())
+    assert rate.coding_rate(Q * s, eps).item() == pytest.approx(want, rel=1e-12)
+
+
+def test_coding_rate_batches():
+    Y = torch.stack([tokens(4, 7, seed=i) for i in range(3)])
+    got = rate.coding_rate(Y, 0.5)
+    assert got.shape == (3,)
+    assert torch.allclose(got, torch.stack([rate.coding_rate(y, 0.5) for y in Y]))
+
+
+def test_compression_rate_is_the_sum_of_projected_rates():
+    U = mixture.random_bases(8, 3, 2, orthogonal=False, seed=1)
+    Y = tokens(8, 11)
+    want = sum(numpy_rate(U[k].T @ Y, 0.5) for k in range(3))  # α = r/(Tε²) inside each term
+    assert rate.compression_rate(Y, U, 0.5).item() == pytest.approx(want, rel=1e-12)
+
+
+def test_gradients_against_autograd_and_finite_differences():
+    Y = tokens(6, 8, seed=3)
+    U = mixture.random_bases(6, 2, 3, seed=2)
+    for value, grad in (
+        (
+            lambda y: 0.5 * torch.logdet(torch.eye(8, dtype=y.dtype) + 6 / (8 * 0.25) * y.T @ y),
+            rate.coding_rate_grad,
+        ),
+        (lambda y: rate.compression_rate(y, U), lambda y, eps: rate.compression_rate_grad(y, U, eps)),
+    ):
+        y = Y.clone().requires_grad_()
+        (auto,) = torch.autograd.grad(value(y), y)
+        got = grad(Y, 0.5)
+        assert torch.allclose(got, auto, atol=1e-12)
+        h, fd = 1e-6, torch.zeros_like(Y)
+        for i in range(6):
+            for t in range(8):
+                e = torch.zeros_like(Y)
+                e[i, t] = h
+                fd[i, t] = (value(Y + e) - value(Y - e)) / (2 * h)
+        assert torch.allclose(got, fd, atol=1e-7)
+
+
+# ---------------------------------------------------------------- MSSA
+
+
+def test_satt_is_attention_with_q_k_v_all_equal_to_the_projection():
+    d, K, r, T = 12, 3, 4, 9
+    U = mixture.random_bases(d, K, r)
+    Y = tokens(d, T)
+    got = mssa.satt(Y, U)
+    assert got.shape == (K, r, T) and mssa.mssa(Y, U).shape == (d, T)
+    for k in range(K):
+        W = U[k].T  # W_q = W_k = W_v = U_kᵀ ∈ ℝ^{r×d}; torch's attention takes tokens as rows
+        E = Y.T
+        ref = F.scaled_dot_product_attention(E @ W.T, E @ W.T, E @ W.T, scale=1.0)
+        assert torch.allclose(got[k], ref.T, atol=1e-12)
+    assert torch.allclose(mssa.mssa(Y, U), sum(U[k] @ got[k] for k in range(K)), atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [0.02, 0.1, 0.3])
+def test_neumann_step_within_the_series_remainder(scale):
+    # (I + M)⁻¹ − (I − M) = M² (I + M)⁻¹ and ‖(I + M)⁻¹‖₂ ≤ 1 for M ⪰ 0, so the two updates differ by
+    # at most γα Σ_k ‖Z_k‖_F ‖M_k‖₂² with M_k = α Z_kᵀZ_k
+    U = mixture.random_bases(12, 3, 4)
+    Y = tokens(12, 16, scale=scale)
+    eps, gamma = 0.5, 0.2
+    diff = mssa.neumann_step(Y, U, eps, gamma) - mssa.gradient_step(Y, U, eps, gamma)
+    a = 4 / (16 * eps**2)
+    bound = sum(
+        gamma
+        * a
+        * torch.linalg.norm(U[k].T @ Y)
+        * (a * torch.linalg.matrix_norm(U[k].T @ Y, ord=2) ** 2) ** 2
+        for k in range(3)
+    )
+    assert torch.linalg.norm(diff) <= bound * (1 + 1e-9)
+    assert torch.linalg.norm(diff) > 0.05 * bound  # the bound is not loose by orders of magnitude
+
+
+def test_step_errors_track_the_derivation():
+    U = mixture.random_bases(12, 3, 4)
+    Y, _, _ = mixture.sample_tokens(U, 16, 0.1)
+    small, large = mssa.step_errors(0.02 * Y, U, 0.5, 0.1), mssa.step_errors(3 * Y, U, 0.5, 0.1)
+    assert small["neumann"] < 1e-3 < 1 < large["neumann"] and large["radius"] > 1 > small["radius"]
+    # with Σ_k U_kU_kᵀ = I (here K r = d) and the linear similarity in place of the softmax,
+    # (1 − γ̂)Y + γ̂ Σ U_k Z_k (α Z_kᵀZ_k) is the Neumann step exactly
+    Z = rate.project(Y, U)
+    a, g = 4 / (16 * 0.25), 0.1
+    linear = (1 - g * a) * Y + g * a * (U @ (a * Z @ (Z.mT @ Z))).sum(0)
+    assert torch.allclose(linear, mssa.neumann_step(Y, U, 0.5, g), atol=1e-12)
+
+
+# ---------------------------------------------------------------- ISTA
+
+
+def test_prox_of_nonnegative_l1_against_scipy():
+    V = tokens(7, 1, seed=5).ravel().numpy()
+    t = 0.4
+    res = optimize.minimize(
+        lambda x: 0.5 * np.sum((x - V) ** 2) + t * np.sum(x),
+        np.zeros(7),
+        jac=lambda x: x - V + t,
+        bounds=[(0, None)] * 7,
+        method="L-BFGS-B",
+        options={"ftol": 1e-15, "gtol": 1e-12},
+    )
+    got = ista.prox_nonneg_l1(torch.from_numpy(V).unsqueeze(-1), t).ravel().numpy()
+    assert np.allclose(got, res.x, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_prox_lemma_for_orthogonal_D_against_a_constrained_solver(seed):
+    d, gamma, lam = 5, 0.5, 0.6
+    D, _ = torch.linalg.qr(tokens(d, d, seed=10 + seed))
+    y = tokens(d, 1, seed=seed)
+    Dn, yn = D.numpy(), y.ravel().numpy()
+    # min ½‖x − y‖² + γλ‖Dᵀx‖₁ over Dᵀx ≥ 0, where ‖Dᵀx‖₁ = 1ᵀDᵀx
+    res = optimize.minimize(
+        lambda x: 0.5 * np.sum((x - yn) ** 2) + gamma * lam * np.sum(Dn.T @ x),
+        np.zeros(d),
+        jac=lambda x: x - yn + gamma * lam * Dn @ np.ones(d),
+        constraints=[optimize.LinearConstraint(Dn.T, 0, np.inf)],
+        method="trust-constr",
+        options={"gtol": 1e-12, "xtol": 1e-12},
+    )
+    got = ista.prox_orthogonal(y, D, gamma, lam).ravel().numpy()
+    assert np.allclose(got, res.x, atol=1e-5)
+
+
+def test_ista_converges_to_the_nonnegative_sparse_code_from_scipy():
+    d, lam = 6, 0.3
+    D = tokens(d, d, seed=7) / 3
+    z = tokens(d, 1, seed=8)
+    eta = 0.9 / torch.linalg.matrix_norm(D, ord=2).item() ** 2
+    Dn, zn = D.numpy(), z.ravel().numpy()
+    res = optimize.minimize(
+        lambda x: 0.5 * np.sum((zn - Dn @ x) ** 2) + lam * np.sum(x),
+        np.zeros(d),
+        jac=lambda x: Dn.T @ (Dn @ x - zn) + lam,
+        bounds=[(0, None)] * d,
+        method="L-BFGS-B",
+        options={"ftol": 1e-16, "gtol": 1e-12, "maxiter": 10_000},
+    )
+    got = ista.ista(z, D, eta, lam, steps=5000).ravel().numpy()
+    assert np.allclose(got, res.x, atol=1e-5)
+    # one step is the prox of a gradient step of ½‖z − Dx‖² from x = z
+    one = ista.ista_step(z, D, eta, lam)
+    assert torch.allclose(one, torch.relu(z - eta * D.T @ (D @ z - z) - eta * lam), atol=1e-14)
+
+
+def test_sparsity_in_closed_form():
+    Z = torch.tensor([[0.0, 3.0], [0.0, -4.0]])
+    s = ista.sparsity(Z)
+    assert s["zeros"] == 0.5 and s["l1"] == pytest.approx(7 / (2 * 5))
+    assert ista.sparsity(torch.ones(3, 3))["l1"] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- denoising
+
+
+def mixture_log_density(x, U, sigma):
+    K, d, _ = U.shape
+    covs = U @ U.mT + sigma**2 * torch.eye(d, dtype=U.dtype)
+    dist = torch.distributions.MultivariateNormal(torch.zeros(d, dtype=U.dtype), covariance_matrix=covs)
+    return torch.logsumexp(dist.log_prob(x.T.unsqueeze(1)), dim=-1) - np.log(K)  # [T]
+
+
+@pytest.mark.parametrize("sigma", [0.2, 0.7, 1.5])
+def test_posterior_mean_is_tweedies_formula_by_autograd(sigma):
+    U = mixture.random_bases(8, 3, 2, seed=4, orthogonal=False)
+    x, _, _ = mixture.sample_tokens(U, 10, sigma, seed=1)
+    xg = x.clone().requires_grad_()
+    (score,) = torch.autograd.grad(mixture_log_density(xg, U, sigma).sum(), xg)
+    assert torch.allclose(denoise.posterior_mean(x, U, sigma), x + sigma**2 * score, atol=1e-10)
+
+
+@pytest.mark.parametrize(("sigma", "r"), [(0.3, 1), (0.5, 2), (1.0, 2)])
+def test_posterior_mean_against_monte_carlo_within_its_standard_error(sigma, r):
+    U = mixture.random_bases(6, 3, r, seed=r)
+    x, _, _ = mixture.sample_tokens(U, 4, sigma, seed=2)
+    mc, se = denoise.monte_carlo_mean(x, U, sigma, n=200_000, seed=3)
+    z = (denoise.posterior_mean(x, U, sigma) - mc) / se
+    assert z.abs().max() < 4.5  # 24 coordinates: |z| < 4.5 fails by chance with p ≈ 2e-4
+    # the notes' step (no 1/(1+σ²), softmax temperature 2σ² instead of 2σ²(1+σ²)) is outside it
+    zn = (denoise.notes_step(x, U, sigma) - mc) / se
+    assert zn.abs().max() > 10
+
+
+def test_notes_step_approaches_the_posterior_mean_as_sigma_shrinks():
+    U = mixture.random_bases(12, 3, 4)
+    errors = [denoise.denoising_errors(U, s)["notes"] for s in (0.05, 0.1, 0.2, 0.4)]
+    assert errors == sorted(errors) and errors[0] < 0.005
+
+
+# ---------------------------------------------------------------- bad inputs
+
+
+@pytest.mark.parametrize(
+    ("call", "kind", "message"),
+    [
+        (lambda: rate.coding_rate(tokens(3, 4), 0.0), ValueError, "eps must be a finite number > 0"),
+        (lambda: mixture.random_bases(4, 1, 5), ValueError, "r must be an integer in 1..4"),
+        (
+            lambda: rate.compression_rate(tokens(4, 5), torch.zeros(2, 4, 5, dtype=torch.float64)),
+            ValueError,
+            "r ≤ d",
+        ),
+        (
+            lambda: rate.compression_rate(tokens(4, 5), mixture.random_bases(6, 2, 2)),
+            ValueError,
+            "must match",
+        ),
+        (
+            lambda: mssa.step_errors(tokens(4, 5), 2 * mixture.random_bases(4, 2, 2), 0.5, 0.1),
+            ValueError,
+            "orthonormal",
+        ),
+        (
+            lambda: denoise.posterior_mean(tokens(4, 5), 2 * mixture.random_bases(4, 2, 2), 0.5),
+            ValueError,
+            "orthonormal",
+        ),
+        (lambda: ista.ista_step(tokens(4, 5), tokens(3, 3)), ValueError, "square d × d"),
+        (
+            lambda: ista.prox_orthogonal(tokens(3, 2), 2 * torch.eye(3, dtype=torch.float64), 1.0, 0.1),
+            ValueError,
+            "orthogonal",
+        ),
+        (lambda: rate.coding_rate(torch.ones(3, 4, dtype=torch.long)), TypeError, "floating-point"),
+    ],
+)
+def test_bad_inputs_name_the_argument(call, kind, message):
+    with pytest.raises(kind, match=message):
+        call()

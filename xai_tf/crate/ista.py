@@ -1,0 +1,83 @@
+"""The ISTA block: CRATE's MLP as one proximal-gradient step towards a sparse code (lesson 13;
+Yu et al. 2023, §2.4). For the sparse-coding problem with a dictionary D ∈ ℝ^{d×d},
+
+    min_{X ≥ 0}  ½ ‖Z − D X‖²_F + λ ‖X‖₁,
+
+one ISTA step from X (started at X = Z, as CRATE does) is
+
+    X⁺ = ReLU(X + η Dᵀ(Z − D X) − ηλ 1),
+
+because the proximal map of ηλ‖·‖₁ plus the constraint X ≥ 0 is V ↦ ReLU(V − ηλ). The notes' lemma:
+for orthogonal D, prox_{γλ‖Dᵀ·‖₁⁺}(Y) = argmin_{DᵀX ≥ 0} ½‖X − Y‖² + γλ‖DᵀX‖₁ = D ReLU(DᵀY − γλ 1).
+Tokens are columns.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+from xai_tf.crate import _common
+
+
+def _dictionary(D: object, d: int, orthogonal: bool = False) -> Tensor:
+    D = _common.tokens("D", D)
+    if D.dim() != 2 or D.shape != (d, d):
+        raise ValueError(f"D must be a square d × d dictionary with d = {d}, got {tuple(D.shape)}")
+    if orthogonal:
+        off = (D.mT @ D - torch.eye(d, dtype=D.dtype, device=D.device)).abs().max().item()
+        if off > 1e-6:
+            raise ValueError(
+                f"D must be orthogonal (DᵀD = I, which the lemma assumes), got max |DᵀD − I| = {off:.3g}"
+            )
+    return D
+
+
+def prox_nonneg_l1(V: Tensor, t: float) -> Tensor:
+    """argmin_{X ≥ 0} ½‖X − V‖² + t‖X‖₁ = ReLU(V − t), entry by entry."""
+    V = _common.tokens("V", V)
+    t = _checks.at_least("t", t, 0.0)
+    return torch.relu(V - t)
+
+
+def ista_step(Z: Tensor, D: Tensor, eta: float = 0.1, lam: float = 0.1, X: Tensor | None = None) -> Tensor:
+    """X⁺ = ReLU(X + η Dᵀ(Z − D X) − ηλ 1) for ``Z [..., d, T]``; X = Z when not given (CRATE)."""
+    Z = _common.tokens("Z", Z)
+    D = _dictionary(D, Z.size(-2))
+    _common.same_dtype(Z, D)
+    eta, lam = _checks.positive("eta", eta), _checks.at_least("lam", lam, 0.0)
+    X = Z if X is None else _common.tokens("X", X)
+    if X.shape != Z.shape:
+        raise ValueError(f"X must have the shape of Z {tuple(Z.shape)}, got {tuple(X.shape)}")
+    return prox_nonneg_l1(X + eta * D.mT @ (Z - D @ X), eta * lam)
+
+
+def ista(Z: Tensor, D: Tensor, eta: float = 0.1, lam: float = 0.1, steps: int = 1) -> Tensor:
+    """``steps`` ISTA steps from X = Z (converges to the sparse code when η ≤ 1/‖D‖₂²)."""
+    steps = _checks.integer("steps", steps, 1)
+    X = ista_step(Z, D, eta, lam)
+    for _ in range(steps - 1):
+        X = ista_step(Z, D, eta, lam, X)
+    return X
+
+
+def prox_orthogonal(Y: Tensor, D: Tensor, gamma: float, lam: float) -> Tensor:
+    """The lemma's closed form D ReLU(DᵀY − γλ 1) for an orthogonal D (checked)."""
+    Y = _common.tokens("Y", Y)
+    D = _dictionary(D, Y.size(-2), orthogonal=True)
+    _common.same_dtype(Y, D)
+    gamma, lam = _checks.positive("gamma", gamma), _checks.at_least("lam", lam, 0.0)
+    return D @ prox_nonneg_l1(D.mT @ Y, gamma * lam)
+
+
+def sparsity(Z: Tensor) -> dict[str, float]:
+    """``zeros``: the share of entries that are exactly 0; ``l1``: ‖Z‖₁ / (√n ‖Z‖_F) for n entries,
+    which is 1 for a matrix of equal magnitudes and 1/√n for a single non-zero (scale-free)."""
+    Z = _common.tokens("Z", Z)
+    n = Z.numel()
+    norm = float(torch.linalg.vector_norm(Z))
+    return {
+        "zeros": float((Z == 0).sum()) / n,
+        "l1": float(Z.abs().sum()) / (n**0.5 * norm) if norm > 0 else 0.0,
+    }
