@@ -10,7 +10,9 @@ import torch
 import torch.nn.functional as F
 from scipy import optimize
 
-from xai_tf.crate import denoise, ista, mixture, mssa, rate
+from xai_tf.crate import denoise, ista, mixture, model, mssa, rate, study
+from xai_tf.exercises import crate as exercises
+from xai_tf.widgets import crate as crate_widgets
 
 
 def tokens(d, T, seed=0, scale=1.0):
@@ -272,3 +274,107 @@ def test_notes_step_approaches_the_posterior_mean_as_sigma_shrinks():
 def test_bad_inputs_name_the_argument(call, kind, message):
     with pytest.raises(kind, match=message):
         call()
+
+
+# ---------------------------------------------------------------- the small models, the study
+
+
+def test_crate_heads_share_q_k_v_and_match_sdpa():
+    torch.manual_seed(0)
+    crate, standard = (model.Block(kind, 8, 2, 3) for kind in ("crate", "standard"))
+    assert crate.proj.shape == (1, 2, 8, 3) and standard.proj.shape == (3, 2, 8, 3)
+    Y = tokens(8, 5).float().unsqueeze(0)
+    for block in (crate, standard):
+        P = block.proj.detach()
+        q, k, v = (P[i % P.size(0)] for i in range(3))  # CRATE: Q = K = V = U_kᵀ
+        E = Y[0].T  # tokens as rows for torch
+        heads = [
+            F.scaled_dot_product_attention(E @ q[h], E @ k[h], E @ v[h], scale=3**-0.5).T for h in range(2)
+        ]
+        got = block.attention(Y)[0]
+        assert torch.allclose(got, torch.cat(heads), atol=1e-6)
+
+
+def test_crate_block_output_is_one_ista_step_on_the_normalised_input():
+    torch.manual_seed(1)
+    block = model.Block("crate", 6, 2, 3)
+    Y = tokens(6, 4).float().unsqueeze(0)
+    steps = block.trace(Y)
+    mid = steps["mid"][0].T  # rows for F.layer_norm
+    y = F.layer_norm(mid, (6,), block.ln2.weight, block.ln2.bias).T
+    D = block.D.detach()
+    assert torch.allclose(steps["out"][0], torch.relu(y + 0.1 * D.T @ (y - D @ y) - 0.01), atol=1e-6)
+    assert (steps["out"] >= 0).all()
+
+
+def test_subspace_task_draws_the_class_component_with_probability_p():
+    U = mixture.random_bases(12, 3, 2)
+    Y, classes, comps = study.subspace_task(U, 400, T=10, p=0.5, seed=1)
+    share = (comps == classes.unsqueeze(-1)).float().mean().item()
+    want = 0.5 + 0.5 / 3  # 4000 draws: standard error 0.0075
+    assert abs(share - want) < 4 * (want * (1 - want) / 4000) ** 0.5
+    assert Y.shape == (400, 12, 10) and Y.dtype == torch.float32
+
+
+def test_grouped_rate_and_unit_tokens():
+    Z = tokens(5, 12).reshape(1, 5, 12) * 3
+    Zu = study.unit_tokens(Z)
+    assert torch.allclose(torch.linalg.vector_norm(Zu, dim=0), torch.ones(12, dtype=torch.float64))
+    comps = torch.tensor([0, 1, 2] * 4)
+    want = sum(4 / 12 * numpy_rate(Zu[:, comps == k], 0.5) for k in range(3))
+    assert study.grouped_rate(Zu, comps) == pytest.approx(want, rel=1e-12)
+
+
+def test_a_short_training_run_learns_the_task():
+    m, history = study.train("crate", steps=60, n_train=512)
+    _, Y, classes, _ = study.test_set(300)
+    assert study.accuracy(m, Y, classes) > 0.5  # chance is 0.25
+    assert np.mean(history[-10:]) < history[0]
+
+
+# ---------------------------------------------------------------- panels and checkers
+
+
+def test_panels_render_and_show_one_line_errors():
+    _, Y, _, comps = study.test_set(20)
+    torch.manual_seed(0)
+    panel = crate_widgets.layer_panel(model.Classifier("standard", 24, 4, 4, 2, 4), Y, comps)
+    for depth in range(3):
+        panel["depth"].value = depth
+        assert panel.message.value == "" and "<svg" in panel.view.value
+    ista_view = crate_widgets.ista_panel()
+    ista_view["steps"].value = 200
+    assert "zeros" in ista_view.view.value and ista_view.message.value == ""
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (lambda Y, eps: None, "did you forget"),
+        (lambda Y, eps: 2 * rate.coding_rate(Y, eps), "forgot the ½"),
+        (
+            lambda Y, eps: (
+                0.5 * torch.logdet(torch.eye(Y.size(1), dtype=Y.dtype) + Y.size(0) / eps**2 * Y.T @ Y)
+            ),
+            "T is missing",
+        ),
+    ],
+)
+def test_coding_rate_checker_says_what_is_wrong(fn, message, capsys):
+    assert exercises.check_coding_rate(fn) is False
+    assert message in capsys.readouterr().out
+    assert exercises.check_coding_rate(lambda Y, eps: rate.coding_rate(Y, eps))
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (lambda Z, D, eta, lam: torch.relu(Z + eta * D.T @ (Z - D @ Z)), "threshold − ηλ is missing"),
+        (lambda Z, D, eta, lam: Z + eta * D.T @ (Z - D @ Z) - eta * lam, "ReLU"),
+        (lambda Z, D, eta, lam: torch.relu(Z + eta * D.T @ (D @ Z - Z) - eta * lam), "wrong way"),
+    ],
+)
+def test_ista_checker_says_what_is_wrong(fn, message, capsys):
+    assert exercises.check_ista_step(fn) is False
+    assert message in capsys.readouterr().out
+    assert exercises.check_ista_step(lambda Z, D, eta, lam: ista.ista_step(Z, D, eta, lam))

@@ -1,0 +1,126 @@
+"""CRATE next to a standard transformer on a subspace-classification task (lesson 13).
+
+The task: K orthonormal subspaces U_k ∈ ℝ^{d×r}; a sequence of class c has T tokens
+y_t = U_{k_t} a_t + σ w_t (columns of Y ∈ ℝ^{d×T}) whose components are k_t = c with probability
+p, otherwise uniform over 1..K. The mean of the tokens carries no class information (E a = 0), so a
+model must measure each token's energy ‖U_kᵀy_t‖² — a non-linear, per-token computation — and pool.
+It is the data model CRATE is derived from, so R_mix is measurable against the true subspaces.
+
+Per layer, on held-out tokens (each scaled to unit norm, ε = 0.5):
+
+    R_c(Z) = Σ_k (N_k/N) R(Z_k)       Z_k: the tokens of true component k (model-agnostic compression)
+    R(Z)                              the rate of all tokens (expansion)
+    R_mix(·|U^ℓ)                      before and after block ℓ's attention, with the block's own value
+                                      subspaces (U^ℓ for CRATE; W_v's rows, orthonormalised, otherwise)
+    zeros, l1                         ``ista.sparsity`` of the block's output Z^{ℓ+1}
+    zeros_relu                        the zeros of ReLU(LN(Z^{ℓ+1/2})) alone: ISTA with η = 0
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from xai_tf import _checks
+from xai_tf.crate import _common, mixture, rate
+from xai_tf.crate.ista import sparsity
+from xai_tf.crate.model import Classifier
+from xai_tf.efficient._common import one_thread
+from xai_tf.tasks.train import fit
+
+#: The task and the models of the lesson: small enough to train both in seconds on one CPU thread.
+SETUP = {"d": 24, "K": 4, "r": 4, "T": 12, "p": 0.5, "sigma": 0.2, "n_layers": 4}
+
+
+def subspace_task(
+    U: Tensor, n: int, T: int = 12, p: float = 0.5, sigma: float = 0.2, seed: int = 0
+) -> tuple[Tensor, Tensor, Tensor]:
+    """``n`` sequences: tokens ``Y [n, d, T]`` (float32), classes ``[n]``, components ``[n, T]``."""
+    U = _common.bases(U, orthonormal=True)
+    n, T = _checks.integer("n", n, 1), _checks.integer("T", T, 1)
+    p = _checks.real("p", p, 0.0, 1.0)
+    K = U.size(0)
+    classes = torch.randint(K, (n,), generator=torch.Generator().manual_seed(seed))
+    Ys, ks = [], []
+    for i, c in enumerate(classes.tolist()):
+        weights = torch.full((K,), (1 - p) / K, dtype=U.dtype)
+        weights[c] += p
+        Y, _, k = mixture.sample_tokens(U, T, sigma, seed=seed * 1_000_003 + i, weights=weights)
+        Ys.append(Y)
+        ks.append(k)
+    return torch.stack(Ys).float(), classes, torch.stack(ks)
+
+
+def train(
+    kind: str, steps: int = 300, n_train: int = 2048, batch: int = 64, lr: float = 3e-3, seed: int = 0
+) -> tuple[Classifier, list[float]]:
+    """A classifier of ``kind`` ("crate" or "standard") trained on the SETUP task by Adam
+    (``tasks.train.fit``) with seeded minibatches, on one thread; returns it and its losses."""
+    s = SETUP
+    U = mixture.random_bases(s["d"], s["K"], s["r"], seed=13)
+    Y, c, _ = subspace_task(U, n_train, s["T"], s["p"], s["sigma"], seed=seed)
+    torch.manual_seed(seed)
+    model = Classifier(kind, s["d"], s["K"], s["r"], s["n_layers"], s["K"])
+    g = torch.Generator().manual_seed(seed + 1)
+
+    def loss(_k: int) -> Tensor:
+        idx = torch.randint(n_train, (batch,), generator=g)
+        return F.cross_entropy(model(Y[idx]), c[idx])
+
+    with one_thread():
+        history = fit(model.parameters(), loss, steps, lr)
+    return model.eval(), history
+
+
+def test_set(n: int = 1000) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Held-out sequences of the SETUP task: ``(U, Y, classes, components)``."""
+    s = SETUP
+    U = mixture.random_bases(s["d"], s["K"], s["r"], seed=13)
+    return (U, *subspace_task(U, n, s["T"], s["p"], s["sigma"], seed=10_000))
+
+
+@torch.no_grad()
+def accuracy(model: Classifier, Y: Tensor, classes: Tensor) -> float:
+    """Share of sequences whose arg-max logit is the class."""
+    return float((model(Y).argmax(-1) == classes).float().mean())
+
+
+def unit_tokens(Z: Tensor) -> Tensor:
+    """``[B, d, T]`` → ``[d, B·T]``: all tokens side by side, each scaled to unit norm."""
+    Z = Z.mT.reshape(-1, Z.size(1)).mT.double()
+    return Z / torch.linalg.vector_norm(Z, dim=0, keepdim=True).clamp_min(1e-12)
+
+
+def grouped_rate(Z: Tensor, components: Tensor, eps: float = 0.5) -> float:
+    """R_c = Σ_k (N_k/N) R(Z_k) over the tokens of each true component (``Z [d, N]``, ``[N]``)."""
+    N = Z.size(-1)
+    total = 0.0
+    for k in components.unique().tolist():
+        Zk = Z[:, components == k]
+        total += Zk.size(-1) / N * float(rate.coding_rate(Zk, eps))
+    return total
+
+
+@torch.no_grad()
+def layer_measures(
+    model: Classifier, Y: Tensor, components: Tensor, eps: float = 0.5
+) -> list[dict[str, float]]:
+    """Per depth (0 = the input, then each block's output) R_c, R and sparsity; for each block also
+    R_mix with its own value subspaces on the LayerNormed input (``mix_in``) and after attention
+    (``mix_mid``). Rates are per token batch of B·T unit-norm tokens."""
+    comps = components.reshape(-1)
+    rows = []
+    steps = model.trace(Y)
+    for depth, Z in enumerate([Y] + [s["out"] for s in steps]):
+        Zu = unit_tokens(Z)
+        rows.append(
+            {"R_c": grouped_rate(Zu, comps, eps), "R": float(rate.coding_rate(Zu, eps)), **sparsity(Z)}
+        )
+        if depth > 0:  # the zeros a bare ReLU of the block's normalised input would give
+            rows[-1]["zeros_relu"] = sparsity(steps[depth - 1]["mlp_in"].relu())["zeros"]
+        if depth < len(steps):
+            U = model.blocks[depth].value_bases().double()
+            for key, name in (("attn_in", "mix_in"), ("mid", "mix_mid")):
+                rows[-1][name] = float(rate.compression_rate(unit_tokens(steps[depth][key]), U, eps))
+    return rows

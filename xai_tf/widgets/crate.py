@@ -1,0 +1,123 @@
+"""Lesson 13's panels: token representations of a trained CRATE (or standard transformer) layer by
+layer, projected on each head's subspace; and the ISTA step on a toy sparse signal (η, λ, steps)."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+from xai_tf.crate import ista, study
+from xai_tf.crate.model import Classifier
+from xai_tf.viz import svg_bars, svg_heatmap
+from xai_tf.widgets._panel import Panel, side_by_side
+
+COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+
+
+def _scatter(points: Tensor, groups: Tensor, title: str, size: int = 190) -> str:
+    """Points ``[N, 2]`` in [−1, 1]² as dots coloured by group, in a square with axes."""
+    half, top = size / 2, 24
+    parts = [
+        f'<text x="4" y="16" font-size="13" font-family="sans-serif" font-weight="bold">'
+        f"{html.escape(title)}</text>",
+        f'<rect x="0" y="{top}" width="{size}" height="{size}" fill="none" stroke="#888"/>',
+        f'<line x1="{half}" y1="{top}" x2="{half}" y2="{top + size}" stroke="#ddd"/>',
+        f'<line x1="0" y1="{top + half}" x2="{size}" y2="{top + half}" stroke="#ddd"/>',
+    ]
+    for (x, y), g in zip(points.tolist(), groups.tolist(), strict=True):
+        cx, cy = half + x * (half - 4), top + half - y * (half - 4)
+        parts.append(
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="2.2" fill="{COLOURS[g % len(COLOURS)]}" opacity="0.6"/>'
+        )
+    box = f'width="{size + 2}" height="{size + top + 2}"'
+    return f'<svg xmlns="http://www.w3.org/2000/svg" {box}>{"".join(parts)}</svg>'
+
+
+def layer_panel(model: Classifier, Y: Tensor, components: Tensor, n_tokens: int = 480) -> Panel:
+    """Pick a depth ℓ (0 = the input): each token of Z^ℓ (unit norm) projected on the first two
+    directions of each head's subspace U_k (block ℓ's, the last block's for the output), coloured by
+    its true mixture component; and the mean energy ‖U_kᵀz‖² per component and head."""
+    if not isinstance(model, Classifier):
+        raise TypeError(f"model must be an xai_tf.crate.model.Classifier, got {type(model).__name__}")
+    n_tokens = _checks.integer("n_tokens", n_tokens, 1)
+    with torch.no_grad():
+        steps = model.trace(Y)
+    depths = [Y] + [s["out"] for s in steps]
+    comps = components.reshape(-1)[:n_tokens]
+    K = int(components.max()) + 1
+    depth = widgets.IntSlider(value=0, min=0, max=len(steps), description="depth ℓ", continuous_update=False)
+
+    def render() -> str:
+        ell = depth.value
+        Z = study.unit_tokens(depths[ell])[:, :n_tokens].float()
+        U = model.blocks[min(ell, len(steps) - 1)].value_bases()
+        coords = U.mT @ Z  # [K_heads, r, N]
+        plots = [_scatter(coords[k, :2].mT, comps, f"head {k}: (u₁ᵀz, u₂ᵀz)") for k in range(coords.size(0))]
+        energy = (coords**2).sum(1)  # [K_heads, N]
+        table = torch.stack([energy[:, comps == c].mean(-1) for c in range(K)])  # [component, head]
+        heat = svg_heatmap(
+            table.numpy(),
+            [f"component {c}" for c in range(K)],
+            [f"head {k}" for k in range(coords.size(0))],
+            title=f"mean ‖U_kᵀz‖² at depth {ell} ({model.kind})",
+        )
+        legend = " ".join(
+            f"<span style='color:{COLOURS[c % len(COLOURS)]}'>● component {c}</span>" for c in range(K)
+        )
+        return f"<div style='font-size:13px'>{legend}</div>" + side_by_side(*plots, heat)
+
+    return Panel({"depth": depth}, render)
+
+
+def toy_signal(
+    d: int = 16, nonzeros: int = 3, noise: float = 0.05, seed: int = 0
+) -> tuple[Tensor, Tensor, Tensor]:
+    """A dictionary D (unit columns), a non-negative sparse code x* and z = D x* + noise: ``(z, D, x*)``."""
+    d = _checks.integer("d", d, 2)
+    nonzeros = _checks.integer("nonzeros", nonzeros, 1, d)
+    g = torch.Generator().manual_seed(seed)
+    D = torch.randn(d, d, generator=g, dtype=torch.float64)
+    D = D / torch.linalg.vector_norm(D, dim=0)
+    x = torch.zeros(d, 1, dtype=torch.float64)
+    x[torch.randperm(d, generator=g)[:nonzeros], 0] = 1 + torch.rand(
+        nonzeros, generator=g, dtype=torch.float64
+    )
+    z = D @ x + noise * torch.randn(d, 1, generator=g, dtype=torch.float64)
+    return z, D, x
+
+
+def ista_panel(seed: int = 0) -> Panel:
+    """η, λ and the number of ISTA steps (from X = z, as CRATE starts) on ``toy_signal``: the code X,
+    its share of zeros, ‖z − DX‖/‖z‖, and ‖X − x*‖/‖x*‖."""
+    z, D, x_true = toy_signal(seed=seed)
+    limit = 2 / torch.linalg.matrix_norm(D, ord=2).item() ** 2
+    eta = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=0, step=0.05, description="η")
+    lam = widgets.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.01, description="λ")
+    steps = widgets.IntSlider(value=1, min=1, max=300, description="steps")
+
+    def render() -> str:
+        X = ista.ista(z, D, eta.value, lam.value, steps.value)
+        if not torch.isfinite(X).all() or X.abs().max() > 1e6:
+            raise ValueError(
+                f"η = {eta.value:.3g} > 2/‖D‖₂² = {limit:.3g}: ISTA diverges; choose a smaller η"
+            )
+        s = ista.sparsity(X)
+        fit = float(torch.linalg.vector_norm(z - D @ X) / torch.linalg.vector_norm(z))
+        err = float(torch.linalg.vector_norm(X - x_true) / torch.linalg.vector_norm(x_true))
+        labels = [str(i) for i in range(len(z))]
+        top = max(float(X.max()), float(x_true.max()))
+        text = (
+            f"<p style='font-size:14px'>zeros: {s['zeros']:.0%} of X (x* has "
+            f"{int((x_true == 0).sum())} of {len(z)}); ‖z − DX‖/‖z‖ = {fit:.3f}; ‖X − x*‖/‖x*‖ = {err:.3f}; "
+            f"ISTA is guaranteed to converge for η < 2/‖D‖₂² = {limit:.3g}</p>"
+        )
+        return text + side_by_side(
+            svg_bars(x_true.ravel().tolist(), labels, "true code x*", vmax=top),
+            svg_bars(X.ravel().tolist(), labels, f"X after {steps.value} step(s)", vmax=top),
+        )
+
+    return Panel({"eta": eta, "lam": lam, "steps": steps}, render, rows=[["eta", "lam", "steps"]])
