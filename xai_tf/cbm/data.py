@@ -1,0 +1,52 @@
+"""A data set with known concepts (lesson 12): inputs x, true concepts c ∈ ℝ^k (a binary concept is
+0 or 1), a target y, and which concepts are binary — what the generators in ``arthritis`` and
+``shapes`` return and what every helper of ``xai_tf.cbm`` takes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torch import Tensor
+
+TASKS = ("regression", "binary")
+
+
+@dataclass(frozen=True)
+class ConceptData:
+    """``x [n, ...]`` inputs, ``c [n, k]`` concepts, ``y [n]`` target, ``binary [k]`` (True = the
+    concept is 0/1, False = real-valued), concept ``names``, ``groups`` of concept indices that are
+    intervened on together, and the ``task``: "regression" (ℓ = squared error) or "binary" (ℓ = −log
+    of the probability of the true class)."""
+
+    x: Tensor
+    c: Tensor
+    y: Tensor
+    binary: Tensor
+    names: tuple[str, ...]
+    groups: tuple[tuple[int, ...], ...]
+    task: str
+
+    def __post_init__(self) -> None:
+        n, k = self.c.shape
+        if self.x.size(0) != n or self.y.shape != (n,):
+            raise ValueError(f"x, c and y must have one row per example, got {n} concepts rows")
+        if self.binary.shape != (k,) or len(self.names) != k:
+            raise ValueError(f"binary and names must have one entry per concept (k = {k})")
+        if sorted(j for group in self.groups for j in group) != list(range(k)):
+            raise ValueError(f"groups {self.groups} must hold each concept 0..{k - 1} once")
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {TASKS}, got {self.task!r}")
+
+    def __len__(self) -> int:
+        return self.c.size(0)
+
+    @property
+    def k(self) -> int:
+        """The number of concepts."""
+        return self.c.size(1)
+
+    def subset(self, index: Tensor | slice) -> ConceptData:
+        """The examples at ``index`` (same concepts, groups and task)."""
+        return ConceptData(
+            self.x[index], self.c[index], self.y[index], self.binary, self.names, self.groups, self.task
+        )

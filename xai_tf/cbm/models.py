@@ -1,0 +1,81 @@
+"""h and g of a concept bottleneck model f(x) = g(h(x)) (lesson 12): a small MLP, a small CNN for
+16 × 16 images, and the model that ties them together.
+
+h_j(x) is a logit for a binary concept and a value for a real-valued one. What g reads, the
+bottleneck b(x), depends on how g was trained: an *independent* g learnt on true concepts (0/1 for a
+binary one), so it reads b_j = σ(h_j(x)); a *sequential*, *joint* or *standard* g learnt on h's
+outputs, so it reads the logits, b_j = h_j(x) (Koh et al. 2020). Real-valued concepts: b_j = h_j(x).
+"""
+
+from __future__ import annotations
+
+from torch import Tensor, nn
+
+from xai_tf import _checks
+from xai_tf.cbm._common import check_concepts, seeded
+
+G_INPUTS = ("probability", "logit")
+
+
+def mlp(d_in: int, d_out: int, hidden: int = 32, seed: int = 0) -> nn.Sequential:
+    """d_in → hidden → d_out with a ReLU (``hidden = 0``: one linear map), seeded initialisation."""
+    d_in, d_out = _checks.integer("d_in", d_in, 1), _checks.integer("d_out", d_out, 1)
+    hidden = _checks.integer("hidden", hidden, 0)
+    with seeded(_checks.integer("seed", seed, 0)):
+        if hidden == 0:
+            return nn.Sequential(nn.Linear(d_in, d_out))
+        return nn.Sequential(nn.Linear(d_in, hidden), nn.ReLU(), nn.Linear(hidden, d_out))
+
+
+def small_cnn(k: int, channels: int = 3, seed: int = 0) -> nn.Sequential:
+    """A CNN for [n, channels, 16, 16] images → k outputs: two 3 × 3 convolutions (8, 16 channels),
+    each with ReLU and 2 × 2 max pooling, then a linear map of the 16 × 4 × 4 features."""
+    k, channels = _checks.integer("k", k, 1), _checks.integer("channels", channels, 1)
+    with seeded(_checks.integer("seed", seed, 0)):
+        return nn.Sequential(
+            nn.Conv2d(channels, 8, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Flatten(),
+            nn.Linear(16 * 4 * 4, k),
+        )
+
+
+class ConceptBottleneck(nn.Module):
+    """f(x) = g(b(x)) with b(x) built from h(x) as the module docstring says; ``mode`` records how it
+    was trained ("independent", "sequential", "joint", "standard") and ``lam`` the joint model's λ."""
+
+    def __init__(self, h: nn.Module, g: nn.Module, binary: Tensor, g_input: str, mode: str, lam: float = 0.0):
+        super().__init__()
+        if g_input not in G_INPUTS:
+            raise ValueError(f"g_input must be one of {G_INPUTS}, got {g_input!r}")
+        self.h, self.g, self.g_input, self.mode, self.lam = h, g, g_input, mode, lam
+        self.register_buffer("binary", binary.bool().clone())
+
+    @property
+    def k(self) -> int:
+        return self.binary.numel()
+
+    def concept_outputs(self, x: Tensor) -> Tensor:
+        """h(x) [n, k]: logits of binary concepts, values of real-valued ones."""
+        return self.h(x)
+
+    def bottleneck(self, x: Tensor) -> Tensor:
+        """b(x) [n, k], what g reads."""
+        return self.to_bottleneck(self.concept_outputs(x))
+
+    def to_bottleneck(self, out: Tensor) -> Tensor:
+        """b from concept outputs h(x): σ on binary concepts for a g that reads probabilities."""
+        if self.g_input == "probability":
+            return out.where(~self.binary, out.sigmoid())
+        return out
+
+    def predict_from(self, b: Tensor) -> Tensor:
+        """g(b) [n]: the output for a bottleneck b [n, k] (predicted, intervened, or true concepts)."""
+        return self.g(check_concepts("b", b, self.k)).squeeze(-1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.g(self.bottleneck(x)).squeeze(-1)
