@@ -81,3 +81,20 @@ def sparsity(Z: Tensor) -> dict[str, float]:
         "zeros": float((Z == 0).sum()) / n,
         "l1": float(Z.abs().sum()) / (n**0.5 * norm) if norm > 0 else 0.0,
     }
+
+
+def toy_signal(
+    d: int = 16, nonzeros: int = 3, noise: float = 0.05, seed: int = 0
+) -> tuple[Tensor, Tensor, Tensor]:
+    """A dictionary D (unit columns), a non-negative sparse code x* and z = D x* + noise: ``(z, D, x*)``."""
+    d = _checks.integer("d", d, 2)
+    nonzeros = _checks.integer("nonzeros", nonzeros, 1, d)
+    g = torch.Generator().manual_seed(seed)
+    D = torch.randn(d, d, generator=g, dtype=torch.float64)
+    D = D / torch.linalg.vector_norm(D, dim=0)
+    x = torch.zeros(d, 1, dtype=torch.float64)
+    x[torch.randperm(d, generator=g)[:nonzeros], 0] = 1 + torch.rand(
+        nonzeros, generator=g, dtype=torch.float64
+    )
+    z = D @ x + noise * torch.randn(d, 1, generator=g, dtype=torch.float64)
+    return z, D, x

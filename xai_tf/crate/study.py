@@ -124,3 +124,22 @@ def layer_measures(
             for key, name in (("attn_in", "mix_in"), ("mid", "mix_mid")):
                 rows[-1][name] = float(rate.compression_rate(unit_tokens(steps[depth][key]), U, eps))
     return rows
+
+
+def energy_rule_accuracy(U: Tensor, Y: Tensor, classes: Tensor) -> float:
+    """Accuracy of the rule that knows the subspaces: argmax_k Σ_t ‖U_kᵀy_t‖² (``Y [n, d, T]``)."""
+    U = _common.bases(U, Y.size(1))
+    energy = (rate.project(Y.double(), U) ** 2).sum((-2, -1))  # [n, K]
+    return float((energy.argmax(-1) == classes).float().mean())
+
+
+@torch.no_grad()
+def dictionary_gaps(model: Classifier) -> list[float]:
+    """‖DᵀD − I‖₂ of each CRATE block's dictionary: 0 for the orthogonal D the prox lemma assumes."""
+    if model.kind != "crate":
+        raise ValueError(f"dictionary_gaps needs a CRATE model (kind 'crate'), got kind {model.kind!r}")
+    gaps = []
+    for block in model.blocks:
+        D = block.D.double()
+        gaps.append(float(torch.linalg.matrix_norm(D.mT @ D - torch.eye(D.size(0), dtype=D.dtype), ord=2)))
+    return gaps

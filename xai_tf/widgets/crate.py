@@ -73,27 +73,10 @@ def layer_panel(model: Classifier, Y: Tensor, components: Tensor, n_tokens: int 
     return Panel({"depth": depth}, render)
 
 
-def toy_signal(
-    d: int = 16, nonzeros: int = 3, noise: float = 0.05, seed: int = 0
-) -> tuple[Tensor, Tensor, Tensor]:
-    """A dictionary D (unit columns), a non-negative sparse code x* and z = D x* + noise: ``(z, D, x*)``."""
-    d = _checks.integer("d", d, 2)
-    nonzeros = _checks.integer("nonzeros", nonzeros, 1, d)
-    g = torch.Generator().manual_seed(seed)
-    D = torch.randn(d, d, generator=g, dtype=torch.float64)
-    D = D / torch.linalg.vector_norm(D, dim=0)
-    x = torch.zeros(d, 1, dtype=torch.float64)
-    x[torch.randperm(d, generator=g)[:nonzeros], 0] = 1 + torch.rand(
-        nonzeros, generator=g, dtype=torch.float64
-    )
-    z = D @ x + noise * torch.randn(d, 1, generator=g, dtype=torch.float64)
-    return z, D, x
-
-
 def ista_panel(seed: int = 0) -> Panel:
     """η, λ and the number of ISTA steps (from X = z, as CRATE starts) on ``toy_signal``: the code X,
     its share of zeros, ‖z − DX‖/‖z‖, and ‖X − x*‖/‖x*‖."""
-    z, D, x_true = toy_signal(seed=seed)
+    z, D, x_true = ista.toy_signal(seed=seed)
     limit = 2 / torch.linalg.matrix_norm(D, ord=2).item() ** 2
     eta = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=0, step=0.05, description="η")
     lam = widgets.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.01, description="λ")
