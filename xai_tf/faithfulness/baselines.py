@@ -1,0 +1,77 @@
+"""Wiegreffe & Pinter (2019), attention is not not explanation: the yardsticks (lesson 08).
+
+- Uniform attention: train the same model with α_t = 1/T (``attention="uniform"`` of
+  ``xai_tf.tasks.recurrent``); if it is as accurate, attention is not needed for the task and its
+  weights cannot mean much.
+- Seed variance: JSD(α^{(i)}, α^{(j)}) between the attentions of models that differ only in their
+  seed — how "different" two attentions of equally good models are anyway.
+- The model-consistent adversary: a new model trained against a fixed base model with
+
+      L = TVD(ŷ_adv, ŷ_base) − λ KL(α_base ‖ α_adv),
+
+  per sentence, averaged: it must predict like the base model while attending differently. The KL it
+  reaches against the change of prediction it pays, for several λ, says whether very different
+  attention comes for free (then attention is not a unique explanation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+from xai_tf.faithfulness.divergence import jsd, kl, tvd
+from xai_tf.tasks.recurrent import AttentionClassifier, Batch, Loss, predict, train_attention_classifier
+from xai_tf.tasks.words import Example
+
+
+def seed_jsd(models: Sequence[AttentionClassifier], data: Sequence[Example]) -> np.ndarray:
+    """JSD between the attentions of every pair of ``models`` on every sentence ``[pairs × n]``."""
+    if len(models) < 2:
+        raise ValueError(f"models must hold at least 2 models, got {len(models)}")
+    alphas = [predict(m, data)[1] for m in models]
+    return torch.cat([jsd(a, b) for a, b in combinations(alphas, 2)]).numpy()
+
+
+def consistent_loss(base: AttentionClassifier, train: Sequence[Example], lam: float) -> Loss:
+    """W&P's L = mean TVD(ŷ_adv, ŷ_base) − λ mean KL(α_base ‖ α_adv) against ``base``'s outputs on
+    ``train`` (looked up by the batch's indices)."""
+    lam = _checks.at_least("lam", lam, 0.0)
+    probs, alphas = predict(base, train)
+
+    def loss(scores: Tensor, alpha: Tensor, b: Batch) -> Tensor:
+        p, a = probs[b.index], alphas[b.index, : alpha.size(1)]
+        return tvd(scores.softmax(-1), p).mean() - lam * kl(a, alpha.clamp(min=1e-12)).mean()
+
+    return loss
+
+
+def consistent_adversaries(
+    base: AttentionClassifier,
+    train: Sequence[Example],
+    test: Sequence[Example],
+    lams: Sequence[float] = (0.0, 0.01, 0.1),
+    steps: int = 150,
+    seed: int = 1,
+) -> list[tuple[float, float, float]]:
+    """Per λ: ``(λ, mean TVD(ŷ_adv, ŷ_base), mean JSD(α_base, α_adv))`` on ``test``."""
+    if not lams:
+        raise ValueError("lams is empty: give at least one λ ≥ 0")
+    p_base, a_base = predict(base, test)
+    out = []
+    for lam in lams:
+        adv = train_attention_classifier(
+            train,
+            base.config.vocab_size,
+            base.config.encoder,
+            loss=consistent_loss(base, train, lam),
+            steps=steps,
+            seed=seed,
+        )
+        p_adv, a_adv = predict(adv, test)
+        out.append((float(lam), float(tvd(p_adv, p_base).mean()), float(jsd(a_adv, a_base).mean())))
+    return out

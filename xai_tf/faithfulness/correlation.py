@@ -1,0 +1,72 @@
+"""Jain & Wallace (2019), experiment 1 (lesson 08): does attention rank the words as the gradient and
+leave-one-out do? Per sentence, Kendall's τ_b between two importance vectors a, b ∈ ℝ^T,
+
+    τ = (n_c − n_d) / √((n_0 − n_a)(n_0 − n_b)),
+
+n_c / n_d the concordant / discordant pairs, n_0 = T(T − 1)/2, n_a / n_b the pairs tied in a / b
+(scipy.stats.kendalltau, with its p-value for "no association"). Over a test set: mean ± sd of τ and
+the share of sentences with p < 0.05; τ(gradient, LOO) is the yardstick of what agreement looks like.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+from torch import Tensor
+
+from xai_tf.efficient._common import one_thread
+from xai_tf.faithfulness.importance import METHODS, importances
+from xai_tf.tasks.recurrent import AttentionClassifier, predict
+from xai_tf.tasks.words import Example
+
+#: The pairs of experiment 1: attention against each importance, and the yardstick.
+PAIRS = (("attention", "gradient"), ("attention", "LOO"), ("attention", "IG"), ("gradient", "LOO"))
+
+
+def kendall(a: Tensor | Sequence[float], b: Tensor | Sequence[float]) -> tuple[float, float]:
+    """``(τ_b, p)`` of two importance vectors of one sentence (NaN, 1 when either is constant)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
+        raise ValueError(f"a and b must be vectors of one length ≥ 2, got shapes {a.shape} and {b.shape}")
+    result = stats.kendalltau(a, b)
+    return float(result.statistic), float(result.pvalue)
+
+
+@dataclass
+class Correlation:
+    """τ and p ``[n]`` per sentence for each pair of ``PAIRS``, and each sentence's predicted class."""
+
+    tau: dict[tuple[str, str], np.ndarray]
+    p: dict[tuple[str, str], np.ndarray]
+    predicted: np.ndarray
+
+    def summary(self, pair: tuple[str, str]) -> tuple[float, float, float]:
+        """``(mean τ, sd τ, share of sentences with p < 0.05)`` for one pair (NaN τ left out)."""
+        tau, p = self.tau[pair], self.p[pair]
+        ok = ~np.isnan(tau)
+        return float(tau[ok].mean()), float(tau[ok].std()), float((p[ok] < 0.05).mean())
+
+
+def correlation_study(
+    model: AttentionClassifier, data: Sequence[Example], pairs: Sequence[tuple[str, str]] = PAIRS
+) -> Correlation:
+    """Kendall τ of every pair on every sentence of ``data`` (sentences of at least 2 words)."""
+    for pair in pairs:
+        if len(pair) != 2 or any(m not in METHODS for m in pair):
+            raise ValueError(f"pairs must be pairs of {METHODS}, got {pair!r}")
+    data = [e for e in data if len(e.ids) >= 2]
+    if not data:
+        raise ValueError("data has no sentence of at least 2 words")
+    needed = sorted({m for pair in pairs for m in pair}, key=METHODS.index)
+    tau = {pair: np.empty(len(data)) for pair in pairs}
+    p = {pair: np.empty(len(data)) for pair in pairs}
+    with one_thread():
+        for i, e in enumerate(data):
+            scores = importances(model, e.ids, needed)
+            for pair in pairs:
+                tau[pair][i], p[pair][i] = kendall(scores[pair[0]], scores[pair[1]])
+    predicted = predict(model, data)[0].argmax(-1).numpy()
+    return Correlation(tau, p, predicted)

