@@ -73,6 +73,15 @@ def test_arthritis_follows_its_documented_rule():
     assert (np.searchsorted(np.array(arthritis.THRESHOLDS), score) != clean.y.numpy()).mean() < 0.01
 
 
+def test_bypass_share_is_the_documented_variance_ratio():
+    data = arthritis.arthritis(20000, seed=6, curvature=0.0, bypass=0.8)
+    A, _, u = (t.numpy() for t in arthritis.structure())
+    # x·u ~ N(0, 1) is independent of x A (u ⟂ A's columns): share = β² / (Var(Σ w c̃) + β²)
+    concepts = arthritis.severity_score(data).numpy()
+    assert arthritis.bypass_share(data, 0.8) == pytest.approx(0.64 / (concepts.var() + 0.64), rel=0.03)
+    assert arthritis.bypass_share(data, 0.0) == 0.0
+
+
 def test_arthritis_noise_is_not_in_x():
     noisy = arthritis.arthritis(3000, seed=0, noise=0.5, curvature=0.0, binary=False)
     x = np.c_[noisy.x.double().numpy(), np.ones(len(noisy))]
@@ -183,6 +192,8 @@ def test_intervening_on_every_concept_of_an_independent_model_gives_g_of_c(tabul
         assert torch.equal(model.predict_from(every), model.g(test.c).squeeze(-1))
         curve = intervention.intervention_curve(model, test, train)
     assert curve[0] == metrics.evaluate(model, test)["task error"]
+    assert intervention.intervened_error(model, test, train, []) == curve[0]
+    assert intervention.intervened_error(model, test, train, range(test.k)) == curve[-1]
     assert curve[-1] == metrics.task_error(model.g(test.c).squeeze(-1).detach(), test.y, "regression")
 
 
@@ -322,3 +333,32 @@ def test_exercise_checkers(capsys):
     assert "percentile" in capsys.readouterr().out
     assert not exercises.check_intervene(in_place)
     assert "changed b" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the panel
+
+
+def test_concept_panel_intervenes_by_hand():
+    from xai_tf.widgets.cbm import concept_panel
+
+    train, test = arthritis.arthritis(300, seed=0), arthritis.arthritis(20, seed=1)
+    ms = {"sequential": training.train("sequential", train, steps=30)}
+    ms["independent"] = training.train("independent", train, steps=30)
+    panel = concept_panel(ms, test, example=3)
+    assert panel.message.value == "" and "0 concept(s) moved" in panel.view.value
+    with torch.no_grad():
+        want = ms["sequential"].predict_from(
+            intervention.intervene(
+                ms["sequential"],
+                ms["sequential"].bottleneck(test.x[3:4]),
+                test.c[3:4].clone().fill_(1.0),
+                [7],
+                torch.full((2, 12), 2.0),
+            )
+        )
+    panel["morning stiffness"].value = 1 / (1 + np.exp(-2.0))  # σ(2): the logit 2
+    assert "1 concept(s) moved" in panel.view.value and f"{float(want):.2f}</b>" in panel.view.value
+    panel["example"].value = 4  # a new example: the sliders go back to its predicted concepts
+    assert "0 concept(s) moved" in panel.view.value
+    panel["example"].value = 20
+    assert "example must be an integer in 0..19" in panel.message.value and panel.view.value == ""

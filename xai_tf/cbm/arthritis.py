@@ -103,3 +103,12 @@ def arthritis(
 def severity_score(data: ConceptData) -> Tensor:
     """s − β (x · u) = Σ_j w_j c̃_j: the part of the severity score the concepts carry."""
     return standardised(data.c.double(), data.binary) @ torch.tensor(WEIGHTS, dtype=torch.float64)
+
+
+def bypass_share(data: ConceptData, bypass: float) -> float:
+    """Var(β x·u) / Var(s): the share of the severity score's variance that bypasses the concepts
+    (measured on ``data``, drawn with ``bypass`` = β)."""
+    bypass = _checks.at_least("bypass", bypass, 0)
+    _, _, u = structure()
+    part = bypass * (data.x.double() @ u)
+    return float(part.var() / (severity_score(data) + part).var())

@@ -78,6 +78,22 @@ def intervene(
     return torch.where(mask, true, b)
 
 
+def intervened_error(
+    model: ConceptBottleneck,
+    data: ConceptData,
+    train: ConceptData,
+    which: Sequence[int],
+    low_high: Tensor | None = None,
+) -> float:
+    """Task error on ``data`` with the concepts ``which`` intervened on for every example
+    (``low_high`` defaults to ``percentiles(model, train)``)."""
+    model = _model(model)
+    low_high = percentiles(model, train) if low_high is None else low_high
+    with torch.no_grad():
+        b = intervene(model, model.bottleneck(data.x), data.c, which, low_high)
+        return task_error(model.predict_from(b), data.y, data.task)
+
+
 def uncertainty(model: ConceptBottleneck, data: ConceptData, train: ConceptData) -> Tensor:
     """u [n, k] of the module docstring for the examples of ``data`` (R²_j from ``train``)."""
     model = _model(model)
