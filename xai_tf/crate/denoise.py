@@ -57,9 +57,10 @@ def monte_carlo_mean(
         raise ValueError(f"x must be one [d, T] matrix of tokens, got {tuple(x.shape)}")
     n = _checks.integer("n", n, 2)
     K, d, r = U.shape
-    g = torch.Generator(device=x.device).manual_seed(seed)
-    k = torch.randint(K, (n,), generator=g, device=x.device)
-    z = (U[k] @ torch.randn(n, r, 1, generator=g, dtype=x.dtype, device=x.device)).squeeze(-1)  # [n, d]
+    g = torch.Generator().manual_seed(seed)  # draws on the CPU: the same on every device
+    k = torch.randint(K, (n,), generator=g, device="cpu").to(x.device)
+    a = torch.randn(n, r, 1, generator=g, dtype=x.dtype, device="cpu").to(x.device)
+    z = (U[k] @ a).squeeze(-1)  # [n, d]
     means, errors = [], []
     for t in range(x.size(-1)):
         log_w = -((x[:, t] - z) ** 2).sum(-1) / (2 * sigma**2)

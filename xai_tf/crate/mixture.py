@@ -15,37 +15,46 @@ from xai_tf.crate import _common
 
 
 def random_bases(
-    d: int, K: int, r: int, seed: int = 0, orthogonal: bool = True, dtype: torch.dtype = torch.float64
+    d: int,
+    K: int,
+    r: int,
+    seed: int = 0,
+    orthogonal: bool = True,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str = "cpu",
 ) -> Tensor:
-    """``U [K, d, r]``, each U_k with orthonormal columns (QR of a Gaussian matrix). With
-    ``orthogonal`` the K subspaces are also mutually orthogonal (needs K·r ≤ d)."""
+    """``U [K, d, r]``, each U_k with orthonormal columns (QR of a Gaussian matrix drawn on the CPU,
+    then moved to ``device``). With ``orthogonal`` the K subspaces are also mutually orthogonal
+    (needs K·r ≤ d)."""
     d, K = _checks.integer("d", d, 1), _checks.integer("K", K, 1)
     r = _checks.integer("r", r, 1, d)
     if orthogonal and K * r > d:
         raise ValueError(f"K·r = {K * r} mutually orthogonal directions do not fit in d = {d}: need K·r ≤ d")
     g = torch.Generator().manual_seed(seed)
     if orthogonal:
-        Q, _ = torch.linalg.qr(torch.randn(d, K * r, generator=g, dtype=dtype))
-        return Q.reshape(d, K, r).permute(1, 0, 2).contiguous()
-    Q, _ = torch.linalg.qr(torch.randn(K, d, r, generator=g, dtype=dtype))
-    return Q
+        Q, _ = torch.linalg.qr(torch.randn(d, K * r, generator=g, dtype=dtype, device="cpu"))
+        return Q.reshape(d, K, r).permute(1, 0, 2).contiguous().to(device)
+    Q, _ = torch.linalg.qr(torch.randn(K, d, r, generator=g, dtype=dtype, device="cpu"))
+    return Q.to(device)
 
 
 def sample_tokens(
     U: Tensor, T: int, sigma: float = 0.0, seed: int = 0, weights: Tensor | None = None
 ) -> tuple[Tensor, Tensor, Tensor]:
     """T tokens y_t = U_{k_t} a_t + σ w_t: returns ``(Y [d, T], Z [d, T] noise-free, k [T])``;
-    components drawn from ``weights`` (uniform when None)."""
+    components drawn from ``weights`` (uniform when None). The draws are made on the CPU (the same
+    on every device) and moved to U's device."""
     U = _common.bases(U)
     T = _checks.integer("T", T, 1)
     sigma = _checks.at_least("sigma", sigma, 0.0)
     K, d, r = U.shape
-    g = torch.Generator(device=U.device).manual_seed(seed)
-    p = torch.full((K,), 1 / K, dtype=U.dtype, device=U.device) if weights is None else weights
-    if p.shape != (K,) or (p < 0).any() or abs(float(p.sum()) - 1) > 1e-6:
-        raise ValueError(f"weights must be K = {K} probabilities summing to 1, got {p.tolist()}")
-    k = torch.multinomial(p, T, replacement=True, generator=g)
-    a = torch.randn(T, r, 1, generator=g, dtype=U.dtype, device=U.device)
+    g = torch.Generator().manual_seed(seed)
+    p = torch.full((K,), 1 / K, dtype=torch.float64, device="cpu") if weights is None else weights
+    if not isinstance(p, Tensor) or p.shape != (K,) or (p < 0).any() or abs(float(p.sum()) - 1) > 1e-6:
+        raise ValueError(f"weights must be a tensor of K = {K} probabilities summing to 1, got {p!r}")
+    k = torch.multinomial(p.detach().cpu().double(), T, replacement=True, generator=g)
+    a = torch.randn(T, r, 1, generator=g, dtype=U.dtype, device="cpu").to(U.device)
+    w = torch.randn(d, T, generator=g, dtype=U.dtype, device="cpu").to(U.device)
+    k = k.to(U.device)
     Z = (U[k] @ a).squeeze(-1).mT
-    Y = Z + sigma * torch.randn(d, T, generator=g, dtype=U.dtype, device=U.device)
-    return Y, Z, k
+    return Z + sigma * w, Z, k

@@ -25,7 +25,7 @@ from xai_tf.crate import ista, mssa
 KINDS = ("crate", "standard")
 
 
-def layer_norm(Z: Tensor, ln: nn.LayerNorm) -> Tensor:
+def _layer_norm(Z: Tensor, ln: nn.LayerNorm) -> Tensor:
     """LayerNorm over the d features of each token (column)."""
     return ln(Z.mT).mT
 
@@ -59,9 +59,9 @@ class Block(nn.Module):
 
     def trace(self, Z: Tensor) -> dict[str, Tensor]:
         """``in`` Z^ℓ, ``attn_in`` LN(Z^ℓ), ``mid`` Z^{ℓ+1/2}, ``mlp_in`` LN(Z^{ℓ+1/2}), ``out`` Z^{ℓ+1}."""
-        attn_in = layer_norm(Z, self.ln1)
+        attn_in = _layer_norm(Z, self.ln1)
         mid = Z + (self.out.weight @ self.attention(attn_in) + self.out.bias.unsqueeze(-1))
-        mlp_in = layer_norm(mid, self.ln2)
+        mlp_in = _layer_norm(mid, self.ln2)
         if self.kind == "crate":
             out = ista.ista_step(mlp_in, self.D, self.eta, self.lam)
         else:

@@ -25,6 +25,7 @@ from xai_tf.crate import _common, rate
 def satt(Y: Tensor, U: Tensor, scale: float = 1.0) -> Tensor:
     """SATT_k(Y) = (U_kᵀY) softmax(scale · (U_kᵀY)ᵀ(U_kᵀY)) for every head: ``[..., K, r, T]``
     (the notes: scale = 1; CRATE's code: scale = 1/√r)."""
+    scale = _checks.positive("scale", scale)
     Z = rate.project(Y, U)
     return Z @ torch.softmax(scale * Z.mT @ Z, dim=-2)  # column t: weights over s sum to 1
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf.crate import _common
 
 
 def alpha(d: int, T: int, eps: float) -> float:
     """α = d / (T ε²), the scale of the Gram matrix inside the rate."""
-    return d / (T * eps**2)
+    d, T = _checks.integer("d", d, 1), _checks.integer("T", T, 1)
+    return d / (T * _common.epsilon(eps) ** 2)
 
 
 def coding_rate(Y: Tensor, eps: float = 0.5) -> Tensor:

@@ -25,7 +25,7 @@ from torch import Tensor
 from xai_tf import _checks
 from xai_tf.crate import _common, mixture, rate
 from xai_tf.crate.ista import sparsity
-from xai_tf.crate.model import Classifier
+from xai_tf.crate.model import KINDS, Classifier
 from xai_tf.efficient._common import one_thread
 from xai_tf.tasks.train import fit
 
@@ -57,6 +57,8 @@ def train(
 ) -> tuple[Classifier, list[float]]:
     """A classifier of ``kind`` ("crate" or "standard") trained on the SETUP task by Adam
     (``tasks.train.fit``) with seeded minibatches, on one thread; returns it and its losses."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     s = SETUP
     U = mixture.random_bases(s["d"], s["K"], s["r"], seed=13)
     Y, c, _ = subspace_task(U, n_train, s["T"], s["p"], s["sigma"], seed=seed)
@@ -88,13 +90,22 @@ def accuracy(model: Classifier, Y: Tensor, classes: Tensor) -> float:
 
 def unit_tokens(Z: Tensor) -> Tensor:
     """``[B, d, T]`` → ``[d, B·T]``: all tokens side by side, each scaled to unit norm."""
+    Z = _common.tokens("Z", Z)
+    if Z.dim() != 3:
+        raise ValueError(f"Z must be [B, d, T] (tokens are columns), got {tuple(Z.shape)}")
     Z = Z.mT.reshape(-1, Z.size(1)).mT.double()
     return Z / torch.linalg.vector_norm(Z, dim=0, keepdim=True).clamp_min(1e-12)
 
 
 def grouped_rate(Z: Tensor, components: Tensor, eps: float = 0.5) -> float:
     """R_c = Σ_k (N_k/N) R(Z_k) over the tokens of each true component (``Z [d, N]``, ``[N]``)."""
+    Z = _common.tokens("Z", Z)
     N = Z.size(-1)
+    if Z.dim() != 2 or components.shape != (N,):
+        raise ValueError(
+            f"Z must be [d, N] with one component per token, got Z {tuple(Z.shape)} and "
+            f"components {tuple(components.shape)}"
+        )
     total = 0.0
     for k in components.unique().tolist():
         Zk = Z[:, components == k]
@@ -136,6 +147,8 @@ def energy_rule_accuracy(U: Tensor, Y: Tensor, classes: Tensor) -> float:
 @torch.no_grad()
 def dictionary_gaps(model: Classifier) -> list[float]:
     """‖DᵀD − I‖₂ of each CRATE block's dictionary: 0 for the orthogonal D the prox lemma assumes."""
+    if not isinstance(model, Classifier):
+        raise TypeError(f"model must be an xai_tf.crate.model.Classifier, got {type(model).__name__}")
     if model.kind != "crate":
         raise ValueError(f"dictionary_gaps needs a CRATE model (kind 'crate'), got kind {model.kind!r}")
     gaps = []

@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.crate import ista, study
+from xai_tf.crate import _common, ista, study
 from xai_tf.crate.model import Classifier
 from xai_tf.viz import svg_bars, svg_heatmap
 from xai_tf.widgets._panel import Panel, side_by_side
@@ -37,32 +37,48 @@ def _scatter(points: Tensor, groups: Tensor, title: str, size: int = 190) -> str
     return f'<svg xmlns="http://www.w3.org/2000/svg" {box}>{"".join(parts)}</svg>'
 
 
-def layer_panel(model: Classifier, Y: Tensor, components: Tensor, n_tokens: int = 480) -> Panel:
+def layer_panel(
+    model: Classifier, Y: Tensor, components: Tensor, U: Tensor | None = None, n_tokens: int = 480
+) -> Panel:
     """Pick a depth ℓ (0 = the input): each token of Z^ℓ (unit norm) projected on the first two
-    directions of each head's subspace U_k (block ℓ's, the last block's for the output), coloured by
-    its true mixture component; and the mean energy ‖U_kᵀz‖² per component and head."""
+    directions of each head's subspace (block ℓ's, the last block's for the output; or, with ``U``
+    given and chosen, the true subspaces U_k), coloured by its true mixture component; and the mean
+    energy ‖U_kᵀz‖² per component and subspace."""
     if not isinstance(model, Classifier):
         raise TypeError(f"model must be an xai_tf.crate.model.Classifier, got {type(model).__name__}")
     n_tokens = _checks.integer("n_tokens", n_tokens, 1)
-    with torch.no_grad():
-        steps = model.trace(Y)
-    depths = [Y] + [s["out"] for s in steps]
+    if U is not None:
+        U = _common.bases(U, model.d, orthonormal=True)
     comps = components.reshape(-1)[:n_tokens]
     K = int(components.max()) + 1
-    depth = widgets.IntSlider(value=0, min=0, max=len(steps), description="depth ℓ", continuous_update=False)
+    n_layers = len(model.blocks)
+    depths: list[Tensor] = []  # Y and every block's output, computed at the first redraw
+
+    depth = widgets.IntSlider(value=0, min=0, max=n_layers, description="depth ℓ", continuous_update=False)
+    options = ["the block's heads"] + ([] if U is None else ["the true subspaces U_k"])
+    basis = widgets.Dropdown(options=options, value=options[0], description="project on")
 
     def render() -> str:
         ell = depth.value
+        if not depths:
+            with torch.no_grad():
+                depths.extend([Y] + [s["out"] for s in model.trace(Y)])  # raises for a bad Y
         Z = study.unit_tokens(depths[ell])[:, :n_tokens].float()
-        U = model.blocks[min(ell, len(steps) - 1)].value_bases()
-        coords = U.mT @ Z  # [K_heads, r, N]
-        plots = [_scatter(coords[k, :2].mT, comps, f"head {k}: (u₁ᵀz, u₂ᵀz)") for k in range(coords.size(0))]
+        if basis.value == options[0]:
+            bases = model.blocks[min(ell, n_layers - 1)].value_bases()
+        else:
+            bases = U.float()
+        coords = bases.mT @ Z  # [K_heads, r, N]
+        name = "head" if basis.value == options[0] else "subspace"
+        plots = [
+            _scatter(coords[k, :2].mT, comps, f"{name} {k}: (u₁ᵀz, u₂ᵀz)") for k in range(coords.size(0))
+        ]
         energy = (coords**2).sum(1)  # [K_heads, N]
         table = torch.stack([energy[:, comps == c].mean(-1) for c in range(K)])  # [component, head]
         heat = svg_heatmap(
             table.numpy(),
             [f"component {c}" for c in range(K)],
-            [f"head {k}" for k in range(coords.size(0))],
+            [f"{name} {k}" for k in range(coords.size(0))],
             title=f"mean ‖U_kᵀz‖² at depth {ell} ({model.kind})",
         )
         legend = " ".join(
@@ -70,17 +86,19 @@ def layer_panel(model: Classifier, Y: Tensor, components: Tensor, n_tokens: int 
         )
         return f"<div style='font-size:13px'>{legend}</div>" + side_by_side(*plots, heat)
 
-    return Panel({"depth": depth}, render)
+    return Panel({"depth": depth, "basis": basis}, render, rows=[["depth", "basis"]])
 
 
-def ista_panel(seed: int = 0) -> Panel:
-    """η, λ and the number of ISTA steps (from X = z, as CRATE starts) on ``toy_signal``: the code X,
-    its share of zeros, ‖z − DX‖/‖z‖, and ‖X − x*‖/‖x*‖."""
+def ista_panel(steps: int = 1, seed: int = 0) -> Panel:
+    """η, λ and the number of ISTA steps (from X = z, as CRATE starts; ``steps`` at first) on
+    ``ista.toy_signal``: the code X, its share of zeros, ‖z − DX‖/‖z‖, and ‖X − x*‖/‖x*‖."""
     z, D, x_true = ista.toy_signal(seed=seed)
     limit = 2 / torch.linalg.matrix_norm(D, ord=2).item() ** 2
-    eta = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=0, step=0.05, description="η")
+    eta = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=0.5, step=0.05, description="η")
     lam = widgets.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.01, description="λ")
-    steps = widgets.IntSlider(value=1, min=1, max=300, description="steps")
+    steps = widgets.IntSlider(
+        value=_checks.integer("steps", steps, 1, 300), min=1, max=300, description="steps"
+    )
 
     def render() -> str:
         X = ista.ista(z, D, eta.value, lam.value, steps.value)
