@@ -43,18 +43,18 @@ STRUCTURE_SEED = 12  # A, B and u are the same for every data seed
 def structure() -> tuple[Tensor, Tensor, Tensor]:
     """The fixed maps A, B ∈ ℝ^{16×12} (unit columns) and u ∈ ℝ^16 (unit, orthogonal to A's columns)."""
     g = torch.Generator().manual_seed(STRUCTURE_SEED)
-    A, B = (torch.randn(D, len(NAMES), generator=g, dtype=torch.float64) for _ in range(2))
+    A, B = (torch.randn(D, len(NAMES), generator=g, dtype=torch.float64, device="cpu") for _ in range(2))
     A, B = A / A.norm(dim=0), B / B.norm(dim=0)
-    r = torch.randn(D, generator=g, dtype=torch.float64)
+    r = torch.randn(D, generator=g, dtype=torch.float64, device="cpu")
     Q, _ = torch.linalg.qr(A)
     u = r - Q @ (Q.T @ r)
     return A, B, u / u.norm()
 
 
-def standardised(c: Tensor, binary: Tensor) -> Tensor:
+def _standardised(c: Tensor, binary: Tensor) -> Tensor:
     """c̃: (c_j − μ_j)/σ_j for a real-valued concept, 2 c_j − 1 for a binary one (``binary [k]``)."""
-    mu = torch.tensor(MEANS + (0.0,) * (len(NAMES) - len(MEANS)), dtype=c.dtype)
-    sigma = torch.tensor(SCALES + (1.0,) * (len(NAMES) - len(SCALES)), dtype=c.dtype)
+    mu = torch.tensor(MEANS + (0.0,) * len(BINARY), dtype=c.dtype, device=c.device)
+    sigma = torch.tensor(SCALES + (1.0,) * len(BINARY), dtype=c.dtype, device=c.device)
     return torch.where(binary, 2 * c - 1, (c - mu) / sigma)
 
 
@@ -77,18 +77,20 @@ def arthritis(
         raise TypeError(f"binary must be True or False, got {binary!r}")
     A, B, u = structure()
     g = torch.Generator().manual_seed(seed)
-    x = torch.randn(n, D, generator=g, dtype=torch.float64)
+    x = torch.randn(n, D, generator=g, dtype=torch.float64, device="cpu")
     z = (
         x @ A
         + curvature * torch.sin(x @ B)
-        + noise * torch.randn(n, len(NAMES), generator=g, dtype=torch.float64)
+        + noise * torch.randn(n, len(NAMES), generator=g, dtype=torch.float64, device="cpu")
     )
-    is_binary = torch.tensor([binary and j >= len(REAL) for j in range(len(NAMES))])
-    mu = torch.tensor(MEANS + (0.0,) * len(BINARY), dtype=torch.float64)
-    sigma = torch.tensor(SCALES + (1.0,) * len(BINARY), dtype=torch.float64)
+    is_binary = torch.tensor([binary and j >= len(REAL) for j in range(len(NAMES))], device="cpu")
+    mu = torch.tensor(MEANS + (0.0,) * len(BINARY), dtype=torch.float64, device="cpu")
+    sigma = torch.tensor(SCALES + (1.0,) * len(BINARY), dtype=torch.float64, device="cpu")
     c = torch.where(is_binary, (z > 0).double(), mu + sigma * z)
-    s = standardised(c, is_binary) @ torch.tensor(WEIGHTS, dtype=torch.float64) + bypass * (x @ u)
-    y = (s.unsqueeze(-1) > torch.tensor(THRESHOLDS, dtype=torch.float64)).sum(-1)
+    s = _standardised(c, is_binary) @ torch.tensor(WEIGHTS, dtype=torch.float64, device="cpu") + bypass * (
+        x @ u
+    )
+    y = (s.unsqueeze(-1) > torch.tensor(THRESHOLDS, dtype=torch.float64, device="cpu")).sum(-1)
     return ConceptData(
         x.float(),
         c.float(),
@@ -102,13 +104,21 @@ def arthritis(
 
 def severity_score(data: ConceptData) -> Tensor:
     """s − β (x · u) = Σ_j w_j c̃_j: the part of the severity score the concepts carry."""
-    return standardised(data.c.double(), data.binary) @ torch.tensor(WEIGHTS, dtype=torch.float64)
+    _check_data(data)
+    weights = torch.tensor(WEIGHTS, dtype=torch.float64, device=data.c.device)
+    return _standardised(data.c.double(), data.binary) @ weights
+
+
+def _check_data(data: object) -> None:
+    if not (isinstance(data, ConceptData) and data.names == NAMES and data.x.shape[1:] == (D,)):
+        raise TypeError(f"data must be a ConceptData drawn by arthritis(), got {type(data).__name__}")
 
 
 def bypass_share(data: ConceptData, bypass: float) -> float:
     """Var(β x·u) / Var(s): the share of the severity score's variance that bypasses the concepts
     (measured on ``data``, drawn with ``bypass`` = β)."""
     bypass = _checks.at_least("bypass", bypass, 0)
-    _, _, u = structure()
+    _check_data(data)
+    u = structure()[2].to(data.x.device)
     part = bypass * (data.x.double() @ u)
     return float(part.var() / (severity_score(data) + part).var())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 from torch import Tensor
 
 TASKS = ("regression", "binary")
@@ -44,6 +45,18 @@ class ConceptData:
     def k(self) -> int:
         """The number of concepts."""
         return self.c.size(1)
+
+    def to(self, device: torch.device | str) -> ConceptData:
+        """The same data on ``device``."""
+        return ConceptData(
+            self.x.to(device),
+            self.c.to(device),
+            self.y.to(device),
+            self.binary.to(device),
+            self.names,
+            self.groups,
+            self.task,
+        )
 
     def subset(self, index: Tensor | slice) -> ConceptData:
         """The examples at ``index`` (same concepts, groups and task)."""

@@ -46,7 +46,7 @@ def percentiles(model: ConceptBottleneck, train: ConceptData) -> Tensor:
     model = _model(model)
     with torch.no_grad():
         b = model.bottleneck(train.x)
-    return torch.quantile(b, torch.tensor([0.05, 0.95], dtype=b.dtype), dim=0)
+    return torch.quantile(b, torch.tensor([0.05, 0.95], dtype=b.dtype, device=b.device), dim=0)
 
 
 def intervene(
@@ -108,12 +108,14 @@ def group_order(
     model: ConceptBottleneck, data: ConceptData, train: ConceptData, order: str = "random", seed: int = 0
 ) -> Tensor:
     """[n, G]: for each example, the groups in the order they are intervened on."""
+    model = _model(model)
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     n, G = len(data), len(data.groups)
     if order == "random":
         g = torch.Generator().manual_seed(seed)
-        return torch.stack([torch.randperm(G, generator=g) for _ in range(n)])
+        ranks = torch.stack([torch.randperm(G, generator=g, device="cpu") for _ in range(n)])
+        return ranks.to(data.x.device)
     u = uncertainty(model, data, train)
     per_group = torch.stack([u[:, list(group)].amax(-1) for group in data.groups], -1)
     return torch.argsort(per_group, dim=-1, descending=True, stable=True)
@@ -132,7 +134,7 @@ def intervention_curve(
     model = _model(model)
     low_high = percentiles(model, train) if low_high is None else low_high
     ranks = group_order(model, data, train, order, seed)
-    member = torch.zeros(len(data.groups), data.k, dtype=torch.bool)
+    member = torch.zeros(len(data.groups), data.k, dtype=torch.bool, device=data.x.device)
     for i, group in enumerate(data.groups):
         member[i, list(group)] = True
     with torch.no_grad():

@@ -39,9 +39,11 @@ def scramble(b: Tensor, c: Tensor, binary: Tensor, seed: int = 0) -> Tensor:
         if binary[j]:
             for value in (0.0, 1.0):
                 rows = (c[:, j] == value).nonzero().squeeze(-1)
-                out[rows, j] = b[rows[torch.randperm(len(rows), generator=g)], j]
+                out[rows, j] = b[
+                    rows[torch.randperm(len(rows), generator=g, device="cpu").to(rows.device)], j
+                ]
         else:
-            perm = torch.randperm(len(b), generator=g)
+            perm = torch.randperm(len(b), generator=g, device="cpu").to(b.device)
             out[:, j] = c[:, j] + (b[perm, j] - c[perm, j])
     return out
 

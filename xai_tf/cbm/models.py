@@ -9,6 +9,7 @@ outputs, so it reads the logits, b_j = h_j(x) (Koh et al. 2020). Real-valued con
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
@@ -17,31 +18,35 @@ from xai_tf.cbm._common import check_concepts, seeded
 G_INPUTS = ("probability", "logit")
 
 
-def mlp(d_in: int, d_out: int, hidden: int = 32, seed: int = 0) -> nn.Sequential:
-    """d_in → hidden → d_out with a ReLU (``hidden = 0``: one linear map), seeded initialisation."""
+def mlp(
+    d_in: int, d_out: int, hidden: int = 32, seed: int = 0, device: torch.device | str = "cpu"
+) -> nn.Sequential:
+    """d_in → hidden → d_out with a ReLU (``hidden = 0``: one linear map), seeded initialisation (made
+    on the CPU, then moved to ``device``: the same weights on every device)."""
     d_in, d_out = _checks.integer("d_in", d_in, 1), _checks.integer("d_out", d_out, 1)
     hidden = _checks.integer("hidden", hidden, 0)
     with seeded(_checks.integer("seed", seed, 0)):
         if hidden == 0:
-            return nn.Sequential(nn.Linear(d_in, d_out))
-        return nn.Sequential(nn.Linear(d_in, hidden), nn.ReLU(), nn.Linear(hidden, d_out))
+            return nn.Sequential(nn.Linear(d_in, d_out, device="cpu")).to(device)
+        layers = nn.Linear(d_in, hidden, device="cpu"), nn.ReLU(), nn.Linear(hidden, d_out, device="cpu")
+        return nn.Sequential(*layers).to(device)
 
 
-def small_cnn(k: int, channels: int = 3, seed: int = 0) -> nn.Sequential:
+def small_cnn(k: int, channels: int = 3, seed: int = 0, device: torch.device | str = "cpu") -> nn.Sequential:
     """A CNN for [n, channels, 16, 16] images → k outputs: two 3 × 3 convolutions (8, 16 channels),
     each with ReLU and 2 × 2 max pooling, then a linear map of the 16 × 4 × 4 features."""
     k, channels = _checks.integer("k", k, 1), _checks.integer("channels", channels, 1)
     with seeded(_checks.integer("seed", seed, 0)):
         return nn.Sequential(
-            nn.Conv2d(channels, 8, 3, padding=1),
+            nn.Conv2d(channels, 8, 3, padding=1, device="cpu"),
             nn.ReLU(),
             nn.MaxPool2d(2),
-            nn.Conv2d(8, 16, 3, padding=1),
+            nn.Conv2d(8, 16, 3, padding=1, device="cpu"),
             nn.ReLU(),
             nn.MaxPool2d(2),
             nn.Flatten(),
-            nn.Linear(16 * 4 * 4, k),
-        )
+            nn.Linear(16 * 4 * 4, k, device="cpu"),
+        ).to(device)
 
 
 class ConceptBottleneck(nn.Module):

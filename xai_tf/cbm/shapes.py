@@ -14,6 +14,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
+from xai_tf.cbm._common import check_concepts
 from xai_tf.cbm.data import ConceptData
 
 SIZE = 16
@@ -25,13 +26,14 @@ RADIUS = {False: 2.5, True: 4.5}  # half-width of a small / large shape, in pixe
 
 def label_rule(c: Tensor) -> Tensor:
     """y = (circle ∧ ¬blue) ∨ (large ∧ top) for concepts ``c [n, 9]`` in NAMES' order."""
+    check_concepts("c", c, len(NAMES))
     circle, blue, large, top = (c[:, NAMES.index(name)] > 0.5 for name in ("circle", "blue", "large", "top"))
     return ((circle & ~blue) | (large & top)).float()
 
 
 def _masks(shape: Tensor, cx: Tensor, cy: Tensor, r: Tensor) -> Tensor:
     """[n, 16, 16] True inside each shape (0 square, 1 circle, 2 upward triangle) of half-width r."""
-    grid = torch.arange(SIZE, dtype=torch.float64)
+    grid = torch.arange(SIZE, dtype=torch.float64, device=cx.device)
     dx = grid.view(1, 1, -1) - cx.view(-1, 1, 1)
     dy = grid.view(1, -1, 1) - cy.view(-1, 1, 1)
     r = r.view(-1, 1, 1)
@@ -50,17 +52,19 @@ def shapes(n: int, seed: int = 0, noise: float = 0.1) -> ConceptData:
     seed = _checks.integer("seed", seed, 0)
     noise = _checks.at_least("noise", noise, 0)
     g = torch.Generator().manual_seed(seed)
-    colour, shape = torch.randint(3, (n,), generator=g), torch.randint(3, (n,), generator=g)
-    large, left, top = (torch.rand(n, generator=g) < 0.5 for _ in range(3))
+    colour, shape = (torch.randint(3, (n,), generator=g, device="cpu") for _ in range(2))
+    large, left, top = (torch.rand(n, generator=g, device="cpu") < 0.5 for _ in range(3))
     r = torch.where(large, RADIUS[True], RADIUS[False]).double()
     # the centre stays a pixel away from the middle line 7.5: x ∈ [r, 6.5] (left) or [8.5, 15 − r]
-    u, v = torch.rand(n, generator=g, dtype=torch.float64), torch.rand(n, generator=g, dtype=torch.float64)
+    u, v = (torch.rand(n, generator=g, dtype=torch.float64, device="cpu") for _ in range(2))
     cx = torch.where(left, r + u * (6.5 - r), 8.5 + u * (SIZE - 1 - r - 8.5))
     cy = torch.where(top, r + v * (6.5 - r), 8.5 + v * (SIZE - 1 - r - 8.5))
     inside = _masks(shape, cx, cy, r)
     rgb = torch.nn.functional.one_hot(colour, 3).double() * 0.8 + 0.1
     image = 0.5 + inside.unsqueeze(1) * (rgb.view(n, 3, 1, 1) - 0.5)
-    image = (image + noise * torch.randn(image.shape, generator=g, dtype=torch.float64)).clamp(0, 1)
+    image = (image + noise * torch.randn(image.shape, generator=g, dtype=torch.float64, device="cpu")).clamp(
+        0, 1
+    )
     c = torch.cat(
         [
             torch.nn.functional.one_hot(colour, 3),
@@ -70,5 +74,11 @@ def shapes(n: int, seed: int = 0, noise: float = 0.1) -> ConceptData:
         -1,
     ).float()
     return ConceptData(
-        image.float(), c, label_rule(c), torch.ones(len(NAMES), dtype=torch.bool), NAMES, GROUPS, "binary"
+        image.float(),
+        c,
+        label_rule(c),
+        torch.ones(len(NAMES), dtype=torch.bool, device="cpu"),
+        NAMES,
+        GROUPS,
+        "binary",
     )

@@ -19,6 +19,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf.cbm._common import check_concepts
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.losses import concept_loss, joint_loss, task_loss
 from xai_tf.cbm.models import ConceptBottleneck, mlp, small_cnn
@@ -28,7 +29,7 @@ from xai_tf.tasks.train import fit
 MODES = ("independent", "sequential", "joint", "standard")
 
 
-def check_mode(mode: object) -> str:
+def _check_mode(mode: object) -> str:
     """``mode`` must be one of MODES."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -36,15 +37,22 @@ def check_mode(mode: object) -> str:
 
 
 def default_h(data: ConceptData, seed: int = 0) -> nn.Module:
-    """A small CNN for images ([n, 3, 16, 16]), else an MLP d → 32 → k."""
+    """A small CNN for images ([n, 3, 16, 16]), else an MLP d → 32 → k, on the data's device."""
+    _check_data(data)
     if data.x.dim() == 4:
-        return small_cnn(data.k, data.x.size(1), seed=seed)
-    return mlp(data.x[0].numel(), data.k, 32, seed=seed)
+        return small_cnn(data.k, data.x.size(1), seed=seed, device=data.x.device)
+    return mlp(data.x[0].numel(), data.k, 32, seed=seed, device=data.x.device)
 
 
 def default_g(data: ConceptData, seed: int = 0) -> nn.Module:
-    """An MLP k → 16 → 1."""
-    return mlp(data.k, 1, 16, seed=seed + 1)
+    """An MLP k → 16 → 1, on the data's device."""
+    _check_data(data)
+    return mlp(data.k, 1, 16, seed=seed + 1, device=data.x.device)
+
+
+def _check_data(data: object) -> None:
+    if not isinstance(data, ConceptData):
+        raise TypeError(f"data must be a ConceptData, got {type(data).__name__}")
 
 
 def _batches(n: int, batch_size: int | None, seed: int) -> Callable[[int], Tensor | slice]:
@@ -52,7 +60,7 @@ def _batches(n: int, batch_size: int | None, seed: int) -> Callable[[int], Tenso
     if batch_size is None or batch_size >= n:
         return lambda k: slice(None)
     gen = torch.Generator().manual_seed(seed)
-    return lambda k: torch.randint(n, (batch_size,), generator=gen)
+    return lambda k: torch.randint(n, (batch_size,), generator=gen, device="cpu")
 
 
 def _fit(params: list[nn.Parameter], loss: Callable[[Tensor | slice], Tensor], n: int, opts: dict) -> None:
@@ -63,13 +71,17 @@ def _fit(params: list[nn.Parameter], loss: Callable[[Tensor | slice], Tensor], n
 
 def fit_concepts(h: nn.Module, data: ConceptData, **opts: object) -> nn.Module:
     """ĥ = argmin_h L_c(h) on ``data`` (h is trained in place and returned)."""
+    _check_data(data)
     _fit(list(h.parameters()), lambda i: concept_loss(h(data.x[i]), data.c[i], data.binary), len(data), opts)
     return h
 
 
 def fit_g(g: nn.Module, b: Tensor, data: ConceptData, **opts: object) -> nn.Module:
     """ĝ = argmin_g (1/n) Σ_i ℓ(g(b_i), y_i) for fixed bottlenecks ``b [n, k]`` (true concepts or ĥ(x))."""
-    b = b.detach()
+    _check_data(data)
+    b = check_concepts("b", b, data.k).detach()
+    if len(b) != len(data):
+        raise ValueError(f"b has {len(b)} rows but data has {len(data)} examples: one bottleneck each")
     _fit(
         list(g.parameters()), lambda i: task_loss(g(b[i]).squeeze(-1), data.y[i], data.task), len(data), opts
     )
@@ -78,6 +90,8 @@ def fit_g(g: nn.Module, b: Tensor, data: ConceptData, **opts: object) -> nn.Modu
 
 def fit_joint(h: nn.Module, g: nn.Module, data: ConceptData, lam: float, **opts: object) -> None:
     """ĥ, ĝ = argmin L_y(g ∘ h) + λ L_c(h) (λ = 0: the standard model)."""
+    _check_data(data)
+    lam = _checks.at_least("lam", lam, 0)
 
     def loss(i: Tensor | slice) -> Tensor:
         out = h(data.x[i])
@@ -110,10 +124,9 @@ def train(
     and ``g`` are trained; defaults: ``default_h``, ``default_g``). ``lam`` is λ of the joint mode
     (ignored by the others); ``steps`` Adam steps at rate ``lr`` for each fit, on minibatches of
     ``batch_size`` (None: the whole set)."""
-    mode = check_mode(mode)
+    mode = _check_mode(mode)
     lam = _checks.at_least("lam", lam, 0)
-    if not isinstance(data, ConceptData):
-        raise TypeError(f"data must be a ConceptData, got {type(data).__name__}")
+    _check_data(data)
     opts = _options(steps, lr, batch_size, seed)
     h = default_h(data, seed) if h is None else copy.deepcopy(h)
     g = default_g(data, seed) if g is None else copy.deepcopy(g)
