@@ -378,3 +378,35 @@ def test_ista_checker_says_what_is_wrong(fn, message, capsys):
     assert exercises.check_ista_step(fn) is False
     assert message in capsys.readouterr().out
     assert exercises.check_ista_step(lambda Z, D, eta, lam: ista.ista_step(Z, D, eta, lam))
+
+
+def test_layer_measures_against_numpy_at_the_input_and_zeros_by_counting():
+    _, Y, _, comps = study.test_set(6)
+    torch.manual_seed(0)
+    m = model.Classifier("crate", 24, 4, 4, 2, 4)
+    rows = study.layer_measures(m, Y, comps)
+    tokens_np = Y.double().permute(1, 0, 2).reshape(24, -1).numpy()  # [d, B·T], sequence by sequence
+    tokens_np = tokens_np / np.linalg.norm(tokens_np, axis=0)
+    flat = comps.reshape(-1).numpy()
+    want = sum(
+        (flat == k).mean() * numpy_rate(torch.from_numpy(tokens_np[:, flat == k]), 0.5) for k in range(4)
+    )
+    assert rows[0]["R_c"] == pytest.approx(want, rel=1e-9)
+    assert rows[0]["R"] == pytest.approx(numpy_rate(torch.from_numpy(tokens_np), 0.5), rel=1e-9)
+    out = m.trace(Y)[-1]["out"].detach().numpy()
+    assert rows[-1]["zeros"] == pytest.approx((out == 0).mean())
+
+
+def test_energy_rule_and_dictionary_gaps_by_brute_force():
+    U, Y, classes, _ = study.test_set(30)
+    right = 0
+    for y, c in zip(Y.double(), classes.tolist(), strict=True):
+        energies = [sum(float((U[k].T @ y[:, t]).pow(2).sum()) for t in range(y.size(1))) for k in range(4)]
+        right += int(np.argmax(energies) == c)
+    assert study.energy_rule_accuracy(U, Y, classes) == pytest.approx(right / 30)
+    torch.manual_seed(0)
+    m = model.Classifier("crate", 8, 2, 2, 2, 2)
+    assert max(study.dictionary_gaps(m)) < 1e-5  # D starts orthogonal
+    with torch.no_grad():
+        m.blocks[0].D.mul_(2.0)  # DᵀD = 4I: ‖DᵀD − I‖₂ = 3
+    assert study.dictionary_gaps(m)[0] == pytest.approx(3.0, rel=1e-5)
