@@ -24,6 +24,7 @@ from xai_tf.faithfulness import (
     deceive,
     divergence,
     erasure,
+    heads,
     identifiability,
     importance,
     plausibility,
@@ -319,3 +320,51 @@ def test_equivalent_attention_has_the_same_output_and_differs():
     small_V = torch.randn(5, d_h, dtype=torch.float64)  # T ≤ d_h + 1: α is the only solution
     small = torch.randn(5, dtype=torch.float64).softmax(-1)
     assert torch.allclose(identifiability.equivalent_attention(small, small_V, 0), small, atol=1e-6)
+
+
+# --- head removal ------------------------------------------------------------------------------------
+
+
+def test_head_removal_matches_zeroing_the_heads_rows_of_w_o_in_hugging_face():
+    import copy
+
+    from conftest import random_hf_gpt2
+
+    from xai_tf.models.gpt2 import GPT2
+
+    hf = random_hf_gpt2(seed=1, vocab_size=50, n_positions=32, n_embd=32, n_layer=2, n_head=4)
+    ids = torch.randint(0, 50, (20,), generator=torch.Generator().manual_seed(0))
+    delta = heads.head_removal(GPT2.from_hf(hf), ids)
+    d_h = 32 // 4
+    with torch.no_grad():
+        base = hf(input_ids=ids[None], labels=ids[None]).loss
+        for layer, head in itertools.product(range(2), range(4)):
+            cut = copy.deepcopy(hf)  # the head's output ṽ_s enters W_O through rows h·d_h..(h+1)·d_h − 1
+            cut.transformer.h[layer].attn.c_proj.weight[head * d_h : (head + 1) * d_h] = 0
+            removed = cut(input_ids=ids[None], labels=ids[None]).loss
+            assert float(delta[layer, head]) == pytest.approx(float(removed - base), abs=1e-5)
+    assert delta.abs().max() > 1e-4
+
+
+# --- the exercises' checkers --------------------------------------------------------------------------
+
+
+def test_kendall_checker_says_what_is_wrong(capsys):
+    from xai_tf.exercises import faithfulness as ex
+
+    assert ex.check_kendall_tau(lambda a, b: stats.kendalltau(a, b).statistic)
+    assert not ex.check_kendall_tau(lambda a, b: ex._tau_a(a.numpy(), b.numpy()))
+    assert "τ_a" in capsys.readouterr().out
+    assert not ex.check_kendall_tau(lambda a, b: stats.spearmanr(a, b).statistic)
+    assert "Spearman" in capsys.readouterr().out
+    assert not ex.check_kendall_tau(lambda a, b: None)
+
+
+def test_erase_checker_says_what_is_wrong(capsys):
+    from xai_tf.exercises import faithfulness as ex
+
+    assert ex.check_erase(lambda alpha, removed: erasure.erase(alpha, removed))
+    assert not ex.check_erase(
+        lambda alpha, removed: alpha.index_fill(0, torch.tensor(removed, dtype=torch.long), 0)
+    )
+    assert "renormalised" in capsys.readouterr().out

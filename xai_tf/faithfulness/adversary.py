@@ -62,7 +62,7 @@ def epsilon_adversary(
         alpha = model.attention(h)
         f = _f(model, h, alpha)
     g = torch.Generator().manual_seed(seed)
-    z = (alpha.log() + torch.randn(alpha.shape, generator=g)).requires_grad_(True)
+    z = (alpha.log() + torch.randn(alpha.shape, generator=g, device="cpu").to(alpha)).requires_grad_(True)
     optimizer = torch.optim.Adam([z], lr=lr)
     for _ in range(steps):
         optimizer.zero_grad()
@@ -71,7 +71,7 @@ def epsilon_adversary(
         (-jsd(a, alpha) + PENALTY * violation).sum().backward()
         optimizer.step()
     with torch.no_grad():
-        s = torch.linspace(1, 0, 51)[:, None]
+        s = torch.linspace(1, 0, 51, device=alpha.device)[:, None]
         candidates = alpha + s * (z.softmax(-1) - alpha)
         ok = (_f(model, h, candidates) - f).abs() < epsilon
         best = candidates[int(ok.nonzero()[0])]

@@ -34,7 +34,7 @@ def seed_jsd(models: Sequence[AttentionClassifier], data: Sequence[Example]) -> 
     if len(models) < 2:
         raise ValueError(f"models must hold at least 2 models, got {len(models)}")
     alphas = [predict(m, data)[1] for m in models]
-    return torch.cat([jsd(a, b) for a, b in combinations(alphas, 2)]).numpy()
+    return torch.cat([jsd(a, b) for a, b in combinations(alphas, 2)]).cpu().numpy()
 
 
 def consistent_loss(base: AttentionClassifier, train: Sequence[Example], lam: float) -> Loss:
@@ -71,6 +71,7 @@ def consistent_adversaries(
             loss=consistent_loss(base, train, lam),
             steps=steps,
             seed=seed,
+            device=base.wte.weight.device,
         )
         p_adv, a_adv = predict(adv, test)
         out.append((float(lam), float(tvd(p_adv, p_base).mean()), float(jsd(a_adv, a_base).mean())))

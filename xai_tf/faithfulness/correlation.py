@@ -28,7 +28,7 @@ PAIRS = (("attention", "gradient"), ("attention", "LOO"), ("attention", "IG"), (
 
 def kendall(a: Tensor | Sequence[float], b: Tensor | Sequence[float]) -> tuple[float, float]:
     """``(τ_b, p)`` of two importance vectors of one sentence (NaN, 1 when either is constant)."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = (np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=float) for x in (a, b))
     if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
         raise ValueError(f"a and b must be vectors of one length ≥ 2, got shapes {a.shape} and {b.shape}")
     result = stats.kendalltau(a, b)
@@ -68,5 +68,5 @@ def correlation_study(
             scores = importances(model, e.ids, needed)
             for pair in pairs:
                 tau[pair][i], p[pair][i] = kendall(scores[pair[0]], scores[pair[1]])
-    predicted = predict(model, data)[0].argmax(-1).numpy()
+    predicted = predict(model, data)[0].argmax(-1).cpu().numpy()
     return Correlation(tau, p, predicted)

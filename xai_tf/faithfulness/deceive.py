@@ -64,12 +64,14 @@ def mass_on_cues(model: AttentionClassifier, data: Sequence[Example]) -> tuple[f
     data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
-    shares = torch.zeros(3)
+    shares = torch.zeros(3, device="cpu")
     with one_thread():
         for e in data:
             scores = importances(model, e.ids, ("attention", "LOO", "gradient"))
-            m = torch.tensor(e.cues, dtype=torch.float)
-            shares += torch.stack([(s * m).sum() / s.sum().clamp(min=1e-12) for s in scores.values()])
+            m = torch.tensor(e.cues, dtype=torch.float, device="cpu")
+            shares += torch.stack(
+                [(s.cpu() * m).sum() / s.sum().cpu().clamp(min=1e-12) for s in scores.values()]
+            )
     return tuple(float(v) for v in shares / len(data))
 
 
@@ -102,7 +104,8 @@ def state_norms(model: AttentionClassifier, data: Sequence[Example]) -> tuple[fl
     b = batch(data)
     _, _, h = model.run(b.ids, b.lengths)
     norms = h.norm(dim=-1)
-    valid = torch.arange(b.ids.size(1)) < b.lengths[:, None]
+    b = b.to(norms.device)
+    valid = torch.arange(b.ids.size(1), device=norms.device) < b.lengths[:, None]
     on, off = valid & (b.cues > 0), valid & (b.cues == 0)
     if not on.any() or not off.any():
         raise ValueError("data needs words with m_t = 1 and words with m_t = 0")

@@ -45,7 +45,8 @@ def erase(alpha: Tensor, removed: Sequence[int]) -> Tensor:
     return out / out.sum()
 
 
-def _encode(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> tuple[Tensor, Tensor]:
+def sentence_states(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> tuple[Tensor, Tensor]:
+    """``(h [1, T, d], α [T])`` of one sentence: the encoder's states and the model's attention."""
     ids = model.check_input_ids(ids)
     if ids.size(0) != 1:
         raise ValueError(f"explain one sentence at a time: ids has shape {tuple(ids.shape)}")
@@ -60,7 +61,7 @@ def removal_order(
     """The words' positions in the order ``by`` (see ``ORDERS``) removes them."""
     if by not in ORDERS:
         raise ValueError(f"by must be one of {ORDERS}, got {by!r}")
-    h, alpha = _encode(model, ids)
+    h, alpha = sentence_states(model, ids)
     if by == "random":
         return [int(t) for t in np.random.default_rng(seed).permutation(len(alpha))]
     if by == "attention":
@@ -77,7 +78,7 @@ def removals_to_flip(
 ) -> int | None:
     """How many weights, removed in ``order``, until the decision flips; None if it never does
     while at least one weight is left."""
-    h, alpha = _encode(model, ids)
+    h, alpha = sentence_states(model, ids)
     decision = int(model.readout(h, alpha[None]).argmax())
     for k in range(1, len(alpha)):
         if int(model.readout(h, erase(alpha, order[:k])[None]).argmax()) != decision:

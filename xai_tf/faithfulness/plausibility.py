@@ -23,7 +23,11 @@ from xai_tf.tasks.words import Example
 
 def precision_at_k(scores: Tensor | Sequence[float], cues: Sequence[int], k: int | None = None) -> float:
     """P@k of one sentence's word scores against its cue mask (1 = cue)."""
-    scores = torch.as_tensor(scores, dtype=torch.float64)
+    scores = (
+        scores.detach().cpu().double()
+        if isinstance(scores, Tensor)
+        else torch.tensor(np.asarray(scores, dtype=float), device="cpu")
+    )
     if scores.dim() != 1 or len(scores) != len(cues):
         raise ValueError(
             f"scores and cues must be vectors of one length, got {tuple(scores.shape)} and {len(cues)}"

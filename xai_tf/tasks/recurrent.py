@@ -47,23 +47,23 @@ class RecurrentConfig:
 class AttentionClassifier(nn.Module):
     """Embedding → encoder (BiLSTM or none) → additive (or uniform) attention → linear."""
 
-    def __init__(self, config: RecurrentConfig):
+    def __init__(self, config: RecurrentConfig, device: torch.device | str = "cpu"):
         super().__init__()
         if config.encoder not in ENCODERS:
             raise ValueError(f"encoder must be one of {ENCODERS}, got {config.encoder!r}")
         if config.attention not in ATTENTIONS:
             raise ValueError(f"attention must be one of {ATTENTIONS}, got {config.attention!r}")
         self.config = config
-        self.wte = nn.Embedding(config.vocab_size, config.d_e, padding_idx=0)
+        self.wte = nn.Embedding(config.vocab_size, config.d_e, padding_idx=0, device=device)
         if config.encoder == "bilstm":
-            self.lstm = nn.LSTM(config.d_e, config.d_h, batch_first=True, bidirectional=True)
+            self.lstm = nn.LSTM(config.d_e, config.d_h, batch_first=True, bidirectional=True, device=device)
             d = 2 * config.d_h
         else:
-            self.proj = nn.Linear(config.d_e, config.d_h)
+            self.proj = nn.Linear(config.d_e, config.d_h, device=device)
             d = config.d_h
-        self.W_a = nn.Linear(d, config.d_att)
-        self.v = nn.Linear(config.d_att, 1, bias=False)
-        self.head = nn.Linear(d, config.n_classes)
+        self.W_a = nn.Linear(d, config.d_att, device=device)
+        self.v = nn.Linear(config.d_att, 1, bias=False, device=device)
+        self.head = nn.Linear(d, config.n_classes, device=device)
 
     def check_input_ids(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         """``input_ids`` as a long tensor ``[batch, T]`` of ids in 1..vocab_size − 1."""
@@ -104,7 +104,9 @@ class AttentionClassifier(nn.Module):
         return self.head(torch.einsum("bt,btd->bd", alpha, h))
 
     def run(self, ids: Tensor, lengths: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
-        """``(scores, α, h)`` for padded ids ``[batch, T]``."""
+        """``(scores, α, h)`` for padded ids ``[batch, T]`` (moved to the model's device)."""
+        ids = ids.to(self.wte.weight.device)
+        lengths = None if lengths is None else lengths.to(ids.device)
         h = self.states(self.wte(ids), lengths)
         alpha = self.attention(h, lengths)
         return self.readout(h, alpha), alpha, h
@@ -129,21 +131,26 @@ class Batch:
     labels: Tensor
     index: Tensor
 
+    def to(self, device: torch.device | str) -> Batch:
+        """The same batch on ``device``."""
+        return Batch(*(getattr(self, f).to(device) for f in ("ids", "cues", "lengths", "labels", "index")))
+
 
 def batch(data: Sequence[Example], index: Sequence[int] | None = None) -> Batch:
-    """``data`` (or its items at ``index``) padded with id 0 into one ``Batch``."""
+    """``data`` (or its items at ``index``) padded with id 0 into one ``Batch`` on the CPU."""
     if not data:
         raise ValueError("data is empty: give at least one Example")
     index = list(range(len(data))) if index is None else [int(i) for i in index]
     rows = [data[i] for i in index]
     T = max(len(e.ids) for e in rows)
-    ids = torch.zeros(len(rows), T, dtype=torch.long)
-    cues = torch.zeros(len(rows), T)
+    ids = torch.zeros(len(rows), T, dtype=torch.long, device="cpu")
+    cues = torch.zeros(len(rows), T, device="cpu")
     for r, e in enumerate(rows):
-        ids[r, : len(e.ids)] = torch.tensor(e.ids)
-        cues[r, : len(e.cues)] = torch.tensor(e.cues, dtype=torch.float)
-    lengths = torch.tensor([len(e.ids) for e in rows])
-    return Batch(ids, cues, lengths, torch.tensor([e.label for e in rows]), torch.tensor(index))
+        ids[r, : len(e.ids)] = torch.tensor(e.ids, device="cpu")
+        cues[r, : len(e.cues)] = torch.tensor(e.cues, dtype=torch.float, device="cpu")
+    lengths = torch.tensor([len(e.ids) for e in rows], device="cpu")
+    labels = torch.tensor([e.label for e in rows], device="cpu")
+    return Batch(ids, cues, lengths, labels, torch.tensor(index, device="cpu"))
 
 
 #: A training loss from the class scores ``[n, classes]``, the attention α ``[n, T]`` and the batch.
@@ -165,19 +172,19 @@ def train_attention_classifier(
     batch_size: int = 32,
     lr: float = 0.02,
     seed: int = 0,
+    device: torch.device | str = "cpu",
 ) -> AttentionClassifier:
     """Train by Adam on seeded minibatches of ``batch_size`` for ``steps`` steps on one thread
-    (``xai_tf.tasks.train.fit``)."""
+    (``xai_tf.tasks.train.fit``), on ``device``."""
     _checks.integer("vocab_size", vocab_size, 2)
     _checks.integer("batch_size", batch_size, 1)
     torch.manual_seed(seed)
-    model = AttentionClassifier(RecurrentConfig(vocab_size, encoder=encoder, attention=attention))
-    order = torch.randint(
-        len(data), (steps, min(batch_size, len(data))), generator=torch.Generator().manual_seed(seed)
-    )
+    model = AttentionClassifier(RecurrentConfig(vocab_size, encoder=encoder, attention=attention), device)
+    shape = (steps, min(batch_size, len(data)))
+    order = torch.randint(len(data), shape, generator=torch.Generator().manual_seed(seed), device="cpu")
 
     def step_loss(k: int) -> Tensor:
-        b = batch(data, order[k])
+        b = batch(data, order[k]).to(device)
         scores, alpha, _ = model.run(b.ids, b.lengths)
         return loss(scores, alpha, b)
 
@@ -187,8 +194,10 @@ def train_attention_classifier(
 
 
 @torch.no_grad()
+@one_thread()
 def predict(model: AttentionClassifier, data: Sequence[Example]) -> tuple[Tensor, Tensor]:
-    """``(probabilities [n, classes], α [n, T])`` of every example (α padded with zeros)."""
+    """``(probabilities [n, classes], α [n, T])`` of every example (α padded with zeros), on the
+    model's device."""
     b = batch(data)
     scores, alpha, _ = model.run(b.ids, b.lengths)
     return scores.softmax(-1), alpha
@@ -197,4 +206,5 @@ def predict(model: AttentionClassifier, data: Sequence[Example]) -> tuple[Tensor
 def accuracy(model: AttentionClassifier, data: Sequence[Example]) -> float:
     """The share of examples whose most probable class is their label."""
     probs, _ = predict(model, data)
-    return float((probs.argmax(-1) == torch.tensor([e.label for e in data])).float().mean())
+    labels = torch.tensor([e.label for e in data], device=probs.device)
+    return float((probs.argmax(-1) == labels).float().mean())
