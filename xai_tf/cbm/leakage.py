@@ -60,7 +60,6 @@ def leakage(
     each g trained for ``steps`` Adam steps on ``train``."""
     if not isinstance(model, ConceptBottleneck):
         raise TypeError(f"model must be a ConceptBottleneck, got {type(model).__name__}")
-    opts = {"steps": steps, "lr": lr, "batch_size": None, "seed": seed}
     _checks.integer("steps", steps, 1)
     _checks.positive("lr", lr)
     with torch.no_grad():
@@ -74,7 +73,7 @@ def leakage(
             scramble(b_test, test.c, test.binary, seed + 1),
         ),
     ):
-        g = fit_g(default_g(train, seed), fresh_train, train, **opts)
+        g = fit_g(default_g(train, seed), fresh_train, train, steps=steps, lr=lr, seed=seed)
         with torch.no_grad():
             errors[name] = task_error(g(fresh_test).squeeze(-1), test.y, test.task)
     return {**errors, "leakage": errors["scrambled"] - errors["soft"]}

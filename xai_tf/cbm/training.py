@@ -64,20 +64,40 @@ def _batches(n: int, batch_size: int | None, seed: int) -> Callable[[int], Tenso
 
 
 def _fit(params: list[nn.Parameter], loss: Callable[[Tensor | slice], Tensor], n: int, opts: dict) -> None:
+    """``opts["steps"]`` Adam steps at rate ``opts["lr"]`` on minibatches of ``opts["batch_size"]``."""
+    opts = _options(**opts)
     pick = _batches(n, opts["batch_size"], opts["seed"])
     with one_thread():
         fit(params, lambda k: loss(pick(k)), opts["steps"], opts["lr"])
 
 
-def fit_concepts(h: nn.Module, data: ConceptData, **opts: object) -> nn.Module:
-    """ĥ = argmin_h L_c(h) on ``data`` (h is trained in place and returned)."""
+def fit_concepts(
+    h: nn.Module,
+    data: ConceptData,
+    steps: int = 500,
+    lr: float = 1e-2,
+    batch_size: int | None = None,
+    seed: int = 0,
+) -> nn.Module:
+    """ĥ = argmin_h L_c(h) on ``data`` (h is trained in place and returned; the options as ``train``'s)."""
+    opts = {"steps": steps, "lr": lr, "batch_size": batch_size, "seed": seed}
     _check_data(data)
     _fit(list(h.parameters()), lambda i: concept_loss(h(data.x[i]), data.c[i], data.binary), len(data), opts)
     return h
 
 
-def fit_g(g: nn.Module, b: Tensor, data: ConceptData, **opts: object) -> nn.Module:
-    """ĝ = argmin_g (1/n) Σ_i ℓ(g(b_i), y_i) for fixed bottlenecks ``b [n, k]`` (true concepts or ĥ(x))."""
+def fit_g(
+    g: nn.Module,
+    b: Tensor,
+    data: ConceptData,
+    steps: int = 500,
+    lr: float = 1e-2,
+    batch_size: int | None = None,
+    seed: int = 0,
+) -> nn.Module:
+    """ĝ = argmin_g (1/n) Σ_i ℓ(g(b_i), y_i) for fixed bottlenecks ``b [n, k]`` (true concepts or ĥ(x));
+    g is trained in place and returned."""
+    opts = {"steps": steps, "lr": lr, "batch_size": batch_size, "seed": seed}
     _check_data(data)
     b = check_concepts("b", b, data.k).detach()
     if len(b) != len(data):
@@ -88,8 +108,18 @@ def fit_g(g: nn.Module, b: Tensor, data: ConceptData, **opts: object) -> nn.Modu
     return g
 
 
-def fit_joint(h: nn.Module, g: nn.Module, data: ConceptData, lam: float, **opts: object) -> None:
-    """ĥ, ĝ = argmin L_y(g ∘ h) + λ L_c(h) (λ = 0: the standard model)."""
+def fit_joint(
+    h: nn.Module,
+    g: nn.Module,
+    data: ConceptData,
+    lam: float,
+    steps: int = 500,
+    lr: float = 1e-2,
+    batch_size: int | None = None,
+    seed: int = 0,
+) -> None:
+    """ĥ, ĝ = argmin L_y(g ∘ h) + λ L_c(h) (λ = 0: the standard model), in place."""
+    opts = {"steps": steps, "lr": lr, "batch_size": batch_size, "seed": seed}
     _check_data(data)
     lam = _checks.at_least("lam", lam, 0)
 
