@@ -1,0 +1,329 @@
+"""Lesson 09's helpers against independent references: brute-force counting, a string-rewriting
+Dyck recogniser and an enumeration of every bracket string up to length 8, xai_tf.attention and
+torch's scaled_dot_product_attention on the models' own weights, explicit loops, closed forms, and
+the shipped models' recorded numbers recomputed from their weights."""
+
+import itertools
+import json
+import math
+from collections import Counter
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from xai_tf import attention as att
+from xai_tf.exercises import toytasks as ex
+from xai_tf.tasks import dyck, dyck_model, histogram, solvable, toytasks
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """The toy models are tiny: one thread trains them faster than two that share a busy CPU."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# ---------------------------------------------------------------- histogram task
+
+
+def test_histogram_labels_are_brute_force_counts_and_the_slide_example():
+    x = toytasks.encode_letters("DATAIAIAIA")[0]
+    assert histogram.histogram_labels(x).tolist() == [1, 5, 1, 5, 3, 5, 3, 5, 3, 5]
+    xs, ys = histogram.histogram_data(200, L=7, T=4, seed=3)
+    for row, labels in zip(xs.tolist(), ys.tolist(), strict=True):
+        counts = Counter(row)
+        assert labels == [counts[t] for t in row]
+    again, _ = histogram.histogram_data(200, L=7, T=4, seed=3)
+    assert torch.equal(xs, again) and not torch.equal(xs, histogram.histogram_data(200, L=7, T=4, seed=4)[0])
+
+
+@pytest.mark.parametrize("block", [None, "semantic", "positional"])
+def test_the_model_attention_is_xai_tf_attention_and_torch_sdpa_on_its_weights(block):
+    torch.manual_seed(0)
+    model = histogram.HistogramModel(block=block)
+    x, _ = histogram.histogram_data(6, seed=1)
+    logits, A = model(x)
+    E, W = model.embed(x), model.weight()
+    out, A_ref = att.self_attention(E, W, W, torch.eye(E.size(-1)))
+    torch.testing.assert_close(A, A_ref)
+    Q = E @ W.T
+    torch.testing.assert_close(A @ E, F.scaled_dot_product_attention(Q, Q, E), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(logits, model.mlp(model.ln(out)))
+    if block is not None:  # the restricted W reads only its own coordinates of e_i
+        other = "positional" if block == "semantic" else "semantic"
+        assert histogram.off_block_share(model, block) == 0.0
+        assert histogram.off_block_share(model, other) == pytest.approx(1.0)
+
+
+def test_off_block_share_closed_form():
+    model = histogram.HistogramModel(d_tok=2, d_pos=2, d_att=1)
+    with torch.no_grad():
+        model.W.copy_(torch.tensor([[3.0, 0.0, 0.0, 4.0]]))
+    assert histogram.off_block_share(model, "semantic") == pytest.approx(4 / 5)
+    assert histogram.off_block_share(model, "positional") == pytest.approx(3 / 5)
+
+
+def test_same_token_share_against_a_loop():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(3, (4, 6), generator=g)
+    A = torch.rand(4, 6, 6, generator=g).softmax(-1)
+    want = (
+        sum(
+            sum(float(A[b, i, j]) for j in range(6) if x[b, j] == x[b, i]) for b in range(4) for i in range(6)
+        )
+        / 24
+    )
+    assert histogram.same_token_share(A, x) == pytest.approx(want)
+    uniform = torch.full((4, 6, 6), 1 / 6)
+    assert histogram.same_token_share(uniform, x) == pytest.approx(
+        float(histogram.histogram_labels(x).float().mean() / 6)
+    )
+
+
+def test_histogram_training_is_seeded():
+    _, a = histogram.train_histogram("positional", steps=15, n_train=500, seed=2)
+    _, b = histogram.train_histogram("positional", steps=15, n_train=500, seed=2)
+    _, c = histogram.train_histogram("positional", steps=15, n_train=500, seed=3)
+    assert max(abs(u - v) for u, v in zip(a, b, strict=True)) < 1e-6 and a != c
+
+
+def test_the_model_refuses_tokens_outside_the_alphabet_and_other_lengths():
+    model = histogram.HistogramModel()
+    with pytest.raises(ValueError, match=r"tokens must be in 0..14"):
+        model(torch.tensor([[0] * 9 + [15]]))
+    with pytest.raises(ValueError, match="trained for L = 10"):
+        model(torch.zeros(1, 12, dtype=torch.long))
+    with pytest.raises(ValueError, match="not in the alphabet"):
+        toytasks.encode_letters("DATAIAIAIZ")
+    with pytest.raises(ValueError, match="exactly 10 letters"):
+        toytasks.encode_letters("DATA")
+
+
+# ---------------------------------------------------------------- Dyck: the automaton
+
+
+def _reference_valid(s: str, D: int) -> bool:
+    """String rewriting: delete "()" and "[]" until nothing changes; valid iff nothing is left and the
+    running count of open minus closing brackets never exceeds D."""
+    t = s
+    while "()" in t or "[]" in t:
+        t = t.replace("()", "").replace("[]", "")
+    running = list(itertools.accumulate(1 if c in "([" else -1 for c in s))
+    return t == "" and max(running, default=0) <= D
+
+
+def _reference_top(s: str, i: int) -> int:
+    """The last unmatched open bracket after s[: i + 1]: the largest j ≤ i with s[j] open and
+    s[j + 1 : i + 1] balanced (−1 if there is none)."""
+    for j in range(i, -1, -1):
+        if s[j] in "([" and _reference_valid(s[j + 1 : i + 1], 10**6):
+            return j
+    return -1
+
+
+def test_the_automaton_agrees_with_string_rewriting_on_every_string_up_to_length_8():
+    n_valid = 0
+    for N in range(9):
+        for chars in itertools.product("()[]", repeat=N):
+            s = "".join(chars)
+            for D in (2, 4):
+                p = dyck.parse_dyck(s, 2, D)
+                assert p.valid == _reference_valid(s, D), (s, D, p.error)
+                n_valid += p.valid and D == 4
+            if dyck.parse_dyck(s, 2, 4).valid:
+                assert dyck.parse_dyck(s, 2, 4).top == [_reference_top(s, i) for i in range(N)]
+    # Dyck_2 words of length 2m: Catalan(m) · 2^m; depth ≤ 4 removes none up to length 8
+    assert n_valid == sum(math.comb(2 * m, m) // (m + 1) * 2**m for m in range(5))
+
+
+def test_the_sampler_covers_exactly_the_valid_strings_of_length_6():
+    samples = set(dyck.sample_dyck(3000, 6, D=2, seed=0))
+    everything = {"".join(c) for c in itertools.product("()[]", repeat=6)}
+    assert samples == {s for s in everything if _reference_valid(s, 2)}
+    for s in dyck.sample_dyck(300, 24, D=4, seed=1):
+        assert len(s) == 24 and _reference_valid(s, 4)
+
+
+def test_targets_corruption_and_encoding():
+    s = "([])[]"
+    c, top = dyck.next_close_targets([s])
+    assert top.tolist() == [[0, 1, 0, -1, 4, -1]] and c.tolist() == [[1, 2, 1, 0, 2, 0]]
+    bad = dyck.corrupt(s, seed=5)
+    assert sum(u != v for u, v in zip(s, bad, strict=True)) == 1
+    assert dyck.encode_dyck([s]).tolist() == [[0, 2, 3, 1, 2, 3]]
+    with pytest.raises(ValueError, match="is not a bracket"):
+        dyck.encode_dyck(["(a)"])
+    with pytest.raises(ValueError, match="closes nothing"):
+        dyck.next_close_targets(["())("])
+    assert "exceeds D = 2" in dyck.parse_dyck("((()))", D=2).error
+
+
+# ---------------------------------------------------------------- Dyck: the model
+
+
+def test_dyck_model_attention_is_multi_head_attention_on_its_weights():
+    torch.manual_seed(0)
+    model = dyck_model.DyckModel(mlp=False)
+    x = dyck.encode_dyck(dyck.sample_dyck(3, 12, seed=2))
+    _, A = model(x)
+    f = model.W_e(x) + model.W_p(torch.arange(12))
+    W_q, W_k, W_v = model.W_qkv[0].weight.split(32, 0)
+    out, A_ref = att.multi_head_attention(
+        model.ln[0](f), W_q, W_k, W_v, model.W_o[0].weight, n_heads=2, mask=att.causal_mask(12)
+    )
+    torch.testing.assert_close(A[:, 0], A_ref)
+    f = f + out
+    W_q, W_k, W_v = model.W_qkv[1].weight.split(32, 0)
+    _, A_ref = att.multi_head_attention(
+        model.ln[2](f), W_q, W_k, W_v, model.W_o[1].weight, n_heads=2, mask=att.causal_mask(12)
+    )
+    torch.testing.assert_close(A[:, 1], A_ref)
+
+
+def test_stack_share_against_a_loop_and_the_uniform_closed_form():
+    strings = dyck.sample_dyck(5, 16, seed=3)
+    _, top = dyck.next_close_targets(strings)
+    g = torch.Generator().manual_seed(0)
+    A = torch.rand(5, 2, 3, 16, 16, generator=g).softmax(-1)
+    got = dyck_model.stack_share(A, top)
+    for layer, head in itertools.product(range(2), range(3)):
+        pairs = [(b, i) for b in range(5) for i in range(16) if top[b, i] >= 0]
+        want = sum(float(A[b, layer, head, i, top[b, i]]) for b, i in pairs) / len(pairs)
+        assert float(got[layer, head]) == pytest.approx(want)
+    uniform = dyck_model.DyckModel(uniform_first=True)
+    _, A = uniform(dyck.encode_dyck(strings))
+    pairs = [(b, i) for b in range(5) for i in range(16) if top[b, i] >= 0]
+    closed = sum(1 / (i + 1) for _, i in pairs) / len(pairs)
+    assert dyck_model.stack_share(A, top)[0].tolist() == pytest.approx([closed] * 2)
+
+
+def test_dyck_training_is_seeded_and_refuses_long_strings():
+    _, a = dyck_model.train_dyck(seed=1, steps=6, n_train=64, batch=16, away=0.5)
+    _, b = dyck_model.train_dyck(seed=1, steps=6, n_train=64, batch=16, away=0.5)
+    assert max(abs(u - v) for u, v in zip(a, b, strict=True)) < 1e-6
+    with pytest.raises(ValueError, match="at most T_max = 48"):
+        dyck_model.DyckModel()(torch.zeros(1, 50, dtype=torch.long))
+
+
+# ---------------------------------------------------------------- the solvable model
+
+
+def test_student_is_attention_with_tied_rank_one_scores_and_the_teacher_by_hand():
+    x, y, Q_star = solvable.solvable_data(7, 9, sigma=0.5, omega=0.3, seed=1)
+    Q = torch.randn(9, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    h = (x @ Q / 3.0)[..., None]
+    torch.testing.assert_close(solvable.student(Q, x), att.attention(h, h, x, scale=1.0)[0])
+    p = torch.ones(9, dtype=torch.float64) / 3.0
+    z = x - torch.stack([p, -p])
+    for mu in range(7):
+        s = [float(z[mu, a] @ Q_star) * float(z[mu, b] @ Q_star) / 9 for a in range(2) for b in range(2)]
+        sm = torch.tensor(s, dtype=torch.float64).view(2, 2).softmax(-1)
+        want = (0.7 * sm + 0.3 * torch.tensor(solvable.A_TEACHER, dtype=torch.float64)) @ z[mu]
+        torch.testing.assert_close(y[mu], want)
+    # Q = 0: uniform attention, f = the mean token; the loss is its squared error / 2d
+    f0 = x.mean(1, keepdim=True).expand_as(x)
+    want = ((y - f0) ** 2).sum() / (2 * 9 * 7)
+    assert float(solvable.solvable_loss(torch.zeros(9, dtype=torch.float64), x, y)) == pytest.approx(
+        float(want)
+    )
+
+
+def test_the_two_starts_end_in_their_own_minimum():
+    x, y, Q_star = solvable.solvable_data(60, 30, seed=0)
+    sem = solvable.fit_solvable("semantic", x, y, Q_star, steps=150)
+    pos = solvable.fit_solvable("positional", x, y, Q_star, steps=150)
+    assert float(Q_star @ sem / 30) > 5 * abs(float(Q_star @ pos / 30))
+    assert abs(float(pos.sum() / 30)) > 5 * abs(float(sem.sum() / 30))
+
+
+def test_crossing_and_the_papers_alpha_c():
+    assert solvable.crossing([0, 1, 2], [0.0, 1.0, 2.0], [1.5, 1.5, 1.5]) == pytest.approx(1.5)
+    assert solvable.crossing([0, 1], [0.0, 1.0], [2.0, 3.0]) is None
+    alphas, values = list(solvable.PAPER_PHI), list(solvable.PAPER_PHI.values())
+    alpha_c = solvable.crossing(alphas, [v[0] for v in values], [v[1] for v in values])
+    assert 1.25 < alpha_c < 1.36
+
+
+# ---------------------------------------------------------------- the shipped models
+
+
+def test_the_shipped_models_are_current_and_give_their_recorded_numbers():
+    """Rerun `python scripts/train_toytasks.py` after changing the training code."""
+    metrics = json.loads(toytasks.METRICS.read_text())
+    assert metrics["fingerprint"] == toytasks.fingerprint(), "stale: rerun scripts/train_toytasks.py"
+    hist, dyck_models, _ = toytasks.load_toytasks()
+    x, y = histogram.histogram_data(5000, seed=999)
+    for name, model in hist.items():
+        rec = metrics["histogram"][name]
+        assert histogram.histogram_accuracy(model, x, y) == pytest.approx(rec["test accuracy"], abs=1e-6)
+        assert rec["test accuracy"] >= 0.99, name
+        assert histogram.off_block_share(model, "semantic") == pytest.approx(rec["outside semantic block"])
+    test = dyck.sample_dyck(1000, 24, seed=999)
+    _, top = dyck.next_close_targets(test)
+    for name, model in dyck_models.items():
+        rec = metrics["dyck"][name][0]
+        with torch.no_grad():
+            share = dyck_model.stack_share(model(dyck.encode_dyck(test))[1], top)
+        torch.testing.assert_close(share, torch.tensor(rec["stack share"]), atol=1e-6, rtol=0)
+        assert dyck_model.dyck_accuracy(model, test) == pytest.approx(rec["test accuracy"], abs=1e-6)
+    assert all(r["test accuracy"] >= 0.98 for runs in metrics["dyck"].values() for r in runs)
+
+
+def test_the_shipped_restricted_semantic_model_is_what_the_script_trains():
+    hist, _, metrics = toytasks.load_toytasks()
+    model, _ = histogram.train_histogram(
+        "semantic", restrict=True, steps=metrics["settings"]["histogram steps"]
+    )
+    for key, value in model.state_dict().items():
+        torch.testing.assert_close(value, hist["semantic, restricted"].state_dict()[key], atol=1e-5, rtol=0)
+
+
+# ---------------------------------------------------------------- exercises
+
+
+def test_the_checkers_pass_solutions_and_name_mistakes(capsys):
+    assert ex.check_histogram_labels(lambda x: (x[:, None] == x[None, :]).sum(-1))
+    assert not ex.check_histogram_labels(lambda x: (x[:, None] == x[None, :]).sum(-1) - 1)
+    assert "counts itself" in capsys.readouterr().out
+    assert ex.check_stack_tops(lambda s: dyck.parse_dyck(s).top)
+    assert not ex.check_stack_tops(lambda s: [i if c in "([" else -1 for i, c in enumerate(s)])
+    assert "✘" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- panels
+
+
+def test_the_panels_draw_and_refuse_bad_input_in_one_line():
+    from xai_tf.widgets import toytasks as panels
+
+    torch.manual_seed(0)
+    hist = panels.histogram_panel(
+        {"a": histogram.HistogramModel(), "b": histogram.HistogramModel(block="semantic")}
+    )
+    assert hist.message.value == "" and "<svg" in hist.view.value and "of 10 counts right" in hist.view.value
+    hist["model"].value = "b"
+    assert hist.message.value == "" and "A(x): b" in hist.view.value
+    for text, message in [("DATAIAIAIZ", "not in the alphabet"), ("DATA", "exactly 10 letters")]:
+        hist["text"].value = text
+        assert message in hist.message.value and hist.view.value == ""
+    net = panels.dyck_panel({"free": dyck_model.DyckModel()})
+    assert net.message.value == "" and "share on s(i)" in net.view.value
+    assert net.view.value.count('stroke="#1f77b4"') == sum(
+        t >= 0 for t in dyck.parse_dyck("([[]()])[(())]").top
+    )
+    net["head"].value = 2
+    assert "layer 2, head 2" in net.view.value
+    for text, message in [
+        ("(]", "does not match"),
+        ("(()", "unbalanced"),
+        ("(a)", "is not a bracket"),
+        ("()" * 13, "trained on 24 brackets"),
+        ("((((()))))", "exceeds D = 4"),
+    ]:
+        net["text"].value = text
+        assert message in net.message.value and net.view.value == "", text
+    with pytest.raises(TypeError, match="models must be a non-empty dict"):
+        panels.histogram_panel({})

@@ -1,0 +1,167 @@
+"""The histogram task and its one-layer attention model (lesson 09; Weiss, Goldberg & Yahav 2021's
+task, Cui, Behrens, Krzakala & Zdeborová 2024's two solutions).
+
+A sequence x_1..x_L of tokens from an alphabet of T symbols; the label of position i is how many
+times its token occurs in the whole sequence, y_i = Σ_j [x_j = x_i] ("DATAIAIAIA" → 1 5 1 5 3 5 3 5
+3 5). The model is the lecture's: token and position embeddings in separate coordinates,
+e_i = (W_e[x_i], W_p[i]) ∈ ℝ^{d_e} (W_e = (⋆ 0), W_p = (0 ⋆)), one attention layer with tied query and
+key W ∈ ℝ^{d_att×d_e} and the identity as value,
+
+    A(x) = softmax(E Wᵀ W Eᵀ / √d_att) E,
+    logits_i = W⁽²⁾ σ(W⁽¹⁾ LN(A(x)_i) + b⁽¹⁾) + b⁽²⁾   (σ = ReLU, classes 0..L).
+
+W splits into a semantic block (the columns that read W_e's coordinates) and a positional block
+(those that read W_p's): ``block="semantic"`` keeps W inside one block during training.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from xai_tf import _checks
+from xai_tf.tasks.train import fit
+
+BLOCKS = ("semantic", "positional")
+
+
+def histogram_labels(x: Tensor) -> Tensor:
+    """y_i = Σ_j [x_j = x_i] for tokens ``x [..., L]`` (integers)."""
+    x = _checks.tensor("x", x)
+    if x.dtype.is_floating_point or x.dtype == torch.bool or x.dim() == 0:
+        raise TypeError(f"x must be an integer tensor of tokens [..., L], got {x.dtype} {tuple(x.shape)}")
+    return (x.unsqueeze(-1) == x.unsqueeze(-2)).sum(-1)
+
+
+def histogram_data(n: int, L: int = 10, T: int = 15, seed: int = 0) -> tuple[Tensor, Tensor]:
+    """``n`` sequences ``x [n, L]`` with tokens uniform in 0..T−1 (seeded) and their labels ``y``."""
+    n, L, T = _checks.integer("n", n, 1), _checks.integer("L", L, 1, 64), _checks.integer("T", T, 1, 1000)
+    x = torch.randint(T, (n, L), generator=torch.Generator().manual_seed(seed))
+    return x, histogram_labels(x)
+
+
+class HistogramModel(nn.Module):
+    """Embeddings in separate coordinates, one tied attention layer, LayerNorm, a ReLU MLP per position."""
+
+    def __init__(
+        self,
+        T: int = 15,
+        L: int = 10,
+        d_tok: int = 16,
+        d_pos: int = 16,
+        d_att: int = 32,
+        hidden: int = 128,
+        block: str | None = None,
+    ):
+        super().__init__()
+        if block not in (None, *BLOCKS):
+            raise ValueError(f"block must be None, 'semantic' or 'positional', got {block!r}")
+        self.T, self.L, self.d_tok, self.block = T, L, d_tok, block
+        self.W_e = nn.Parameter(torch.randn(T, d_tok))
+        self.W_p = nn.Parameter(torch.randn(L, d_pos))
+        self.W = nn.Parameter(torch.randn(d_att, d_tok + d_pos) / math.sqrt(d_tok + d_pos))
+        self.ln = nn.LayerNorm(d_tok + d_pos)
+        self.mlp = nn.Sequential(nn.Linear(d_tok + d_pos, hidden), nn.ReLU(), nn.Linear(hidden, L + 1))
+        if block is not None:
+            with torch.no_grad():
+                self.W.mul_(block_mask(self.W, d_tok, block))
+
+    def embed(self, x: Tensor) -> Tensor:
+        """E(x) = (W_e[x_i], W_p[i]) per position: ``[batch, L, d_e]``."""
+        if x.dtype.is_floating_point or x.dtype == torch.bool:
+            raise TypeError(f"x must be integer tokens, got {x.dtype}")
+        if x.size(-1) != self.L:
+            raise ValueError(f"x has length {x.size(-1)} but the model was trained for L = {self.L}")
+        if x.numel() and (x.min() < 0 or x.max() >= self.T):
+            raise ValueError(
+                f"tokens must be in 0..{self.T - 1} (the alphabet), got {int(x.min())}..{int(x.max())}"
+            )
+        pos = self.W_p.expand(*x.shape, -1)
+        return torch.cat([self.W_e[x], pos], -1)
+
+    def weight(self) -> Tensor:
+        """W as used: inside its block when the model is restricted to one."""
+        return self.W if self.block is None else self.W * block_mask(self.W, self.d_tok, self.block)
+
+    def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        """(logits ``[batch, L, L+1]``, attention A ``[batch, L, L]``) for tokens ``x [batch, L]``."""
+        E = self.embed(x)
+        Q = E @ self.weight().T  # (B, L, d_att); keys are the same: W_q = W_k = W
+        A = torch.softmax(Q @ Q.transpose(-2, -1) / math.sqrt(Q.size(-1)), -1)
+        return self.mlp(self.ln(A @ E)), A
+
+
+def block_mask(W: Tensor, d_tok: int, block: str) -> Tensor:
+    """1 on the columns of W that read the token (``"semantic"``) or position (``"positional"``)
+    coordinates of e_i, 0 elsewhere."""
+    if block not in BLOCKS:
+        raise ValueError(f"block must be 'semantic' or 'positional', got {block!r}")
+    mask = torch.zeros_like(W)
+    mask[:, :d_tok] = 1.0
+    return mask if block == "semantic" else 1.0 - mask
+
+
+def off_block_share(model: HistogramModel, block: str) -> float:
+    """‖W − W ⊙ M_block‖_F / ‖W‖_F: how much of the trained W lies outside ``block`` (0 = inside)."""
+    if not isinstance(model, HistogramModel):
+        raise TypeError(f"model must be a HistogramModel, got {type(model).__name__}")
+    W = model.weight().detach()
+    outside = W * (1 - block_mask(W, model.d_tok, block))
+    return float(outside.norm() / W.norm())
+
+
+def train_histogram(
+    start: str = "semantic",
+    restrict: bool = False,
+    steps: int = 1500,
+    batch: int = 256,
+    lr: float = 3e-3,
+    n_train: int = 20_000,
+    seed: int = 0,
+    init: HistogramModel | None = None,
+) -> tuple[HistogramModel, list[float]]:
+    """Train a ``HistogramModel`` by cross-entropy on ``n_train`` seeded sequences (L = 10, T = 15),
+    seeded minibatches of ``batch``, Adam. ``start`` picks the block W starts in (the other block is
+    0); ``restrict=True`` keeps it there. ``init`` continues from a trained model (its weights are
+    copied, the block restriction lifted unless ``restrict``)."""
+    if start not in BLOCKS:
+        raise ValueError(f"start must be 'semantic' or 'positional', got {start!r}")
+    batch = _checks.integer("batch", batch, 1)
+    x, y = histogram_data(_checks.integer("n_train", n_train, 1), seed=seed)
+    torch.manual_seed(seed)
+    model = HistogramModel(block=start)
+    if init is not None:
+        model.load_state_dict(init.state_dict())
+        with torch.no_grad():
+            model.W.copy_(init.weight())
+    model.block = start if restrict else None
+    g = torch.Generator().manual_seed(seed + 1)
+
+    def loss(_k: int) -> Tensor:
+        i = torch.randint(len(x), (batch,), generator=g)
+        logits, _ = model(x[i])
+        return F.cross_entropy(logits.flatten(0, 1), y[i].flatten())
+
+    return model, fit(model.parameters(), loss, steps, lr)
+
+
+def same_token_share(A: Tensor, x: Tensor) -> float:
+    """mean_i Σ_{j: x_j = x_i} A_ij: the attention a position gives to keys with its own token (1 for
+    a purely semantic map; a uniform map gives mean_i y_i / L)."""
+    A, x = _checks.tensor("A", A), _checks.tensor("x", x)
+    if A.shape != (*x.shape, x.size(-1)):
+        raise ValueError(f"A must be [..., L, L] for x [..., L], got {tuple(A.shape)} and {tuple(x.shape)}")
+    same = x.unsqueeze(-1) == x.unsqueeze(-2)
+    return float((A * same).sum(-1).mean())
+
+
+@torch.no_grad()
+def histogram_accuracy(model: HistogramModel, x: Tensor, y: Tensor) -> float:
+    """Share of positions where argmax logits_i = y_i."""
+    if not isinstance(model, HistogramModel):
+        raise TypeError(f"model must be a HistogramModel, got {type(model).__name__}")
+    _checks.same_length("accuracy", "sequences", x, "label rows", y)
+    return float((model(x)[0].argmax(-1) == y).float().mean())

@@ -1,0 +1,120 @@
+"""Lesson 09's panels: the histogram task's two trained solutions on a typed sequence, and a Dyck
+model's attention with the stack top s(i) of every query outlined."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+import torch
+from torch import Tensor
+
+from xai_tf import viz
+from xai_tf.tasks.dyck import encode_dyck, parse_dyck
+from xai_tf.tasks.dyck_model import DyckModel
+from xai_tf.tasks.histogram import HistogramModel, histogram_labels
+from xai_tf.tasks.toytasks import LETTERS, encode_letters
+from xai_tf.viz.svg import _hex, _text
+from xai_tf.widgets._panel import Panel, position_labels, side_by_side
+
+TRAINED_LENGTH = 24  # the Dyck models saw strings of 24 brackets
+
+
+def _text_box(value: str, description: str) -> widgets.Text:
+    return widgets.Text(
+        value=value, description=description, continuous_update=False, layout=widgets.Layout(width="60%")
+    )
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    cells = "".join(
+        "<tr>" + "".join(f"<td style='padding:2px 8px'>{html.escape(c)}</td>" for c in r) + "</tr>"
+        for r in rows
+    )
+    return f"<table style='font-size:14px;border-collapse:collapse'>{cells}</table>"
+
+
+def histogram_panel(models: dict[str, HistogramModel], sequence: str = "DATAIAIAIA") -> Panel:
+    """Type 10 letters of ``LETTERS``, pick a trained model; see its attention map and its predicted
+    histogram next to the true one."""
+    if not models or not all(isinstance(m, HistogramModel) for m in models.values()):
+        raise TypeError("models must be a non-empty dict of name → HistogramModel")
+    text = _text_box(sequence, f"sequence ({LETTERS})")
+    model = widgets.Dropdown(options=list(models), description="model")
+
+    def render() -> str:
+        x = encode_letters(text.value)
+        with torch.no_grad():
+            logits, A = models[model.value](x)
+        labels = position_labels(list(text.value.replace(" ", "").upper()))
+        pred, true = logits[0].argmax(-1).tolist(), histogram_labels(x)[0].tolist()
+        right = sum(p == t for p, t in zip(pred, true, strict=True))
+        table = _table(
+            [("position", "predicted", "true")]
+            + [(lab, str(p), str(t)) for lab, p, t in zip(labels, pred, true, strict=True)]
+        )
+        note = f"<p style='font-size:14px'>{right} of {len(true)} counts right</p>"
+        return side_by_side(viz.svg_heatmap(A[0], labels, title=f"A(x): {model.value}"), table + note)
+
+    return Panel({"text": text, "model": model}, render, rows=[["text"], ["model"]])
+
+
+def _svg_outlined(A: Tensor, labels: list[str], outline: list[int], title: str) -> str:
+    """An attention map (row = query i, column = key j) with cell (i, outline[i]) boxed in blue."""
+    n, cell = len(labels), 22
+    left, top = 14 + 7 * max(len(s) for s in labels), 30
+    parts = []
+    for i, row in enumerate(A.tolist()):
+        parts.append(_text(left - 6, top + i * cell + cell * 0.65, labels[i], size=12, anchor="end"))
+        for j, a in enumerate(row):
+            parts.append(
+                f'<rect x="{left + j * cell}" y="{top + i * cell}" width="{cell}" height="{cell}" '
+                f'fill="{_hex(a)}" stroke="#fff"><title>{i} → {j}: {a:.3f}</title></rect>'
+            )
+    for i, j in enumerate(outline):
+        if j >= 0:
+            parts.append(
+                f'<rect x="{left + j * cell + 1.5}" y="{top + i * cell + 1.5}" width="{cell - 3}" '
+                f'height="{cell - 3}" fill="none" stroke="#1f77b4" stroke-width="3"/>'
+            )
+    base = top + n * cell + 10
+    for j, label in enumerate(labels):
+        x = left + j * cell + cell / 2
+        parts.append(_text(x, base, label, size=12, anchor="end", transform=f"rotate(-60 {x:.1f} {base})"))
+    width, height = left + n * cell + 10, base + 40
+    head = _text(left, 18, title, size=14, anchor="start", font_weight="bold")
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
+    return svg + head + "".join(parts) + "</svg>"
+
+
+def dyck_panel(models: dict[str, DyckModel], string: str = "([[]()])[(())]") -> Panel:
+    """Type a Dyck_{2,4} string (at most 24 brackets), pick a model, layer and head; see the head's
+    attention with each query's last unmatched open bracket s(i) outlined, and the head's share
+    of attention there."""
+    if not models or not all(isinstance(m, DyckModel) for m in models.values()):
+        raise TypeError("models must be a non-empty dict of name → DyckModel")
+    first = next(iter(models.values()))
+    text = _text_box(string, "Dyck string")
+    model = widgets.Dropdown(options=list(models), description="model")
+    layer = widgets.IntSlider(value=2, min=1, max=len(first.W_qkv), description="layer")
+    head = widgets.IntSlider(value=1, min=1, max=first.n_head, description="head")
+
+    def render() -> str:
+        s = text.value.replace(" ", "")
+        parsed = parse_dyck(s, 2, 4)
+        if not parsed.valid or not s:
+            raise ValueError(f"not a string of Dyck_{{2,4}}: {parsed.error or 'it is empty'}")
+        if len(s) > TRAINED_LENGTH:
+            raise ValueError(
+                f"the models were trained on {TRAINED_LENGTH} brackets: type at most that many, got {len(s)}"
+            )
+        with torch.no_grad():
+            _, A = models[model.value](encode_dyck([s]))
+        A = A[0, layer.value - 1, head.value - 1]
+        seen = [i for i, t in enumerate(parsed.top) if t >= 0]
+        share = sum(float(A[i, parsed.top[i]]) for i in seen) / max(len(seen), 1)
+        title = f"{model.value}, layer {layer.value}, head {head.value}: share on s(i) = {share:.2f}"
+        return _svg_outlined(A, position_labels(list(s)), parsed.top, title)
+
+    controls = {"text": text, "model": model, "layer": layer, "head": head}
+    return Panel(controls, render, rows=[["text"], ["model", "layer", "head"]])
