@@ -36,7 +36,7 @@ def head_removal(lm: LoadedModel, ids: Sequence[int] | Tensor) -> Tensor:
     lm = causal(lm, "head removal measures the next-token loss")
     ids = torch.as_tensor(ids, device=lm.device)
     base = next_token_loss(lm, ids)  # checks ids: one text of 2..n_ctx + 1 tokens
-    delta = torch.zeros(lm.n_layer, lm.n_head, device="cpu")
+    delta = torch.zeros(lm.n_layer, lm.n_head, device=lm.device)
     with one_thread():  # many small forward passes: a second thread only waits (and stalls under load)
         for layer in range(lm.n_layer):
             for head in range(lm.n_head):

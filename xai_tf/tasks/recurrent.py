@@ -159,6 +159,7 @@ Loss = Callable[[Tensor, Tensor, Batch], Tensor]
 
 def nll(scores: Tensor, alpha: Tensor, b: Batch) -> Tensor:
     """The negative log-likelihood of the labels, −(1/n) Σ log softmax(s)_y."""
+    _checks.tensor("scores", scores)
     return nn.functional.cross_entropy(scores, b.labels)
 
 

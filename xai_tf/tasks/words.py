@@ -62,9 +62,13 @@ class Example(NamedTuple):
 
 def examples(vocab: Vocabulary, data: Iterable[tuple[str, int]]) -> list[Example]:
     """(text, label) pairs as ``Example``s with no known cues; texts with no known word are dropped."""
+    if not isinstance(vocab, Vocabulary):
+        raise TypeError(f"vocab must be a Vocabulary, got {type(vocab).__name__}")
     out = []
     for text, label in data:
         ids = [vocab.index.get(w, 1) for w in tokenize(text)]
         if any(i > 1 for i in ids):
             out.append(Example(ids, label, [0] * len(ids)))
+    if not out:
+        raise ValueError("data has no text with a word the vocabulary knows")
     return out
