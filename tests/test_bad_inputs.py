@@ -1,22 +1,24 @@
-"""Bad inputs across the public API, one table: every public function of xai_tf has a probe here,
-and each probe must end in a ValueError or TypeError whose message names the argument (and, where
-there is one, the allowed range) — never a raw exception from deep inside torch, numpy or scipy.
-Exercise checkers never raise (they print ✘ and return False); panels show a one-line message.
+"""Bad inputs across the public API, one table: every public function of xai_tf has a probe here
+or in a lesson's ``tests/probes_<topic>.py``, and each probe must end in a ValueError or TypeError whose
+message names the argument (and, where there is one, the allowed range) — never a raw exception from deep
+inside torch, numpy or scipy. Exercise checkers never raise (they print ✘ and return False); panels show a
+one-line message.
 
-``test_every_public_function_is_probed`` fails when a new public helper has no row here, so the
-next helper is checked the same way.
+A new lesson adds ``tests/probes_<topic>.py`` with ``RAISES``, ``CHECKERS`` and ``PANELS`` (name →
+(build, control, bad value)) in the same shapes as below, built from ``probe_kit``; this module collects
+them. ``test_every_public_function_is_probed`` fails when a new public helper has no probe, so the next
+helper is checked the same way.
 """
 
 import importlib
 import inspect
 import pkgutil
-from functools import cache
 from pathlib import Path
 
 import ipywidgets as widgets
 import pytest
 import torch
-from conftest import random_hf_gpt2
+from probe_kit import NAN, TE, VE, lm, tiny, z
 
 import xai_tf
 from xai_tf import attention as att
@@ -26,7 +28,7 @@ from xai_tf.explain import agreement as ag
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import lens
 from xai_tf.explain import wordlevel as wl
-from xai_tf.models import GPT2, GPT2Config, as_model, causal
+from xai_tf.models import GPT2Config, as_model, causal
 from xai_tf.tasks import language_model, offsets, sentiment, train
 
 #: Functions with nothing a caller can get wrong (no arguments), or that reach the network.
@@ -39,22 +41,6 @@ EXEMPT = {
 }
 
 
-@cache
-def lm() -> xai_tf.LoadedModel:
-    return xai_tf.load_model("shakespeare")
-
-
-@cache
-def tiny() -> GPT2:
-    return GPT2.from_hf(random_hf_gpt2(0, vocab_size=50, n_positions=16, n_embd=16, n_layer=2, n_head=2))
-
-
-def z(*shape: int) -> torch.Tensor:
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(0))
-
-
-NAN = float("nan")
-VE, TE = ValueError, TypeError
 RAISES = [
     # the transformer
     (
@@ -815,6 +801,12 @@ RAISES = [
 ]
 
 
+LESSON_PROBES = [
+    importlib.import_module(path.stem) for path in sorted(Path(__file__).parent.glob("probes_*.py"))
+]
+RAISES += [row for module in LESSON_PROBES for row in module.RAISES]
+
+
 @pytest.mark.parametrize(("name", "call", "error", "message"), RAISES, ids=[r[0] for r in RAISES])
 def test_bad_input_is_a_clear_error(name, call, error, message):
     with pytest.raises(error, match=message):
@@ -843,6 +835,10 @@ CHECKERS = {
     "xai_tf.exercises.efficient.check_online_softmax_update": "returned None: did you forget",
     "xai_tf.exercises.efficient.check_sliding_window_mask": "returned None: did you forget",
 }
+
+
+for module in LESSON_PROBES:
+    CHECKERS |= module.CHECKERS
 
 
 @pytest.mark.parametrize("name", list(CHECKERS))
@@ -895,6 +891,10 @@ def _panel_probes():
     }
 
 
+def _all_panel_probes():
+    return _panel_probes() | {k: v for module in LESSON_PROBES for k, v in module.PANELS.items()}
+
+
 PANELS = [
     "xai_tf.widgets.next_token.next_token_panel",
     "xai_tf.widgets.blocks.head_pattern_panel",
@@ -909,9 +909,12 @@ PANELS = [
 ]
 
 
+PANELS += [name for module in LESSON_PROBES for name in module.PANELS]
+
+
 @pytest.mark.parametrize("name", PANELS)
 def test_a_panel_shows_bad_input_as_one_line(name):
-    build, control, value = _panel_probes()[name]
+    build, control, value = _all_panel_probes()[name]
     panel = build()
     if control is not None:
         assert panel.message.value == ""
@@ -938,5 +941,7 @@ def _public_functions() -> set[str]:
 def test_every_public_function_is_probed():
     probed = {r[0] for r in RAISES} | set(CHECKERS) | set(PANELS) | set(EXEMPT)
     missing = sorted(_public_functions() - probed)
-    assert not missing, f"public functions with no bad-input probe in this module: {missing}"
+    assert not missing, (
+        f"public functions with no bad-input probe in test_bad_inputs.py or probes_*.py: {missing}"
+    )
     assert not probed - _public_functions(), sorted(probed - _public_functions())  # no stale rows
