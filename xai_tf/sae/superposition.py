@@ -1,0 +1,97 @@
+"""Superposition, the motivation of lesson 10: Elhage et al.'s toy model ("Toy Models of
+Superposition", 2022), and how well a sparse autoencoder finds its features again.
+
+n features x ∈ [0, 1]^n, each 0 with probability S (the sparsity) and else uniform; the model keeps
+them in m < n dimensions and reads them back:
+
+    h = W x,   x̂ = ReLU(Wᵀ h + b),   L = E Σ_i I_i (x_i − x̂_i)²,   W ∈ ℝ^{m×n}
+
+with importances I_i = r^i. Feature i is represented when ‖W_{:,i}‖ > 0.5; the model is in
+superposition when more than m features are. An SAE trained on h recovers feature i when some
+decoder column points its way: max_j cos(W_{:,i}, W^dec_{:,j}) ≥ 0.9. ``analogy`` looks for the
+linear structure the lecture points to in a model's token embeddings.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.tasks.train import fit
+
+
+def sparse_features(n: int, batch: int, S: float, generator: torch.Generator) -> Tensor:
+    """``[batch, n]``: each entry 0 with probability S, else uniform on [0, 1]."""
+    _checks.integer("n", n, 1)
+    _checks.integer("batch", batch, 1)
+    _checks.real("S", S, 0, 1, open_hi=True)
+    x = torch.rand(batch, n, generator=generator)
+    return x * (torch.rand(batch, n, generator=generator) >= S)
+
+
+def train_toy(
+    n: int, m: int, S: float, r: float = 0.9, steps: int = 1500, batch: int = 1024, seed: int = 0
+) -> tuple[Tensor, Tensor]:
+    """``(W [m, n], b [n])`` of the toy model trained by Adam (lr 1e-2) on fresh batches."""
+    _checks.integer("n", n, 2)
+    _checks.integer("m", m, 1, n - 1)
+    _checks.real("r", r, 0, 1, open_lo=True)
+    g = torch.Generator().manual_seed(seed)
+    W = torch.nn.Parameter(torch.randn(m, n, generator=g) * (2 / (m + n)) ** 0.5)
+    b = torch.nn.Parameter(torch.zeros(n))
+    importance = r ** torch.arange(n, dtype=torch.float32)
+
+    def loss(_k: int) -> Tensor:
+        x = sparse_features(n, batch, S, g)
+        x_hat = torch.relu(x @ W.T @ W + b)
+        return (importance * (x - x_hat) ** 2).sum(-1).mean()
+
+    fit([W, b], loss, steps, 1e-2)
+    return W.detach(), b.detach()
+
+
+def represented(W: Tensor, threshold: float = 0.5) -> int:
+    """How many features the toy model keeps: #{i : ‖W_{:,i}‖ > threshold}."""
+    _checks.tensor("W", W)
+    _checks.positive("threshold", threshold)
+    return int((W.norm(dim=0) > threshold).sum())
+
+
+def recovery(true_directions: Tensor, W_dec: Tensor) -> Tensor:
+    """max_j cos(u_i, W^dec_{:,j}) for every true direction u_i (the columns of ``true_directions``)."""
+    _checks.tensor("true_directions", true_directions)
+    _checks.tensor("W_dec", W_dec)
+    if true_directions.dim() != 2 or W_dec.dim() != 2 or true_directions.size(0) != W_dec.size(0):
+        shapes = f"true_directions {tuple(true_directions.shape)} and W_dec {tuple(W_dec.shape)}"
+        raise ValueError(f"{shapes} need the same number of rows")
+    u = true_directions / true_directions.norm(dim=0, keepdim=True)
+    v = W_dec / W_dec.norm(dim=0, keepdim=True)
+    return (u.T @ v).amax(1)
+
+
+@torch.no_grad()
+def analogy(lm: LoadedModel, a: str, b: str, c: str, d: str) -> tuple[int, list[str]]:
+    """Linear structure in the embeddings W_e (Mikolov et al., 2013): a is to b as c is to ?. Ranks
+    every token by cos(W_e[x], W_e[b] − W_e[a] + W_e[c]), leaving out a, b and c; returns the rank of
+    ``d`` (1 = nearest) and the 5 nearest tokens. Each word must be one token."""
+    lm = as_model(lm)
+    words = {"a": a, "b": b, "c": c, "d": d}
+    ids = {}
+    for name, word in words.items():
+        if not isinstance(word, str):
+            raise TypeError(f"{name} must be a string, got {word!r}")
+        tokens = lm.tokenizer.encode(word)
+        if len(tokens) != 1:
+            raise ValueError(
+                f"{name} = {word!r} is {len(tokens)} tokens for {lm.name}: pick a one-token word"
+            )
+        ids[name] = tokens[0]
+    E = lm.model.wte.weight.double()
+    target = E[ids["b"]] - E[ids["a"]] + E[ids["c"]]
+    cos = torch.nn.functional.cosine_similarity(E, target[None], dim=-1)
+    cos[[ids["a"], ids["b"], ids["c"]]] = -2.0
+    order = cos.argsort(descending=True)
+    rank = int((order == ids["d"]).nonzero()[0, 0]) + 1
+    return rank, lm.token_strings(order[:5].tolist())

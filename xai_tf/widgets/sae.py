@@ -1,0 +1,111 @@
+"""Lesson 10's panels: the feature browser (search features by a token, sort by density; a
+feature's label, top contexts, activation histogram and logit effects) and steering (clamp a
+feature to a multiple of its largest code and generate, clean text beside clamped text)."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+import torch
+from torch import Tensor
+
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.sae import browse, steer
+from xai_tf.sae.model import SparseAutoencoder
+from xai_tf.viz.svg import html_ranked_table, svg_bars
+from xai_tf.widgets._panel import Panel, needs, prompt_box, side_by_side
+
+ORDERS = ("densest first", "rarest first (alive)", "by index")
+
+
+def _order(p: Tensor, how: str) -> list[int]:
+    if how == "by index":
+        return list(range(len(p)))
+    alive = (p > 0).nonzero().flatten()
+    return alive[p[alive].argsort(descending=how == "densest first")].tolist()
+
+
+def _histogram(values: Tensor, bins: int = 12) -> str:
+    """The nonzero f_j as a bar chart of counts per bin."""
+    values = values[values > 0]
+    if len(values) == 0:
+        return ""
+    counts = torch.histc(values, bins, 0, float(values.max()))
+    width = float(values.max()) / bins
+    labels = [f"{(i + 0.5) * width:.2f}" for i in range(bins)]
+    return svg_bars(counts.tolist(), labels, title=f"f_j > 0 on {len(values)} tokens")
+
+
+def feature_browser(
+    lm: LoadedModel, sae: SparseAutoencoder, H: Tensor, ids: Tensor, p: Tensor, k: int = 8
+) -> Panel:
+    """Browse the features of ``sae`` on the windows ``ids [n, T]`` (``H`` their scaled activations,
+    ``p`` the densities): a token (e.g. " thou") lists the features that fire most on it; the order
+    sorts the feature list by density."""
+    token = widgets.Text(value="", description="token", continuous_update=False, placeholder=" thou")
+    order = widgets.Dropdown(options=ORDERS, value=ORDERS[0], description="order")
+    feature = widgets.Dropdown(options=_order(p, ORDERS[0])[:200], description="feature")
+
+    def search() -> list[int]:
+        return [j for j, _ in browse.features_for_token(lm, sae, H, ids, token.value, k=20)]
+
+    def refill() -> None:
+        try:
+            feature.options = search() if token.value else _order(p, order.value)[:200]
+        except ValueError:
+            feature.options = []  # render() repeats the search and shows its one-line message
+
+    def render() -> str:
+        if token.value and not feature.options:
+            search()
+        j = feature.value
+        contexts = browse.top_contexts(lm, sae, H, ids, j, k)
+        up, down = browse.logit_effects(lm, sae, j, 6)
+        head = f"<b>feature {j}</b>: {html.escape(browse.label(contexts))} · density {float(p[j]):.4f}"
+        table = html_ranked_table(["boosts", "suppresses"], [up, down], title="logit effects W_U W^dec_j")
+        return (
+            head
+            + browse.contexts_html(contexts)
+            + side_by_side(_histogram(browse.feature_values(sae, H, j).flatten()), table)
+        )
+
+    return Panel(
+        {"token": token, "order": order, "feature": feature},
+        render,
+        rows=[["token", "order", "feature"]],
+        updates={"token": refill, "order": refill},
+    )
+
+
+@needs("causal", "generation")
+def steering_panel(
+    lm: LoadedModel, sae: SparseAutoencoder, max_codes: Tensor, prompt: str = "ROMEO.\n", j: int = 0
+) -> Panel:
+    """Pick a feature and a clamp factor (a multiple of the feature's largest code); see the clean
+    continuation beside the clamped one (same seed, 30 tokens)."""
+    feature = widgets.BoundedIntText(value=j, min=0, max=10**6, description="feature")
+    factor = widgets.FloatSlider(value=5.0, min=-10, max=10, step=0.5, description="clamp × max")
+    box = prompt_box(prompt)
+
+    def render() -> str:
+        code = float(max_codes[sae.feature(feature.value)])
+        texts = {
+            "clean": steer.generate_clamped(lm, sae, box.value, feature.value, None, code),
+            f"feature {feature.value} clamped to {factor.value:g} × {code:.2f}": steer.generate_clamped(
+                lm, sae, box.value, feature.value, factor.value, code
+            ),
+        }
+        cells = "".join(
+            f"<div style='flex:1;min-width:280px'><b>{html.escape(name)}</b>"
+            f"<pre style='white-space:pre-wrap'>{html.escape(box.value + text)}</pre></div>"
+            for name, text in texts.items()
+        )
+        return f"<div style='display:flex;gap:16px'>{cells}</div>"
+
+    return Panel(
+        {"feature": feature, "factor": factor, "prompt": box},
+        render,
+        rows=[["feature", "factor"], ["prompt"]],
+        slow=True,
+    )
