@@ -91,6 +91,36 @@ def _crate(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
     ]
 
 
+def _cbm(lm: xai_tf.LoadedModel) -> list:
+    from xai_tf.cbm import arthritis, intervention, leakage, losses, metrics, shapes, training
+
+    train = arthritis.arthritis(64, seed=0).to(lm.device)
+    test = arthritis.arthritis(32, seed=1).to(lm.device)
+    images = shapes.shapes(16, seed=0).to(lm.device)
+    seq = training.train("sequential", train, steps=5)
+    joint = training.train("joint", train, lam=1.0, steps=5, batch_size=16)
+    cnn = training.train("independent", images, steps=3, batch_size=8)
+    with torch.no_grad():
+        b = seq.bottleneck(test.x)
+        q = intervention.percentiles(seq, train)
+        return [
+            seq(test.x),
+            joint(test.x),
+            cnn(images.x),
+            shapes.label_rule(images.c),
+            arthritis.severity_score(test),
+            losses.joint_loss(
+                joint(test.x), test.y, joint.concept_outputs(test.x), test.c, test.binary, 0.5, "regression"
+            ),
+            intervention.intervene(seq, b, test.c, [0, 7], q),
+            intervention.uncertainty(seq, test, train),
+            intervention.group_order(seq, test, train, "uncertainty"),
+            intervention.intervention_curve(joint, test, train, "random"),  # floats
+            leakage.scramble(b, test.c, test.binary, seed=2),
+            metrics.evaluate(seq, test),  # a dict of floats
+        ]
+
+
 CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "forward": lambda lm: lm(lm.encode(PROMPT)),
     "attentions": lambda lm: lm.attentions(lm.encode(PROMPT)),
@@ -141,6 +171,7 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     ),
     "attention layers and masks": _attention_layer,
     "efficient attention (lesson 14)": lambda lm: _efficient(lm),
+    "concept bottlenecks (lesson 12)": _cbm,
     "white-box transformers (lesson 13)": _crate,
 }
 
