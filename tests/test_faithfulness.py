@@ -368,3 +368,36 @@ def test_erase_checker_says_what_is_wrong(capsys):
         lambda alpha, removed: alpha.index_fill(0, torch.tensor(removed, dtype=torch.long), 0)
     )
     assert "renormalised" in capsys.readouterr().out
+
+
+# --- attention, rollout and flow on a transformer classifier ----------------------------------------
+
+
+def test_transformer_importances_against_scores_and_removal(bundled):
+    from xai_tf.faithfulness import transformer
+    from xai_tf.tasks.sentiment import SequenceClassifier
+
+    torch.manual_seed(0)
+    clf = SequenceClassifier(bundled.model).eval()
+    text = "Thou art a vile knave."
+    scores = transformer.transformer_importances(bundled, clf, text)
+    ids = bundled.encode(text)
+    with torch.no_grad():
+        _, cache = bundled.run_with_cache(ids)
+        q, k = cache["q", bundled.n_layer - 1][0], cache["k", bundled.n_layer - 1][0]  # [heads, T, d_h]
+        T = len(ids)
+        theta = (q @ k.transpose(-1, -2)) / q.size(-1) ** 0.5
+        A = theta.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+        torch.testing.assert_close(scores["raw"], A.mean(0).mean(0), atol=1e-5, rtol=1e-4)
+        probs = clf(ids).softmax(-1)[0]
+        c = int(probs.argmax())
+        for t in range(T):
+            shorter = ids[:t] + ids[t + 1 :]
+            assert float(scores["LOO"][t]) == pytest.approx(
+                abs(float(probs[c] - clf(shorter).softmax(-1)[0, c])), abs=1e-5
+            )
+    for method in ("raw", "rollout"):
+        assert float(scores[method].sum()) == pytest.approx(1, abs=1e-5)  # rows of A and R sum to 1
+    tau = transformer.transformer_correlation(bundled, clf, [text])
+    ref = stats.kendalltau(scores["rollout"].numpy(), scores["LOO"].numpy()).statistic
+    assert tau["rollout", "LOO"][0] == pytest.approx(ref)
