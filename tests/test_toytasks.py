@@ -66,21 +66,34 @@ def test_off_block_share_closed_form():
     assert histogram.off_block_share(model, "positional") == pytest.approx(3 / 5)
 
 
-def test_same_token_share_against_a_loop():
+def test_same_token_share_against_a_loop_and_its_baselines():
     g = torch.Generator().manual_seed(0)
     x = torch.randint(3, (4, 6), generator=g)
     A = torch.rand(4, 6, 6, generator=g).softmax(-1)
-    want = (
-        sum(
-            sum(float(A[b, i, j]) for j in range(6) if x[b, j] == x[b, i]) for b in range(4) for i in range(6)
-        )
-        / 24
-    )
-    assert histogram.same_token_share(A, x) == pytest.approx(want)
-    uniform = torch.full((4, 6, 6), 1 / 6)
-    assert histogram.same_token_share(uniform, x) == pytest.approx(
-        float(histogram.histogram_labels(x).float().mean() / 6)
-    )
+    shares = []
+    for b in range(4):
+        for i in range(6):
+            same = [j for j in range(6) if j != i and x[b, j] == x[b, i]]
+            if same:
+                shares.append(sum(float(A[b, i, j]) for j in same) / (1 - float(A[b, i, i])))
+    assert histogram.same_token_share(A, x) == pytest.approx(sum(shares) / len(shares))
+    y = histogram.histogram_labels(x)
+    baseline = float(((y[y >= 2] - 1) / 5).float().mean())
+    self_plus_uniform = 0.5 * torch.eye(6) + 0.5 / 6
+    assert histogram.same_token_share(self_plus_uniform.expand(4, 6, 6), x) == pytest.approx(baseline)
+    semantic = (x.unsqueeze(-1) == x.unsqueeze(-2)).float()
+    assert histogram.same_token_share(semantic / semantic.sum(-1, keepdim=True), x) == pytest.approx(1.0)
+
+
+def test_accuracy_by_count_against_a_loop():
+    torch.manual_seed(0)
+    model = histogram.HistogramModel()
+    x, y = histogram.histogram_data(50, seed=4)
+    with torch.no_grad():
+        pred = model(x)[0].argmax(-1)
+    for c, (acc, n) in histogram.accuracy_by_count(model, x, y).items():
+        pairs = [(int(p), int(t)) for p, t in zip(pred.flatten(), y.flatten(), strict=True) if t == c]
+        assert n == len(pairs) and acc == pytest.approx(sum(p == t for p, t in pairs) / n)
 
 
 def test_histogram_training_is_seeded():

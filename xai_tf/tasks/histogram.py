@@ -149,13 +149,31 @@ def train_histogram(
 
 
 def same_token_share(A: Tensor, x: Tensor) -> float:
-    """mean_i Σ_{j: x_j = x_i} A_ij: the attention a position gives to keys with its own token (1 for
-    a purely semantic map; a uniform map gives mean_i y_i / L)."""
+    """The share of the attention a position gives to *other* positions that goes to its own token,
+
+        mean over i with y_i ≥ 2 of  Σ_{j≠i, x_j = x_i} A_ij / Σ_{j≠i} A_ij ,
+
+    1 for a purely semantic map; (y_i − 1)/(L − 1) on average for a map that treats the other
+    positions alike (uniform, or "self plus uniform")."""
     A, x = _checks.tensor("A", A), _checks.tensor("x", x)
     if A.shape != (*x.shape, x.size(-1)):
         raise ValueError(f"A must be [..., L, L] for x [..., L], got {tuple(A.shape)} and {tuple(x.shape)}")
-    same = x.unsqueeze(-1) == x.unsqueeze(-2)
-    return float((A * same).sum(-1).mean())
+    others = ~torch.eye(x.size(-1), dtype=torch.bool, device=x.device)
+    same = (x.unsqueeze(-1) == x.unsqueeze(-2)) & others
+    share = (A * same).sum(-1) / (A * others).sum(-1)
+    repeated = same.any(-1)
+    if not repeated.any():
+        raise ValueError("x has no repeated token: the share is undefined")
+    return float(share[repeated].mean())
+
+
+def accuracy_by_count(model: HistogramModel, x: Tensor, y: Tensor) -> dict[int, tuple[float, int]]:
+    """count c → (share of positions with y_i = c predicted right, number of such positions)."""
+    if not isinstance(model, HistogramModel):
+        raise TypeError(f"model must be a HistogramModel, got {type(model).__name__}")
+    with torch.no_grad():
+        right = model(x)[0].argmax(-1) == y
+    return {int(c): (float(right[y == c].float().mean()), int((y == c).sum())) for c in y.unique()}
 
 
 @torch.no_grad()
