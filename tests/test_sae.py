@@ -256,7 +256,7 @@ def test_label_and_html():
         browse.Context([" thou"], [1.0], 0),
         browse.Context(["x", "y"], [0.1, 0.9], 1),
     ]
-    assert browse.label(c) == "'thou' (2/3)"
+    assert browse.label(c) == "'thou' (2/3)" and browse.purity(c) == pytest.approx(2 / 3)
     assert "rgba(255,140,0,1.00)" in browse.contexts_html(c) and "never fires" in browse.contexts_html([])
 
 
@@ -269,13 +269,9 @@ def test_superposition_grows_with_sparsity_and_an_sae_recovers_the_features():
     assert superposition.represented(dense) <= 4 < superposition.represented(sparse)
     g = torch.Generator().manual_seed(1)
     W = torch.linalg.qr(torch.randn(8, 8, generator=g))[0][:, :6]  # 6 orthonormal directions in 8 dims
-
-    def batches():
-        while True:
-            yield superposition.sparse_features(6, 256, 0.8, g) @ W.T
-
-    sae, _ = train_sae(batches(), SAEConfig(d=8, F=16, lam=0.1), 400, lr=1e-2, progress=False)
-    assert (superposition.recovery(W, sae.W_dec.detach()) >= 0.9).all()
+    sae = superposition.train_toy_sae(W, 0.8, F=16, lam=0.1, steps=400, batch=256)
+    assert (superposition.recovery(W, sae.W_dec) >= 0.9).all()
+    assert not (superposition.recovery(W, torch.randn(8, 16, generator=g)) >= 0.9).all()
 
 
 def test_recovery_is_the_max_cosine():

@@ -92,13 +92,25 @@ def contexts_html(contexts: list[Context]) -> str:
     return "".join(lines)
 
 
+def _commonest(contexts: list[Context]) -> tuple[str, int]:
+    return Counter(c.tokens[c.peak].strip() or c.tokens[c.peak] for c in contexts).most_common(1)[0]
+
+
 def label(contexts: list[Context]) -> str:
     """A short automatic label: the commonest peak token of the top contexts, with its share."""
     _contexts(contexts)
     if not contexts:
         return "(dead)"
-    token, n = Counter(c.tokens[c.peak].strip() or c.tokens[c.peak] for c in contexts).most_common(1)[0]
+    token, n = _commonest(contexts)
     return f"'{token}' ({n}/{len(contexts)})"
+
+
+def purity(contexts: list[Context]) -> float:
+    """The share of the top contexts whose peak is the commonest peak token (1: always the same token)."""
+    _contexts(contexts)
+    if not contexts:
+        raise ValueError("contexts is empty: a dead feature has no top contexts")
+    return _commonest(contexts)[1] / len(contexts)
 
 
 def _contexts(contexts: object) -> None:

@@ -94,7 +94,7 @@ def ce_loss_recovered(
 ) -> dict[str, float]:
     """CE_clean, CE_SAE, CE_zero (mean next-token loss in nats over the windows ``ids [n, T]``) and
     CE recovered = (CE_zero − CE_SAE) / (CE_zero − CE_clean). ``baseline="mean"`` replaces the
-    zero-ablated stream by its mean over these tokens (a harder baseline: mean ablation)."""
+    zero-ablated stream by its mean over these tokens (mean ablation)."""
     if baseline not in ("zero", "mean"):
         raise ValueError(f"baseline must be 'zero' or 'mean', got {baseline!r}")
     lm = causal(lm, "the next-token loss")

@@ -18,7 +18,10 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
+from xai_tf.efficient._common import one_thread
 from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.sae.model import SAEConfig, SparseAutoencoder
+from xai_tf.sae.training import train_sae
 from xai_tf.tasks.train import fit
 
 
@@ -48,8 +51,24 @@ def train_toy(
         x_hat = torch.relu(x @ W.T @ W + b)
         return (importance * (x - x_hat) ** 2).sum(-1).mean()
 
-    fit([W, b], loss, steps, 1e-2)
+    with one_thread():  # matrices this small only wait for a second thread
+        fit([W, b], loss, steps, 1e-2)
     return W.detach(), b.detach()
+
+
+def train_toy_sae(
+    W: Tensor, S: float, F: int, lam: float, steps: int = 800, batch: int = 1024, seed: int = 1
+) -> SparseAutoencoder:
+    """An SAE of width F trained (lr 3e-3) on the toy model's hidden vectors h = W x, fresh sparse x
+    each step."""
+    W = _checks.tensor("W", W)
+    if W.dim() != 2:
+        raise ValueError(f"W must be the toy model's [m, n] matrix, got shape {tuple(W.shape)}")
+    m, n = W.shape
+    g = torch.Generator().manual_seed(seed)
+    data = (sparse_features(n, batch, S, g) @ W.T for _ in iter(int, 1))
+    with one_thread():
+        return train_sae(data, SAEConfig(d=m, F=F, lam=lam), steps, lr=3e-3, seed=seed, progress=False)[0]
 
 
 def represented(W: Tensor, threshold: float = 0.5) -> int:
