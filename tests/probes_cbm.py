@@ -119,6 +119,12 @@ RAISES = [
         "a standard model has no concepts to intervene on",
     ),
     (
+        "xai_tf.cbm.intervention.class_medians",
+        lambda: intervention.class_medians(cbm("standard")[1], cbm()[0]),
+        VE,
+        "a standard model has no concepts to intervene on",
+    ),
+    (
         "xai_tf.cbm.intervention.intervene",
         lambda: intervention.intervene(cbm()[1], z(2, 12), z(2, 12), [12], z(2, 12)),
         VE,

@@ -211,6 +211,19 @@ def test_logit_interventions_use_training_percentiles(tabular):
     assert torch.equal(new[:, 0], test.c[:, 0]) and torch.equal(new[:, 1:7], b[:, 1:7])
 
 
+def test_class_medians_are_numpys_medians_per_true_value(tabular):
+    train, _ = tabular
+    model = training.train("sequential", train, steps=50)
+    with torch.no_grad():
+        logits = model.bottleneck(train.x).double().numpy()
+    c = train.c.numpy()
+    got = intervention.class_medians(model, train).numpy()
+    for j in range(6, 12):  # the binary concepts
+        want = [np.median(logits[c[:, j] == v, j]) for v in (0.0, 1.0)]
+        np.testing.assert_allclose(got[:, j], want, rtol=1e-5, atol=1e-5)
+    assert (got[:, :6] == 0).all()
+
+
 def test_uncertainty_order_starts_with_the_least_sure_group():
     train, test = shapes.shapes(200, seed=0), shapes.shapes(50, seed=1)
     model = training.train("joint", train, steps=40, batch_size=64)
@@ -312,6 +325,15 @@ def test_exercise_checkers(capsys):
     assert not exercises.check_joint_loss(mean_over_concepts)
     assert "sum" in capsys.readouterr().out
 
+    def squared_for_binary_concepts(out, y, co, c, binary, lam, task):
+        all_real = torch.zeros_like(binary)
+        return losses.task_loss(out, y, task) + lam * losses.concept_loss(co, c, all_real)
+
+    assert not exercises.check_joint_loss(squared_for_binary_concepts)
+    assert "not a squared error" in capsys.readouterr().out
+    assert not exercises.check_joint_loss(lambda out, *rest: len(out) * losses.joint_loss(out, *rest))
+    assert "do not sum" in capsys.readouterr().out
+
     def right(b, c, which, binary, low, high):
         new = b.clone()
         for j in which:
@@ -333,6 +355,12 @@ def test_exercise_checkers(capsys):
     assert "percentile" in capsys.readouterr().out
     assert not exercises.check_intervene(in_place)
     assert "changed b" in capsys.readouterr().out
+    assert not exercises.check_intervene(
+        lambda b, c, which, binary, low, high: right(b, c, which, binary, high, low)
+    )
+    assert "swapped" in capsys.readouterr().out
+    assert not exercises.check_intervene(lambda b, c, which, binary, low, high: b.clone())
+    assert "unchanged" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------- the panel

@@ -234,6 +234,15 @@ def test_notes_step_approaches_the_posterior_mean_as_sigma_shrinks():
     assert errors == sorted(errors) and errors[0] < 0.005
 
 
+def test_denoising_mse_against_the_noise_variance_and_the_posterior_risk():
+    # x − z = σw: 64 tokens × 12 coordinates of σ²χ²₁/768, relative standard error √(2/768) ≈ 5 %;
+    # E[z|x] minimises the mean-squared error, so it is below both the notes' step and no denoising
+    U = mixture.random_bases(12, 3, 4, seed=4)
+    row = denoise.denoising_errors(U, 0.5)
+    assert row["mse_identity"] == pytest.approx(0.25, rel=4 * (2 / 768) ** 0.5)
+    assert row["mse_exact"] < row["mse_notes"] and row["mse_exact"] < row["mse_identity"]
+
+
 # ---------------------------------------------------------------- bad inputs
 
 
@@ -358,6 +367,15 @@ def test_panels_render_and_show_one_line_errors():
             ),
             "T is missing",
         ),
+        (
+            lambda Y, eps: (
+                0.5
+                * torch.logdet(
+                    torch.eye(Y.size(1), dtype=Y.dtype) + Y.size(1) / (Y.size(0) * eps**2) * Y.T @ Y
+                )
+            ),
+            "swapped",
+        ),
     ],
 )
 def test_coding_rate_checker_says_what_is_wrong(fn, message, capsys):
@@ -372,6 +390,7 @@ def test_coding_rate_checker_says_what_is_wrong(fn, message, capsys):
         (lambda Z, D, eta, lam: torch.relu(Z + eta * D.T @ (Z - D @ Z)), "threshold − ηλ is missing"),
         (lambda Z, D, eta, lam: Z + eta * D.T @ (Z - D @ Z) - eta * lam, "ReLU"),
         (lambda Z, D, eta, lam: torch.relu(Z + eta * D.T @ (D @ Z - Z) - eta * lam), "wrong way"),
+        (lambda Z, D, eta, lam: torch.relu(Z + eta * D @ (Z - D @ Z) - eta * lam), "not D"),
     ],
 )
 def test_ista_checker_says_what_is_wrong(fn, message, capsys):

@@ -49,6 +49,22 @@ def percentiles(model: ConceptBottleneck, train: ConceptData) -> Tensor:
     return torch.quantile(b, torch.tensor([0.05, 0.95], dtype=b.dtype, device=b.device), dim=0)
 
 
+def class_medians(model: ConceptBottleneck, train: ConceptData) -> Tensor:
+    """[2, k]: the median of each b_j(x) over the training examples with c_j = 0 and with c_j = 1 —
+    a milder low/high than the percentiles, for comparison (real-valued concepts: 0, unused, since
+    ``intervene`` puts in c_j there)."""
+    model = _model(model)
+    with torch.no_grad():
+        b = model.bottleneck(train.x)
+    out = torch.zeros(2, model.k, dtype=b.dtype, device=b.device)
+    half = torch.tensor(0.5, dtype=b.dtype, device=b.device)
+    for j in model.binary.nonzero().flatten().tolist():
+        for row, rows in enumerate((train.c[:, j] <= 0.5, train.c[:, j] > 0.5)):
+            if rows.any():
+                out[row, j] = torch.quantile(b[rows, j], half)
+    return out
+
+
 def intervene(
     model: ConceptBottleneck, b: Tensor, c: Tensor, which: Sequence[int] | Tensor, low_high: Tensor
 ) -> Tensor:

@@ -74,7 +74,8 @@ def monte_carlo_mean(
 def denoising_errors(U: Tensor, sigma: float, T: int = 64, seed: int = 0) -> dict[str, float]:
     """On T tokens x = z + σw drawn from the mixture: relative errors ‖f(x) − E[z|x]‖/‖E[z|x]‖ of
     the notes' step and of the identity (no denoising), and the mean-squared error to the clean z
-    of E[z|x] and of the notes' step, per token and coordinate."""
+    of E[z|x], of the notes' step and of x itself (no denoising; σ² in expectation), per token and
+    coordinate."""
     from xai_tf.crate import mixture
 
     x, z, _ = mixture.sample_tokens(U, T, sigma, seed)
@@ -89,4 +90,5 @@ def denoising_errors(U: Tensor, sigma: float, T: int = 64, seed: int = 0) -> dic
         "identity": rel(x),
         "mse_exact": float(torch.linalg.vector_norm(exact - z) / size) ** 2,
         "mse_notes": float(torch.linalg.vector_norm(notes - z) / size) ** 2,
+        "mse_identity": float(torch.linalg.vector_norm(x - z) / size) ** 2,
     }

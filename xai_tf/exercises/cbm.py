@@ -44,11 +44,22 @@ def check_joint_loss(fn: Callable[..., Tensor]) -> int:
                 f"return one number as a 0-d tensor, got {getattr(got, 'shape', type(got).__name__)}"
             )
         want = losses.joint_loss(out, y, concept_out, c, binary, lam, task)
+        task_term = losses.task_loss(out, y, task)
         concepts = losses.concept_loss(concept_out, c, binary)
-        if lam > 0 and torch.isclose(got, want - lam * concepts * (1 - 1 / binary.numel())):
-            raise Mismatch("the concept losses are averaged over concepts: the formula sums them, Σ_j ℓ_j")
-        if lam > 0 and torch.isclose(got, losses.task_loss(out, y, task) + concepts):
-            raise Mismatch("λ is missing: the concept term is λ Σ_j ℓ_j")
+        all_squared = losses.concept_loss(concept_out, c, torch.zeros_like(binary))
+        hints = {
+            "the concept losses are averaged over concepts: the formula sums them, Σ_j ℓ_j": task_term
+            + lam * concepts / binary.numel(),
+            "λ is missing: the concept term is λ Σ_j ℓ_j": task_term + concepts,
+            "a binary concept's ℓ_j is −log of the probability of its true value (cross-entropy on the "
+            "logit), not a squared error": task_term + lam * all_squared,
+            "the task loss of a binary task is −log of the probability of the true class (cross-entropy "
+            "on the logit f), not a squared error": losses.task_loss(out, y, "regression") + lam * concepts,
+            "average over the n examples, do not sum": len(y) * want,
+        }
+        for hint, value in hints.items():
+            if lam > 0 and torch.isclose(got.reshape(()), value) and not torch.isclose(value, want):
+                raise Mismatch(hint)
         expect_close(f"the loss (λ = {lam}, task {task})", got.reshape(()), want, atol=1e-8)
     return len(cases)
 
@@ -74,9 +85,16 @@ def check_intervene(fn: Callable[..., Tensor]) -> int:
             want[:, j] = torch.where(c[:, j] > 0.5, high[j], low[j]) if binary[j] else c[:, j]
         if isinstance(got, Tensor) and got.shape == b.shape and which:
             j = [i for i in which if binary[i]]
+            real = [i for i in which if not binary[i]]
+            if torch.equal(got, b):
+                raise Mismatch(f"b came back unchanged: the concepts in which = {which} must be replaced")
             if j and torch.equal(got[:, j], c[:, j]):
                 raise Mismatch(
                     "a binary concept got 0/1, but g reads logits: use the 5th/95th percentile (low/high)"
                 )
-        expect_close(f"b′ with which = {which}", got, want, atol=1e-12)
+            if j and torch.equal(got[:, j], torch.where(c[:, j] > 0.5, low[j], high[j])):
+                raise Mismatch("low and high are swapped: c_j = 1 gets high[j] (95th), c_j = 0 gets low[j]")
+            if real and torch.equal(got[:, real], b[:, real]):
+                raise Mismatch("a real-valued concept in `which` kept b_j: it becomes the true value c_j")
+        expect_close(f"b′ (which = {which})", got, want, atol=1e-12)
     return len(cases)

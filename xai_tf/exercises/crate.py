@@ -30,6 +30,8 @@ def check_coding_rate(fn: Callable[[Tensor, float], Tensor]) -> int:
                 "forgot the ½ in front of logdet": 2 * want,
                 "α should be d/(Tε²): T is missing": 0.5
                 * torch.logdet(torch.eye(T, dtype=Y.dtype) + d / eps**2 * Y.T @ Y),
+                "α should be d/(Tε²): d and T are swapped": 0.5
+                * torch.logdet(torch.eye(T, dtype=Y.dtype) + T / (d * eps**2) * Y.T @ Y),
                 "α should be d/(Tε²): ε is not squared": 0.5
                 * torch.logdet(torch.eye(T, dtype=Y.dtype) + d / (T * eps) * Y.T @ Y),
                 "the identity is missing: logdet(I + α YᵀY)": 0.5 * torch.logdet(d / (T * eps**2) * Y.T @ Y)
@@ -64,6 +66,8 @@ def check_ista_step(fn: Callable[[Tensor, Tensor, float, float], Tensor]) -> int
                 got, torch.relu(Z + eta * D.T @ (D @ Z - Z) - eta * lam)
             ) and not torch.allclose(got, want):
                 raise Mismatch("the gradient points the wrong way: the step is + η Dᵀ(Z − D Z)")
+            if torch.allclose(got, torch.relu(Z + eta * D @ (Z - D @ Z) - eta * lam)):
+                raise Mismatch("the gradient of ½‖Z − DX‖² is −Dᵀ(Z − DX): multiply by Dᵀ (D.T), not D")
             if lam > 0 and torch.allclose(got, torch.relu(step)):
                 raise Mismatch("the threshold − ηλ is missing: without it the step does not sparsify")
             if lam > 0 and torch.allclose(got, torch.relu(step - lam)):

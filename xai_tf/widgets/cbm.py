@@ -92,8 +92,8 @@ def concept_panel(models: Mapping[str, ConceptBottleneck], data: ConceptData, ex
             f"<p style='font-size:14px'><b>{html.escape(which.value)}</b>, example {i}: output {unit} "
             f"{shown(before)} as predicted → <b>{shown(after)}</b> with {len(moved)} concept(s) moved; "
             f"true y = {float(data.y[i]):g}</p>"
-            "<table style='font-size:13px'><tr><th>concept</th><th>true</th><th>predicted</th>"
-            f"<th>now</th></tr>{rows}</table>"
+            "<table style='font-size:13px; border-spacing:14px 2px'><tr><th>concept</th><th>true</th>"
+            f"<th>predicted</th><th>now</th></tr>{rows}</table>"
         )
 
     controls = {"example": pick, "model": which, **sliders}
