@@ -375,6 +375,7 @@ def test_erase_checker_says_what_is_wrong(capsys):
 
 def test_transformer_importances_against_scores_and_removal(bundled):
     from xai_tf.faithfulness import transformer
+    from xai_tf.tasks import sentiment
     from xai_tf.tasks.sentiment import SequenceClassifier
 
     torch.manual_seed(0)
@@ -398,6 +399,10 @@ def test_transformer_importances_against_scores_and_removal(bundled):
             )
     for method in ("raw", "rollout"):
         assert float(scores[method].sum()) == pytest.approx(1, abs=1e-5)  # rows of A and R sum to 1
+    phrases = [("Thou art a vile knave.", 0), ("O noble lord!", 1), ("My sweet friend.", 1)]
+    fitted = transformer.phrase_classifier(bundled, phrases)
+    reference = sentiment.train_classifier(bundled, phrases)
+    torch.testing.assert_close(fitted.head.weight, reference.head.weight, atol=1e-5, rtol=1e-4)
     tau = transformer.transformer_correlation(bundled, clf, [text])
     ref = stats.kendalltau(scores["rollout"].numpy(), scores["LOO"].numpy()).statistic
     assert tau["rollout", "LOO"][0] == pytest.approx(ref)

@@ -24,7 +24,7 @@ from xai_tf.explain import attribution as attr
 from xai_tf.explain import wordlevel as wl
 from xai_tf.faithfulness.correlation import kendall
 from xai_tf.models.loaded import LoadedModel, causal
-from xai_tf.tasks.sentiment import SequenceClassifier
+from xai_tf.tasks.sentiment import SequenceClassifier, train_classifier
 
 METHODS = ("raw", "rollout", "flow", "IG", "LOO")
 PAIRS = (
@@ -36,6 +36,14 @@ PAIRS = (
     ("flow", "LOO"),
     ("IG", "LOO"),
 )
+
+
+def phrase_classifier(lm: LoadedModel, data: Sequence[tuple[str, int]]) -> SequenceClassifier:
+    """Lesson 06's classifier (``xai_tf.tasks.sentiment.train_classifier``) fit on one thread: its
+    features are one small forward pass per phrase, and a second thread only waits (10× slower on a
+    busy 2-core machine)."""
+    with one_thread():
+        return train_classifier(lm, list(data))
 
 
 def transformer_importances(lm: LoadedModel, clf: SequenceClassifier, text: str) -> dict[str, Tensor]:
