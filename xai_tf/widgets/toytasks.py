@@ -81,7 +81,7 @@ def _svg_outlined(A: Tensor, labels: list[str], outline: list[int], title: str) 
     for j, label in enumerate(labels):
         x = left + j * cell + cell / 2
         parts.append(_text(x, base, label, size=12, anchor="end", transform=f"rotate(-60 {x:.1f} {base})"))
-    width, height = left + n * cell + 10, base + 40
+    width, height = max(left + n * cell + 10, left + 8 * len(title)), base + 40
     head = _text(left, 18, title, size=14, anchor="start", font_weight="bold")
     svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
     return svg + head + "".join(parts) + "</svg>"
