@@ -16,10 +16,12 @@ $(STAMP): pyproject.toml
 	touch $@
 
 lab: setup
+	$(VENV)/bin/python -m xai_tf.tasks.tweets
 	$(VENV)/bin/jupyter lab lessons/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: setup
 	$(VENV)/bin/python -m xai_tf.corpus
+	$(VENV)/bin/python -m xai_tf.tasks.tweets
 	$(VENV)/bin/python -m pytest
 
 bench: setup
