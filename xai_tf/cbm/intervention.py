@@ -5,8 +5,10 @@ predicted concepts by the true ones and let g recompute the output,
     b′_j = q05_j if c_j = 0, q95_j if c_j = 1   (a binary concept read as a logit)
 
 where q05_j, q95_j are the 5th and 95th percentiles of b_j(x) over the training set: a logit has no
-"true value", and 0/1 sit in the middle of the logits g learnt on. Groups of concepts (a colour
-one-hot) are intervened together, one group at a time, in a random order or most uncertain first:
+"true value", and 0/1 sit in the middle of the logits g learnt on. (Koh et al.'s released CUB code,
+``CUB/tti.py``, takes them over the predictions on the split it evaluates, the test set by default.)
+Groups of concepts (a colour one-hot) are intervened together, one group at a time, in a random
+order or most uncertain first:
 
     u_j(x) = 2 min(σ(h_j(x)), 1 − σ(h_j(x)))   (binary: 1 at p = ½, 0 when sure)
     u_j    = 1 − R²_j = E[(h_j(x) − c_j)²] / Var(c_j) on the training set
