@@ -37,7 +37,7 @@ def _random_sae(d=5, F=10, seed=0, dtype=torch.float64) -> SparseAutoencoder:
     with torch.no_grad():
         for p in sae.parameters():
             p.copy_(torch.randn(p.shape, generator=g, dtype=dtype))
-    return sae
+    return sae.requires_grad_(False)
 
 
 @pytest.fixture(scope="module")

@@ -80,6 +80,12 @@ class SparseAutoencoder(nn.Module):
         a = self.encode(h)
         return self.decode(a), a
 
+    def loss(self, h: Tensor, lam: float) -> tuple[Tensor, Tensor, Tensor]:
+        """``(L, s(h), a(h))`` for the rows of ``h`` (``sae_loss``), one forward pass for all three."""
+        _checks.at_least("lam", lam, 0)
+        s, a = self(self.check_input(h))
+        return ((h - s) ** 2).sum(-1).mean() + lam * (a * self.feature_norms()).sum(-1).mean(), s, a
+
     def feature_norms(self) -> Tensor:
         """‖W^dec_{:,j}‖ for every feature, ``[F]``."""
         return self.W_dec.norm(dim=0)
@@ -98,9 +104,7 @@ class SparseAutoencoder(nn.Module):
 
 def sae_loss(sae: SparseAutoencoder, h: Tensor, lam: float) -> Tensor:
     """L = (1/n) Σ_i [‖h⁽ⁱ⁾ − s(h⁽ⁱ⁾)‖² + λ Σ_j a_j(h⁽ⁱ⁾) ‖W^dec_{:,j}‖] over the n rows of ``h [n, d]``."""
-    _checks.at_least("lam", lam, 0)
-    s, a = sae(_sae(sae).check_input(h))
-    return ((h - s) ** 2).sum(-1).mean() + lam * (a * sae.feature_norms()).sum(-1).mean()
+    return _sae(sae).loss(h, lam)[0]
 
 
 def feature_activations(sae: SparseAutoencoder, h: Tensor) -> Tensor:

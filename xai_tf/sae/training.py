@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 
 from xai_tf import _checks
 from xai_tf.sae import metrics
-from xai_tf.sae.model import SAEConfig, SparseAutoencoder, sae_loss
+from xai_tf.sae.model import SAEConfig, SparseAutoencoder
 from xai_tf.tasks.train import fit
 
 
@@ -56,11 +56,9 @@ def train_sae(
         h = next(data)
         if h.dim() != 2 or h.size(1) != config.d:
             raise ValueError(f"batch {k} has shape {tuple(h.shape)}, expected [n, {config.d}]")
-        value = sae_loss(sae, h, lam_at(k, warmup, config.lam))
-        with torch.no_grad():
-            s, a = sae(h)
-            history["L0"].append(metrics.l0(a))
-            history["FVU"].append(metrics.fvu(h, s))
+        value, s, a = sae.loss(h, lam_at(k, warmup, config.lam))
+        history["L0"].append(metrics.l0(a.detach()))
+        history["FVU"].append(metrics.fvu(h, s.detach()))
         bar.update()
         bar.set_postfix(L0=f"{history['L0'][-1]:.1f}", FVU=f"{history['FVU'][-1]:.3f}")
         return value
