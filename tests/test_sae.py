@@ -182,7 +182,7 @@ def test_the_error_term_splices_back_the_clean_logits(bundled, shipped):
     rec = metrics.reconstruction_hook(sae64, sae.config.scale)
     clean = lm64(ids)
     with_error = lm64(ids, hooks={("resid_post", 2): lambda h: rec(h) + (h - rec(h))})
-    assert float((with_error - clean).abs().max()) <= 1e-5
+    assert float((with_error - clean).detach().abs().max()) <= 1e-5
     assert float((rec(torch.ones(256, dtype=torch.float64)) - 1).abs().max()) > 0.01  # s(h) alone is not h
     unclamped = bundled(ids, hooks={("resid_post", 2): steer.clamp_hook(sae, 7, None)})
     assert torch.equal(unclamped, bundled(ids))
