@@ -149,6 +149,48 @@ def _toytasks(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
     ]
 
 
+def _faithfulness(lm: xai_tf.LoadedModel) -> list:
+    from xai_tf.faithfulness import (
+        adversary,
+        baselines,
+        correlation,
+        deceive,
+        erasure,
+        heads,
+        identifiability,
+        importance,
+        plausibility,
+        transformer,
+    )
+    from xai_tf.tasks import cues, recurrent
+    from xai_tf.tasks.sentiment import SequenceClassifier
+
+    data = cues.cue_sentences(40, seed=0)
+    model = recurrent.train_attention_classifier(data, len(cues.VOCAB), "bilstm", steps=5, device=lm.device)
+    flat = recurrent.train_attention_classifier(data, len(cues.VOCAB), "none", steps=5, device=lm.device)
+    ids = lm.encode(PROMPT * 8)  # 88 tokens > d_h + 1 = 65 keys: a non-trivial equivalent attention
+    with torch.no_grad():
+        _, cache = lm.run_with_cache(ids)
+    torch.manual_seed(0)
+    clf = SequenceClassifier(lm.model).eval()  # an untrained head is enough to follow the device
+    return [
+        recurrent.predict(model, data[:5]),
+        recurrent.accuracy(flat, data[:5]),
+        importance.importances(model, data[0].ids),
+        adversary.epsilon_adversary(model, data[0].ids, steps=5).alpha_adv,
+        {by: f.tolist() for by, f in erasure.erasure_study(flat, data[:3]).fraction.items()},
+        erasure.removal_order(model, data[0].ids, "gradient"),
+        {pair: t.tolist() for pair, t in correlation.correlation_study(flat, data[:3]).tau.items()},
+        deceive.mass_on_cues(flat, data[:3]),
+        deceive.state_norms(flat, data[:5]),
+        baselines.seed_jsd([model, flat], data[:5]).tolist(),  # numpy by design: compared as floats
+        plausibility.precision_study(flat, data[:3]),
+        identifiability.equivalent_attention(cache["attn", 0][0, 0, -1], cache["v", 0][0, 0], 0),
+        heads.head_removal(lm, lm.encode(PROMPT)),
+        transformer.transformer_importances(lm, clf, "Thou art a vile knave."),
+    ]
+
+
 CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "forward": lambda lm: lm(lm.encode(PROMPT)),
     "attentions": lambda lm: lm.attentions(lm.encode(PROMPT)),
@@ -199,6 +241,7 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     ),
     "attention layers and masks": _attention_layer,
     "efficient attention (lesson 14)": lambda lm: _efficient(lm),
+    "faithfulness (lesson 08)": _faithfulness,
     "toy tasks (lesson 09)": _toytasks,
     "concept bottlenecks (lesson 12)": _cbm,
     "white-box transformers (lesson 13)": _crate,
