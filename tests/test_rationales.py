@@ -1,0 +1,174 @@
+"""Lesson 11's helpers against independent references: conicity against numpy's cosines and its
+closed cases, ERASER's scores against a hand-worked example, Ω by hand, REINFORCE's expectation
+against autograd of the exact expectation (all 2^3 selections), HardKuma's point masses against
+samples drawn through numpy's Beta (Kuma(a, b) = Beta(1, b)^{1/a}), and small trainings."""
+
+import numpy as np
+import pytest
+import torch
+
+from xai_tf.faithfulness import conicity as con
+from xai_tf.faithfulness import eraser, regularised
+from xai_tf.rationales import hardkuma, reinforce
+from xai_tf.rationales import model as rat
+from xai_tf.rationales.penalty import omega
+from xai_tf.tasks import cues, recurrent
+
+# ---------------------------------------------------------------- conicity
+
+
+def test_conicity_of_identical_vectors_is_one():
+    H = torch.tensor([[1.0, 2.0, -3.0]]).repeat(5, 1)
+    assert con.conicity(H).item() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_conicity_zero_mean_is_zero():
+    eye = torch.eye(4, dtype=torch.float64)
+    assert con.conicity(torch.cat([eye, -eye])).item() == 0.0  # ± an orthonormal set: ā = 0
+    assert con.conicity(eye).item() == pytest.approx(0.5, abs=1e-12)  # cos(e_i, 1/4·1) = 1/2
+
+
+def test_conicity_matches_numpy_and_mask_drops_rows():
+    rng = np.random.default_rng(0)
+    H = rng.normal(size=(3, 7, 5)) + 0.5
+    mean = H.mean(1, keepdims=True)
+    want = ((H * mean).sum(-1) / np.linalg.norm(H, axis=-1) / np.linalg.norm(mean, axis=-1)).mean(-1)
+    assert np.allclose(con.conicity(torch.tensor(H)).numpy(), want, atol=1e-12)
+    mask = torch.ones(3, 7)
+    mask[:, 4:] = 0
+    padded = torch.tensor(H).clone()
+    padded[:, 4:] = 99.0
+    assert torch.allclose(con.conicity(padded, mask), con.conicity(torch.tensor(H)[:, :4]))
+
+
+def test_conicity_refuses_empty_and_nan():
+    with pytest.raises(ValueError, match="H must be"):
+        con.conicity(torch.zeros(0, 3))
+    with pytest.raises(ValueError, match="finite"):
+        con.conicity(torch.tensor([[float("nan"), 1.0]]))
+
+
+# ---------------------------------------------------------------- ERASER
+
+
+def toy_model(ids):
+    """p(positive) = 0.5 + 0.1·(#2 − #3) for word ids 1..3: a model we can work out by hand."""
+    p = 0.5 + 0.1 * (ids.count(2) - ids.count(3))
+    return torch.tensor([1 - p, p])
+
+
+def test_comprehensiveness_and_sufficiency_by_hand():
+    ids = [2, 2, 1, 3]  # p = 0.6, predicted positive
+    assert eraser.comprehensiveness(toy_model, ids, [0]) == pytest.approx(0.6 - 0.5)
+    assert eraser.comprehensiveness(toy_model, ids, [0, 1]) == pytest.approx(0.6 - 0.4)
+    assert eraser.sufficiency(toy_model, ids, [0, 1]) == pytest.approx(0.6 - 0.7)
+    assert eraser.sufficiency(toy_model, ids, [2]) == pytest.approx(0.6 - 0.5)
+    scores = torch.tensor([0.9, 0.8, 0.1, 0.2])  # T = 4: bins give k = 1, 1, 1, 1, 2
+    want = (4 * (0.6 - 0.5) + (0.6 - 0.4)) / 5
+    assert eraser.aopc(toy_model, ids, scores, "comprehensiveness") == pytest.approx(want)
+
+
+def test_eraser_bad_inputs():
+    with pytest.raises(ValueError, match="rationale is empty"):
+        eraser.sufficiency(toy_model, [2, 1], [])
+    with pytest.raises(ValueError, match=r"k must be an integer in 1..3"):
+        eraser.top_k([0.1, 0.2, 0.3], 4)
+    with pytest.raises(ValueError, match="covers every word"):
+        eraser.comprehensiveness(toy_model, [2, 1], [0, 1])
+    with pytest.raises(ValueError, match="which must be"):
+        eraser.aopc(toy_model, [2, 1], torch.ones(2), "both")
+
+
+def test_eraser_table_ranks_attention_above_random_on_cues():
+    train, test = cues.cue_sentences(400, seed=0), cues.cue_sentences(20, seed=1)
+    model = recurrent.train_attention_classifier(train, len(cues.VOCAB), "none", steps=80, seed=0)
+    g = torch.Generator().manual_seed(0)
+    from xai_tf.faithfulness.importance import attention_weights
+
+    rows = eraser.eraser_table(
+        eraser.classifier_probabilities(model),
+        {
+            "attention": lambda ids: attention_weights(model, ids),
+            "random": lambda ids: torch.rand(len(ids), generator=g),
+        },
+        test,
+    )
+    assert [r.method for r in rows] == ["attention", "random"]
+    assert rows[0].plausibility > 0.9 > 0.5 > rows[1].plausibility
+
+
+# ---------------------------------------------------------------- Ω, REINFORCE, HardKuma
+
+
+def test_omega_by_hand():
+    z = torch.tensor([0.0, 1.0, 1.0, 0.0, 1.0])  # 3 words, 3 jumps
+    assert omega(z, 0.5, 2.0).item() == pytest.approx(0.5 * 3 + 2.0 * 3)
+    mask = torch.tensor([1, 1, 1, 1, 0])  # the last word is padding: 2 words, 2 jumps
+    assert omega(z, 0.5, 2.0, mask).item() == pytest.approx(0.5 * 2 + 2.0 * 2)
+    with pytest.raises(ValueError, match=r"lam1 must be a finite number in \[0, inf\)"):
+        omega(z, -0.1, 0.0)
+
+
+@pytest.mark.parametrize("baseline", [0.0, 1.7])
+def test_reinforce_is_unbiased_on_three_tokens(baseline):
+    phi = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)
+    weights = torch.tensor([1.5, -0.7, 2.2], dtype=torch.float64)
+
+    def f(z):
+        return (weights * z).sum() + 3.0 * z[0] * z[2]
+
+    exact_phi = phi.clone().requires_grad_(True)
+    p = torch.sigmoid(exact_phi)
+    expectation = sum(
+        torch.prod(torch.where(z > 0, p, 1 - p)) * f(z) for z in reinforce.selections(3).double()
+    )
+    (want,) = torch.autograd.grad(expectation, exact_phi)
+    got = reinforce.expected_estimate(phi, f, baseline)
+    assert torch.allclose(got, want, atol=1e-12)
+
+
+def test_hardkuma_point_masses_match_numpy_beta_samples():
+    a, b = torch.tensor([0.5, 1.0, 2.0, 0.3]), torch.tensor([0.7, 1.0, 0.5, 3.0])
+    rng, n = np.random.default_rng(0), 200_000
+    k = rng.beta(1.0, b.numpy()[:, None], size=(4, n)) ** (1 / a.numpy()[:, None])
+    z = np.clip(hardkuma.LOW + (hardkuma.HIGH - hardkuma.LOW) * k, 0, 1)
+    se = 4 * np.sqrt(0.25 / n)
+    assert np.allclose(hardkuma.prob_zero(a, b).numpy(), (z == 0).mean(1), atol=se)
+    assert np.allclose(hardkuma.prob_one(a, b).numpy(), (z == 1).mean(1), atol=se)
+    ours = hardkuma.sample(a[:, None].expand(4, n), b[:, None].expand(4, n), torch.Generator().manual_seed(0))
+    assert ((ours >= 0) & (ours <= 1)).all()
+    assert np.allclose((ours == 0).float().mean(1).numpy(), (z == 0).mean(1), atol=2 * se)
+    assert np.allclose((ours == 1).float().mean(1).numpy(), (z == 1).mean(1), atol=2 * se)
+
+
+def test_hardkuma_refuses_nonpositive_shapes():
+    with pytest.raises(ValueError, match="a must be finite and > 0"):
+        hardkuma.sample(torch.tensor([0.0]), torch.tensor([1.0]))
+
+
+# ---------------------------------------------------------------- training
+
+
+def test_rationalizer_recovers_planted_cues():
+    train, test = cues.cue_sentences(600, seed=0), cues.cue_sentences(100, seed=1)
+    model = rat.train_rationalizer(train, len(cues.VOCAB), "reinforce", steps=200)
+    scores = rat.evaluate(model, test)
+    assert scores.precision > 0.8 and scores.recall > 0.4 and scores.sparsity < 0.3
+
+
+def test_rationalizer_bad_inputs():
+    with pytest.raises(ValueError, match="estimator must be one of"):
+        rat.Rationalizer(10, "gumbel", 0.1, 0.1)
+    with pytest.raises(ValueError, match="lam2 must be"):
+        rat.Rationalizer(10, "hardkuma", 0.1, -1.0)
+
+
+def test_diversity_lowers_conicity_and_tying_closes_h_to_e():
+    train = cues.cue_sentences(300, seed=0)
+    plain = regularised.train_regularised(train, len(cues.VOCAB), "diversity", 0.0, steps=40)
+    diverse = regularised.train_regularised(train, len(cues.VOCAB), "diversity", 1.0, steps=40)
+    tied = regularised.train_regularised(train, len(cues.VOCAB), "tying", 1.0, steps=40)
+    untied = regularised.train_regularised(train, len(cues.VOCAB), "tying", 1.0, sign=-1, steps=40)
+    assert con.recurrent_conicity(diverse, train)[1] < con.recurrent_conicity(plain, train)[1]
+    d = [regularised.mean_tying_distance(m, train) for m in (tied, plain, untied)]
+    assert d[0] < d[1] < d[2]

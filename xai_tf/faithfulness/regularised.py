@@ -1,0 +1,85 @@
+"""Two fixes for attention that does not explain, trained into lesson 08's BiLSTM classifier (lesson 11):
+
+    diversity  (Mohankumar et al., 2020; the horizontal issue): L = NLL + λ · conicity(h)
+               — pushes one sentence's states h_1 … h_T apart, so weighting them differently matters;
+    tying      (Tutek & Šnajder, 2020; the vertical issue):     L = NLL + (λ/T) Σ_t ‖h_t − e_t‖²
+               — keeps the state h_t close to its own word's embedding e_t, so α_t weights word t.
+
+The tying term is *added* to the NLL we minimise (λ ≥ 0): minimising L then makes ‖h_t − e_t‖ small.
+Subtracting it (the slide's minus sign, with the loss minimised) would reward pushing h_t away from e_t
+without bound. Tying needs d_h = d_e / 2 so that the BiLSTM's [→h; ←h] has the embedding's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor, nn
+
+from xai_tf import _checks
+from xai_tf.efficient._common import one_thread
+from xai_tf.faithfulness.conicity import conicity
+from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, batch
+from xai_tf.tasks.train import fit
+from xai_tf.tasks.words import Example
+
+PENALTIES = ("diversity", "tying")
+
+
+def tying_penalty(h: Tensor, E: Tensor, mask: Tensor) -> Tensor:
+    """(1/T) Σ_t ‖h_t − e_t‖² per sentence ``[n]`` (T = its length, padding left out)."""
+    if h.shape != E.shape:
+        raise ValueError(
+            f"h and E must have one shape (d_h = d_e / 2), got {tuple(h.shape)} and {tuple(E.shape)}"
+        )
+    w = mask.to(h.dtype)
+    return (((h - E) ** 2).sum(-1) * w).sum(-1) / w.sum(-1)
+
+
+def train_regularised(
+    data: Sequence[Example],
+    vocab_size: int,
+    penalty: str,
+    lam: float,
+    sign: int = 1,
+    steps: int = 150,
+    batch_size: int = 32,
+    lr: float = 0.02,
+    seed: int = 0,
+) -> AttentionClassifier:
+    """Lesson 08's BiLSTM classifier (d_e = 32, d_h = 16) trained on NLL + sign · λ · penalty, as
+    ``train_attention_classifier`` does (same seeds and batches). ``sign = −1`` is the slide's version."""
+    if penalty not in PENALTIES:
+        raise ValueError(f"penalty must be one of {PENALTIES}, got {penalty!r}")
+    lam = _checks.real("lam", lam, 0.0, float("inf"), open_hi=True)
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be 1 or -1, got {sign!r}")
+    _checks.integer("batch_size", batch_size, 1)
+    torch.manual_seed(seed)
+    model = AttentionClassifier(RecurrentConfig(vocab_size, d_e=32, d_h=16))
+    order = torch.randint(
+        len(data), (steps, min(batch_size, len(data))), generator=torch.Generator().manual_seed(seed)
+    )
+
+    def step_loss(k: int) -> Tensor:
+        b = batch(data, order[k])
+        mask = torch.arange(b.ids.size(1)) < b.lengths[:, None]
+        E = model.wte(b.ids)
+        h = model.states(E, b.lengths)
+        scores = model.readout(h, model.attention(h, b.lengths))
+        extra = conicity(h, mask) if penalty == "diversity" else tying_penalty(h, E, mask)
+        return nn.functional.cross_entropy(scores, b.labels) + sign * lam * extra.mean()
+
+    with one_thread():
+        fit(model.parameters(), step_loss, steps, lr)
+    return model.eval()
+
+
+@torch.no_grad()
+def mean_tying_distance(model: AttentionClassifier, data: Sequence[Example]) -> float:
+    """The mean over sentences of (1/T) Σ_t ‖h_t − e_t‖²."""
+    b = batch(data)
+    mask = torch.arange(b.ids.size(1)) < b.lengths[:, None]
+    E = model.wte(b.ids)
+    return float(tying_penalty(model.states(E, b.lengths), E, mask).mean())

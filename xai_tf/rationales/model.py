@@ -1,0 +1,185 @@
+"""Lei et al.'s (2016) rationalizer on the word-level tasks of lesson 08 (lesson 11). A generator g_φ
+scores each word; a selection z is drawn; a predictor sees only x ⊙ z:
+
+    generator   φ_t = w · ReLU(Conv₃(E(x)))_t   (each word with its two neighbours)
+    predictor   s = W_c Σ_t z_t e′_t + b_c      (a bag of the selected words' embeddings)
+    objective   E_{P(z|x)}[−log P(y | x ⊙ z)] + Ω(z)        (Ω of ``penalty``)
+
+Three ways to train through the discrete choice (``ESTIMATORS``):
+  "reinforce"  Z_t ~ Bernoulli(σ(φ_t)); the generator gets (cost − b) ∇ log P(z) (``reinforce``),
+               b the running mean of the cost;
+  "hardkuma"   Z_t ~ HardKuma(a_t, b_t), reparameterised (``hardkuma``); Ω in expectation:
+               λ₁ Σ P(z_t ≠ 0) + λ₂ Σ [P_t(1 − P_{t+1}) + (1 − P_t)P_{t+1}], P_t = P(z_t ≠ 0);
+  "sparsemax"  z = sparsemax(φ) (Treviso & Martins, 2020): a relaxation, sparse by itself (Ω unused).
+At test time the rationale is σ(φ_t) > ½, P(z_t ≠ 0) > ½, or the support of sparsemax(φ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from xai_tf.attention.maps import sparsemax
+from xai_tf.efficient._common import one_thread
+from xai_tf.rationales import hardkuma, reinforce
+from xai_tf.rationales.penalty import check_lambdas, omega
+from xai_tf.tasks.recurrent import Batch, batch
+from xai_tf.tasks.train import fit
+from xai_tf.tasks.words import Example
+
+ESTIMATORS = ("reinforce", "hardkuma", "sparsemax")
+
+
+class Rationalizer(nn.Module):
+    """Generator and predictor (see the module docstring); ``baseline`` is REINFORCE's running b."""
+
+    def __init__(self, vocab_size: int, estimator: str, lam1: float, lam2: float, d: int = 16):
+        super().__init__()
+        if estimator not in ESTIMATORS:
+            raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+        self.estimator, (self.lam1, self.lam2) = estimator, check_lambdas(lam1, lam2)
+        self.gen_embed = nn.Embedding(vocab_size, d, padding_idx=0)
+        self.conv = nn.Conv1d(d, d, 3, padding=1)
+        self.gen_out = nn.Linear(d, 2)  # φ (or HardKuma's log a, log b)
+        self.pred_embed = nn.Embedding(vocab_size, d, padding_idx=0)
+        self.head = nn.Linear(d, 2)
+        self.baseline = 0.0
+
+    def generator(self, ids: Tensor) -> Tensor:
+        """``[n, T, 2]`` per-word outputs of g_φ."""
+        x = self.gen_embed(ids).transpose(1, 2)
+        return self.gen_out(torch.relu(self.conv(x)).transpose(1, 2))
+
+    def predict(self, ids: Tensor, z: Tensor) -> Tensor:
+        """Class scores ``[n, 2]`` from x ⊙ z."""
+        return self.head(torch.einsum("nt,ntd->nd", z, self.pred_embed(ids)))
+
+    def select(self, ids: Tensor, mask: Tensor) -> Tensor:
+        """The test-time rationale z ∈ {0, 1} ``[n, T]`` (0 on padding)."""
+        g = self.generator(ids)
+        if self.estimator == "reinforce":
+            keep = g[..., 0] > 0
+        elif self.estimator == "hardkuma":
+            a, b = _shapes(g)
+            keep = hardkuma.prob_zero(a, b) < 0.5
+        else:
+            keep = _relaxed(g, mask) > 0
+        return (keep & mask).float()
+
+    def forward(self, ids: Tensor, mask: Tensor) -> Tensor:
+        """Class scores ``[n, 2]`` on the test-time rationale (sparsemax: its weights)."""
+        z = _relaxed(self.generator(ids), mask) if self.estimator == "sparsemax" else self.select(ids, mask)
+        return self.predict(ids, z)
+
+
+def _shapes(g: Tensor) -> tuple[Tensor, Tensor]:
+    return g[..., 0].exp().clamp(1e-3, 1e3), g[..., 1].exp().clamp(1e-3, 1e3)
+
+
+def _relaxed(g: Tensor, mask: Tensor) -> Tensor:
+    return sparsemax(g[..., 0].masked_fill(~mask, float("-inf")))
+
+
+def _mask(b: Batch) -> Tensor:
+    return torch.arange(b.ids.size(1)) < b.lengths[:, None]
+
+
+def objective(model: Rationalizer, b: Batch, generator: torch.Generator | None = None) -> Tensor:
+    """One minibatch's training loss (its gradient is the chosen estimator's); updates REINFORCE's
+    running baseline."""
+    mask, g = _mask(b), model.generator(b.ids)
+    nll = nn.functional.cross_entropy
+    if model.estimator == "sparsemax":
+        return nll(model.predict(b.ids, _relaxed(g, mask)), b.labels)
+    if model.estimator == "hardkuma":
+        a, bb = _shapes(g)
+        z = hardkuma.sample(a, bb, generator) * mask
+        p = (1 - hardkuma.prob_zero(a, bb)) * mask
+        jumps = (p[:, 1:] * (1 - p[:, :-1]) + (1 - p[:, 1:]) * p[:, :-1]) * mask[:, 1:]
+        penalty = model.lam1 * p.sum(-1) + model.lam2 * jumps.sum(-1)
+        return nll(model.predict(b.ids, z), b.labels) + penalty.mean()
+    phi = g[..., 0]
+    z = torch.bernoulli(torch.sigmoid(phi).detach(), generator=generator) * mask
+    losses = nll(model.predict(b.ids, z), b.labels, reduction="none")
+    cost = (losses + omega(z, model.lam1, model.lam2, mask)).detach()
+    logp = reinforce.log_prob(phi.masked_fill(~mask, 0.0), z)  # padding: z = 0 at φ = 0 adds a constant
+    surrogate = losses.mean() + ((cost - model.baseline) * logp).mean()
+    model.baseline = 0.9 * model.baseline + 0.1 * float(cost.mean())
+    return surrogate
+
+
+def train_rationalizer(
+    data: Sequence[Example],
+    vocab_size: int,
+    estimator: str,
+    lam1: float = 0.02,
+    lam2: float = 0.01,
+    steps: int = 300,
+    batch_size: int = 32,
+    lr: float = 0.01,
+    seed: int = 0,
+) -> Rationalizer:
+    """Train generator and predictor together by ``fit`` (Adam) on seeded minibatches, one thread."""
+    torch.manual_seed(seed)
+    model = Rationalizer(vocab_size, estimator, lam1, lam2)
+    order = torch.randint(
+        len(data), (steps, min(batch_size, len(data))), generator=torch.Generator().manual_seed(seed)
+    )
+    noise = torch.Generator().manual_seed(seed + 1)
+    with one_thread():
+        fit(model.parameters(), lambda k: objective(model, batch(data, order[k]), noise), steps, lr)
+    return model.eval()
+
+
+@dataclass
+class RationaleScores:
+    """Over a test set: accuracy of the predictor on the rationale, and the rationale against the
+    planted cues: precision |z ∩ cues| / |z|, recall |z ∩ cues| / |cues| (pooled over words), and
+    sparsity |z| / T (mean share of words selected)."""
+
+    accuracy: float
+    precision: float
+    recall: float
+    sparsity: float
+
+
+@torch.no_grad()
+def evaluate(model: Rationalizer, data: Sequence[Example]) -> RationaleScores:
+    """``RationaleScores`` of the test-time rationales on ``data``."""
+    b = batch(data)
+    mask = _mask(b)
+    z = model.select(b.ids, mask)
+    hits = float((z * b.cues).sum())
+    if float(z.sum()) == 0:
+        raise ValueError("every rationale is empty: the generator selects no word (λ₁ too large?)")
+    accuracy = float((model(b.ids, mask).argmax(-1) == b.labels).float().mean())
+    sparsity = float((z.sum(-1) / b.lengths).mean())
+    return RationaleScores(accuracy, hits / float(z.sum()), hits / float(b.cues.sum()), sparsity)
+
+
+def rationale(model: Rationalizer, ids: Sequence[int]) -> list[int]:
+    """The positions the generator selects in one sentence."""
+    b = batch([Example(list(ids), 0, [0] * len(ids))])
+    with torch.no_grad():
+        return [int(t) for t in model.select(b.ids, _mask(b))[0].nonzero()[:, 0]]
+
+
+def gradient_variance(
+    model: Rationalizer, data: Sequence[Example], samples: int = 32, seed: int = 0
+) -> float:
+    """Σ_p Var[ĝ_p] over the generator's parameters p: the spread of the gradient estimate of one
+    minibatch (``data``) across ``samples`` draws of z (REINFORCE with b = its running baseline,
+    or HardKuma)."""
+    params = [*model.gen_embed.parameters(), *model.conv.parameters(), *model.gen_out.parameters()]
+    b, noise, grads = batch(data), torch.Generator().manual_seed(seed), []
+    baseline = model.baseline
+    with one_thread():
+        for _ in range(samples):
+            model.baseline = baseline
+            flat = torch.autograd.grad(objective(model, b, noise), params)
+            grads.append(torch.cat([g.flatten() for g in flat]))
+    model.baseline = baseline
+    return float(torch.stack(grads).var(0).sum())

@@ -1,0 +1,48 @@
+"""REINFORCE, the score-function estimator (Williams, 1992; lesson 11), for Z_i ~ Bernoulli(σ(φ_i)):
+
+    ∇_φ E_{P(z)}[f(z)] = E_{P(z)}[(f(z) − b) ∇_φ log P(z)],
+    log P(z) = Σ_i z_i log p_i + (1 − z_i) log(1 − p_i),   p_i = σ(φ_i),
+
+for any baseline b that does not depend on z (E[∇ log P(z)] = 0), so one sample's estimate is
+unbiased; a good b (e.g. the running mean of f) lowers its variance. On a toy with a few tokens the
+expectation is a finite sum over all 2^T selections, so the estimator can be checked exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+
+
+def log_prob(phi: Tensor, z: Tensor) -> Tensor:
+    """log P(z) = Σ_i z_i log σ(φ_i) + (1 − z_i) log(1 − σ(φ_i)) over the last axis."""
+    _checks.tensor("phi", phi)
+    return -torch.nn.functional.binary_cross_entropy_with_logits(phi, z.to(phi.dtype), reduction="none").sum(
+        -1
+    )
+
+
+def estimate(phi: Tensor, f: Callable[[Tensor], Tensor], z: Tensor, baseline: float = 0.0) -> Tensor:
+    """One sample's REINFORCE estimate (f(z) − b) ∇_φ log P(z), shape of φ."""
+    _checks.finite("baseline", baseline)
+    phi = phi.detach().requires_grad_(True)
+    (grad,) = torch.autograd.grad(log_prob(phi, z), phi)
+    return (f(z).detach() - baseline) * grad
+
+
+def selections(T: int) -> Tensor:
+    """All 2^T selections z ∈ {0, 1}^T ``[2^T, T]``."""
+    _checks.integer("T", T, 1, 16)
+    return torch.tensor(list(itertools.product((0.0, 1.0), repeat=T)), device="cpu")
+
+
+def expected_estimate(phi: Tensor, f: Callable[[Tensor], Tensor], baseline: float = 0.0) -> Tensor:
+    """E_{P(z)}[estimate] by enumerating every z (small T only): equals ∇_φ E[f] if unbiased."""
+    zs = selections(phi.size(-1)).to(phi.device, phi.dtype)
+    weights = log_prob(phi.detach().expand_as(zs), zs).exp()
+    return sum(w * estimate(phi, f, z, baseline) for w, z in zip(weights, zs, strict=True))
