@@ -7,7 +7,9 @@ model's CPU tensors fails, exactly as a CPU-made tensor fails next to a CUDA mod
 CI still catches a helper that would break on a GPU. Results must equal the plain CPU run.
 """
 
+import copy
 from collections.abc import Callable
+from functools import cache
 
 import pytest
 import torch
@@ -191,6 +193,31 @@ def _faithfulness(lm: xai_tf.LoadedModel) -> list:
     ]
 
 
+@cache
+def _shipped_sae():
+    from xai_tf.sae.model import SHIPPED, load
+
+    with torch.device("cpu"):  # built on the host once; each run moves a copy to the model's device
+        return load(SHIPPED)[0]
+
+
+def _sae(lm: xai_tf.LoadedModel) -> list:
+    from xai_tf.sae import browse, metrics, steer
+
+    sae = copy.deepcopy(_shipped_sae()).to(lm.device)
+    ids = torch.tensor([lm.encode(PROMPT)], device=lm.device)
+    H = lm.run_with_cache(ids)[1]["resid_post", 2] * sae.config.scale
+    return [
+        metrics.ce_loss_recovered(lm, sae, ids, 2),
+        metrics.density(sae, H),
+        browse.feature_values(sae, H, 3),
+        browse.max_codes(sae, H),
+        [v for _, v in browse.logit_effects(lm, sae, 3, 4)[0]],
+        lm(ids, hooks={("resid_post", 2): steer.clamp_hook(sae, 3, 2.0)}),
+        lm(ids, hooks={("resid_post", 2): metrics.reconstruction_hook(sae, sae.config.scale)}),
+    ]
+
+
 CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "forward": lambda lm: lm(lm.encode(PROMPT)),
     "attentions": lambda lm: lm.attentions(lm.encode(PROMPT)),
@@ -243,6 +270,7 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "efficient attention (lesson 14)": lambda lm: _efficient(lm),
     "faithfulness (lesson 08)": _faithfulness,
     "toy tasks (lesson 09)": _toytasks,
+    "sparse autoencoder (lesson 10)": _sae,
     "concept bottlenecks (lesson 12)": _cbm,
     "white-box transformers (lesson 13)": _crate,
 }
