@@ -26,11 +26,12 @@ def test_conda_environment_matches_pyproject(path):
     )
 
 
-def test_binder_post_build_fetches_gpt2_and_checks_widgets():
+def test_binder_post_build_fetches_gpt2_and_the_tweets_and_checks_widgets():
     post = ROOT / "binder" / "postBuild"
     assert os.stat(post).st_mode & stat.S_IXUSR
     text = post.read_text()
     assert "python -m xai_tf.models.hub gpt2" in text
+    assert "python -m xai_tf.tasks.tweets" in text  # lesson 08's data, fetched before class
     assert "@jupyter-widgets/jupyterlab-manager" in text
 
 
