@@ -155,6 +155,9 @@ def test_rationalizer_recovers_planted_cues(estimator, lam1):
     model = rat.train_rationalizer(train, len(cues.VOCAB), estimator, lam1, lam1 / 2, steps=200)
     scores = rat.evaluate(model, test)
     assert scores.precision > 0.8 and scores.recall > 0.5 and scores.sparsity < 0.25  # cues: ≈ 20 % of words
+    no_cues = [e._replace(cues=[0] * len(e.ids)) for e in test]
+    unknown = rat.evaluate(model, no_cues)
+    assert np.isnan(unknown.precision) and np.isnan(unknown.recall) and unknown.sparsity == scores.sparsity
 
 
 def test_rationalizer_bad_inputs():
@@ -173,3 +176,36 @@ def test_diversity_lowers_conicity_and_tying_closes_h_to_e():
     assert con.recurrent_conicity(diverse, train)[1] < con.recurrent_conicity(plain, train)[1]
     d = [regularised.mean_tying_distance(m, train) for m in (tied, plain, untied)]
     assert d[0] < d[1] < d[2]
+
+
+# ---------------------------------------------------------------- exercises
+
+
+def _numpy_conicity(H):
+    H = H.numpy()
+    mean = H.mean(0)
+    if not mean.any():
+        return 0.0
+    return float((H @ mean / np.linalg.norm(H, axis=1) / np.linalg.norm(mean)).mean())
+
+
+def test_exercise_checkers_pass_right_answers_and_name_mistakes(capsys):
+    from xai_tf.exercises.rationales import check_conicity, check_omega
+
+    assert check_conicity(_numpy_conicity)
+    assert not check_conicity(
+        lambda H: float((H @ H.mean(0)).mean() / H.norm(dim=-1).mean() / H.mean(0).norm())
+    )
+    assert "its own ‖h_i‖" in capsys.readouterr().out
+
+    def no_degenerate_case(H):
+        mean = H.mean(0)
+        return (H @ mean / (H.norm(dim=-1) * mean.norm())).mean()
+
+    assert not check_conicity(no_degenerate_case)
+    assert "return 0" in capsys.readouterr().out
+    assert check_omega(
+        lambda z, l1, l2: float(l1 * np.abs(z.numpy()).sum() + l2 * np.abs(np.diff(z.numpy())).sum())
+    )
+    assert not check_omega(lambda z, l1, l2: l1 * z.abs().sum() + l2 * (z - z.roll(1)).abs().sum())
+    assert "last word back to the first" in capsys.readouterr().out

@@ -138,7 +138,8 @@ def train_rationalizer(
 class RationaleScores:
     """Over a test set: accuracy of the predictor on the rationale, and the rationale against the
     planted cues: precision |z ∩ cues| / |z|, recall |z ∩ cues| / |cues| (pooled over words), and
-    sparsity |z| / T (mean share of words selected)."""
+    sparsity |z| / T (mean share of words selected). Precision and recall are NaN where no word is a
+    known cue (real text)."""
 
     accuracy: float
     precision: float
@@ -157,6 +158,8 @@ def evaluate(model: Rationalizer, data: Sequence[Example]) -> RationaleScores:
         raise ValueError("every rationale is empty: the generator selects no word (λ₁ too large?)")
     accuracy = float((model(b.ids, mask).argmax(-1) == b.labels).float().mean())
     sparsity = float((z.sum(-1) / b.lengths).mean())
+    if float(b.cues.sum()) == 0:
+        return RationaleScores(accuracy, float("nan"), float("nan"), sparsity)
     return RationaleScores(accuracy, hits / float(z.sum()), hits / float(b.cues.sum()), sparsity)
 
 

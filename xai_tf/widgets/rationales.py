@@ -1,0 +1,95 @@
+"""Lesson 11's panels: ERASER's comprehensiveness and sufficiency of one sentence's top-k words under
+each explanation (or a rationalizer's own selection), and the λ₁/λ₂ trade-off of a rationalizer
+trained live (compactness against contiguity)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+
+import ipywidgets as widgets
+
+from xai_tf import viz
+from xai_tf.efficient._common import one_thread
+from xai_tf.faithfulness import eraser
+from xai_tf.faithfulness.importance import METHODS, importances
+from xai_tf.rationales import model as rat
+from xai_tf.tasks.recurrent import AttentionClassifier
+from xai_tf.tasks.words import Example, Vocabulary
+from xai_tf.widgets._panel import Panel
+
+SHOWN = 4  # sentences drawn in the λ panel
+
+
+def _marked(words: Sequence[str], scores: Sequence[float], chosen: Sequence[int], title: str) -> str:
+    """The sentence shaded by ``scores``, the chosen words in [brackets]."""
+    tokens = [f" [{w}]" if t in chosen else f" {w}" for t, w in enumerate(words)]
+    return viz.html_token_scores(tokens, scores, title)
+
+
+def eraser_panel(
+    model: AttentionClassifier,
+    rationalizers: Mapping[str, rat.Rationalizer],
+    vocab: Vocabulary,
+    data: Sequence[Example],
+) -> Panel:
+    """Pick a sentence, an explanation and k: the top-k words ([bracketed]), their comprehensiveness and
+    sufficiency. A rationalizer's selection is its own (k unused), scored on the classifier."""
+    if not data:
+        raise ValueError("data must not be empty")
+    m = eraser.classifier_probabilities(model)
+    instance = widgets.IntSlider(value=0, min=0, max=len(data) - 1, description="sentence #")
+    method = widgets.Dropdown(options=[*METHODS, *rationalizers], description="explanation")
+    k = widgets.IntSlider(value=2, min=1, max=10, description="k")
+
+    def render() -> str:
+        e = data[instance.value]
+        words = vocab.decode(e.ids)
+        with one_thread():
+            if method.value in rationalizers:
+                chosen = rat.rationale(rationalizers[method.value], e.ids)
+                scores = [float(t in chosen) for t in range(len(e.ids))]
+            else:
+                scores = importances(model, e.ids, [method.value])[method.value].tolist()
+                chosen = eraser.top_k(scores, k.value)
+            comp = eraser.comprehensiveness(m, e.ids, chosen) if len(chosen) < len(e.ids) else float("nan")
+            suff = eraser.sufficiency(m, e.ids, chosen)
+        p = m(e.ids)
+        title = (
+            f"{method.value}: {len(chosen)} of {len(e.ids)} words; P(predicted) = {float(p.max()):.3f}; "
+            f"comprehensiveness {comp:+.3f}, sufficiency {suff:+.3f}"
+        )
+        return _marked(words, scores, chosen, title)
+
+    return Panel({"sentence": instance, "method": method, "k": k}, render, rows=[["sentence", "method", "k"]])
+
+
+def rationale_panel(
+    train: Sequence[Example], test: Sequence[Example], vocab: Vocabulary, estimator: str = "hardkuma"
+) -> Panel:
+    """Move λ₁ (compactness) and λ₂ (contiguity): a rationalizer is trained (300 steps, cached per
+    setting) and its precision, recall and sparsity on ``test`` shown with a few rationales (planted
+    cues shaded, selected words [bracketed])."""
+    if not train or not test:
+        raise ValueError("train and test must not be empty")
+    lam1 = widgets.FloatSlider(value=0.02, min=0.0, max=0.1, step=0.01, description="λ₁ (compact)")
+    lam2 = widgets.FloatSlider(value=0.01, min=0.0, max=0.1, step=0.01, description="λ₂ (contiguous)")
+
+    @cache
+    def trained(l1: float, l2: float) -> rat.Rationalizer:
+        return rat.train_rationalizer(train, len(vocab), estimator, l1, l2, steps=300)
+
+    def render() -> str:
+        model = trained(round(lam1.value, 3), round(lam2.value, 3))
+        s = rat.evaluate(model, test)
+        head = (
+            f"<div><b>{estimator}</b>: accuracy {s.accuracy:.2f}, precision {s.precision:.2f}, "
+            f"recall {s.recall:.2f}, words kept {s.sparsity:.0%}</div>"
+        )
+        rows = []
+        for e in test[:SHOWN]:
+            chosen = rat.rationale(model, e.ids)
+            rows.append(_marked(vocab.decode(e.ids), [float(c) for c in e.cues], chosen, ""))
+        return head + "".join(rows)
+
+    return Panel({"lam1": lam1, "lam2": lam2}, render, rows=[["lam1", "lam2"]], slow=True)
