@@ -132,6 +132,12 @@ RAISES = [
         "2 alphas but 1 values of a",
     ),
     (
+        "xai_tf.tasks.solvable.replica_theta",
+        lambda: solvable.replica_theta(0.6, sigma=0.0),
+        VE,
+        "sigma must be a finite number > 0, got 0",
+    ),
+    (
         "xai_tf.tasks.toytasks.encode_letters",
         lambda: toytasks.encode_letters("DATAIAIAIZ"),
         VE,

@@ -252,6 +252,40 @@ def test_the_two_starts_end_in_their_own_minimum():
     assert abs(float(pos.sum() / 30)) > 5 * abs(float(sem.sum() / 30))
 
 
+def test_replica_theta_is_the_covariance_of_the_pre_activations():
+    """The theory's θ is E[(z·Q*/√d)(z·Q/√d)] for z ~ N(0, σ² I_d): estimated by sampling z."""
+    g = torch.Generator().manual_seed(0)
+    d, sigma = 16, 0.5
+    Q_star, Q = (
+        torch.randn(d, generator=g, dtype=torch.float64),
+        torch.randn(d, generator=g, dtype=torch.float64),
+    )
+    Q = Q + 2 * Q_star  # an overlap well away from 0
+    z = sigma * torch.randn(400_000, d, generator=g, dtype=torch.float64)
+    covariance = float(((z @ Q_star / d**0.5) * (z @ Q / d**0.5)).mean())
+    theta = float(Q_star @ Q / d)
+    assert solvable.replica_theta(theta, sigma) == pytest.approx(covariance, rel=0.02)
+    assert solvable.replica_theta(theta, sigma) != pytest.approx(theta, rel=0.5)
+
+
+def test_the_sweep_reports_sign_free_overlaps_of_the_fitted_minima():
+    """f_Q = f_{−Q}: the sign of Q is arbitrary, so the sweep averages |θ| and |m| over its seeds."""
+    x, _, Q_star = solvable.solvable_data(5, 8, seed=3)
+    Q = torch.randn(8, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    torch.testing.assert_close(solvable.student(Q, x), solvable.student(-Q, x))
+    d, seeds, alpha = 20, 3, 1.5
+    got = solvable.alpha_sweep([alpha], d=d, seeds=seeds, n_test=50, steps=40)
+    for start in ("positional", "semantic"):
+        thetas, ms = [], []
+        for seed in range(seeds):
+            x, y, Q_star = solvable.solvable_data(30, d, seed=1000 + seed, teacher_seed=seed)
+            Q = solvable.fit_solvable(start, x, y, Q_star, steps=40)
+            thetas.append(abs(float(Q_star @ Q)) / d)
+            ms.append(abs(float(Q.sum())) / d)
+        assert got[start]["theta"][0] == pytest.approx(sum(thetas) / seeds)
+        assert got[start]["m"][0] == pytest.approx(sum(ms) / seeds)
+
+
 def test_crossing_and_the_papers_alpha_c():
     assert solvable.crossing([0, 1, 2], [0.0, 1.0, 2.0], [1.5, 1.5, 1.5]) == pytest.approx(1.5)
     assert solvable.crossing([0, 1], [0.0, 1.0], [2.0, 3.0]) is None
@@ -301,9 +335,26 @@ def test_the_checkers_pass_solutions_and_name_mistakes(capsys):
     assert ex.check_histogram_labels(lambda x: (x[:, None] == x[None, :]).sum(-1))
     assert not ex.check_histogram_labels(lambda x: (x[:, None] == x[None, :]).sum(-1) - 1)
     assert "counts itself" in capsys.readouterr().out
+    assert ex.check_histogram_labels(lambda x: torch.bincount(x)[x].float())
+    for wrong, hint in [
+        (lambda x: torch.bincount(x), "one count per token value"),
+        (lambda x: x[:, None] == x[None, :], "sum it over j"),
+        (lambda x: (x[:, None] == x[None, :]).float().mean(-1), "a share"),
+    ]:
+        assert not ex.check_histogram_labels(wrong)
+        assert hint in capsys.readouterr().out
     assert ex.check_stack_tops(lambda s: dyck.parse_dyck(s).top)
+    assert ex.check_stack_tops(lambda s: torch.tensor(dyck.parse_dyck(s).top))
     assert not ex.check_stack_tops(lambda s: [i if c in "([" else -1 for i, c in enumerate(s)])
     assert "✘" in capsys.readouterr().out
+    for wrong, hint in [
+        (lambda s: [-1] + dyck.parse_dyck(s).top[:-1], "*after* reading position i"),
+        (lambda s: dyck.parse_dyck(s).depth, "the depth of the stack"),
+        (lambda s: [s[t] if t >= 0 else -1 for t in dyck.parse_dyck(s).top], "not the bracket"),
+        (lambda s: [t if t >= 0 else None for t in dyck.parse_dyck(s).top], "got None"),
+    ]:
+        assert not ex.check_stack_tops(wrong)
+        assert hint in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------- panels

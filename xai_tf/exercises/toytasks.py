@@ -3,6 +3,7 @@ after each position of a Dyck string."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 
 import torch
@@ -29,6 +30,20 @@ def check_histogram_labels(fn: Callable[[Tensor], Tensor]) -> int:
             raise Mismatch(
                 f"for x = {x.tolist()} you count the other equal tokens only: x_i counts itself too"
             )
+        if isinstance(got, Tensor) and got.shape == (len(x), len(x)):
+            raise Mismatch(f"for x = {x.tolist()} you return the L × L matrix [x_i = x_j]: sum it over j")
+        if isinstance(got, Tensor) and got.dim() == 1 and len(got) == int(x.max()) + 1 != len(x):
+            raise Mismatch(
+                f"for x = {x.tolist()} you return one count per token value (bincount): "
+                "y needs one count per position, the count of x_i"
+            )
+        if (
+            isinstance(got, Tensor)
+            and len(x) > 1
+            and got.shape == want.shape
+            and torch.allclose(got.double(), want.double() / len(x))
+        ):
+            raise Mismatch(f"for x = {x.tolist()} you return a share (a mean): y_i is a count, a sum")
         if isinstance(got, Tensor) and got.dtype.is_floating_point is False:
             got = got.double()
         expect_close(f"y for x = {x.tolist()}", got, want.double())
@@ -44,17 +59,26 @@ def check_stack_tops(fn: Callable[[str], list[int]]) -> int:
         got, want = fn(s), parse_dyck(s, D=8).top
         if got is None:
             raise Mismatch("returned None: did you forget to `return` the list?")
-        got = list(got) if isinstance(got, list | tuple | Tensor) else got
+        got = got.tolist() if isinstance(got, Tensor) else list(got) if isinstance(got, tuple) else got
         if not isinstance(got, list) or len(got) != len(s):
             raise Mismatch(f"for {s!r} return a list of {len(s)} positions, got {got!r}")
+        odd = [v for v in got if isinstance(v, bool) or not isinstance(v, numbers.Integral)]
+        if odd:
+            raise Mismatch(
+                f"for {s!r} every entry must be a position (an int, −1 for an empty stack), got {odd[0]!r}"
+                + (" — push the index i, not the bracket" if isinstance(odd[0], str) else "")
+            )
         got = [int(v) for v in got]
         if got != want:
             i = next(i for i, (u, v) in enumerate(zip(got, want, strict=True)) if u != v)
-            hint = (
-                " (after a closing bracket the top is the open bracket *below* the popped one)"
-                if s[i] in ")]"
-                else ""
-            )
+            if got[1:] == want[:-1]:
+                hint = " (s(i) is the top *after* reading position i: update the stack first)"
+            elif got == parse_dyck(s, D=8).depth:
+                hint = " (that is the depth of the stack: s(i) is the position of its top)"
+            elif s[i] in ")]":
+                hint = " (after a closing bracket the top is the open bracket *below* the popped one)"
+            else:
+                hint = ""
             raise Mismatch(
                 f"for {s!r}, after position {i} ({s[i]!r}) you say {got[i]}, expected {want[i]}{hint}"
             )

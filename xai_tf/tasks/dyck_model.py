@@ -66,7 +66,7 @@ class DyckModel(nn.Module):
         B, T = x.shape
         if T > self.T_max:
             raise ValueError(
-                f"strings must be at most T_max = {self.T_max} brackets (trained length), got {T}"
+                f"strings must be at most T_max = {self.T_max} brackets (the position embeddings), got {T}"
             )
         f = self.W_e(x) + self.W_p(torch.arange(T, device=x.device))
         causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()

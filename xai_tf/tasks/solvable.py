@@ -14,6 +14,10 @@ trained on n = αd samples by
 Its two minima: *positional* (Q along 1_d: the weights depend on p_ℓ, m = 1_dᵀQ/d large) and
 *semantic* (Q along Q*: θ = Q*ᵀQ/d large). Started in each (Q = 1_d or Q = Q*), gradient descent
 finds the minimum nearby; the global one switches from positional to semantic at α_c.
+
+f_Q = f_{−Q}, so the sign of Q is arbitrary: overlaps are reported as |θ| and |m|, as the authors'
+code does. Their replica theory (``PAPER_OVERLAPS``) defines θ as the covariance of the
+pre-activations z·Q*/√d and z·Q/√d, which is σ² Q*ᵀQ/d (``replica_theta``); its m is 1_dᵀQ/d as here.
 """
 
 from __future__ import annotations
@@ -36,6 +40,15 @@ PAPER_PHI = {
     1.3571428571: (-0.0028718741, -0.0029549733),
 }
 PAPER_TEST = {0.6809090909: (0.0069745180, 0.0065444672), 0.7927272727: (0.0064818601, 0.0065926675)}
+#: The same tables' overlaps (θ, m) of the semantic and the positional minimum at α = 2 (their θ
+#: is σ² Q*ᵀQ/d, see the module docstring).
+PAPER_OVERLAPS = {"semantic": (0.1585605522, 1.2e-08), "positional": (-1.1e-19, 0.2585671779)}
+
+
+def replica_theta(theta: float, sigma: float = 0.5) -> float:
+    """θ in the replica theory's normalisation: the covariance E[(z·Q*/√d)(z·Q/√d)] over
+    z ~ N(0, σ² I_d), which is σ² Q*ᵀQ/d = σ² θ for the θ = Q*ᵀQ/d measured here."""
+    return _checks.positive("sigma", sigma) ** 2 * _checks.real("theta", theta, -float("inf"), float("inf"))
 
 
 def solvable_data(
@@ -95,8 +108,8 @@ def alpha_sweep(
     steps: int = 600,
 ) -> dict[str, dict[str, list[float]]]:
     """For each α and start (positional, semantic): the training loss L(Q)/n, the test error
-    mean ‖y − f_Q(x)‖²/(2d), and the overlaps θ = Q*ᵀQ/d, m = 1_dᵀQ/d — means over ``seeds``
-    training sets (teacher and test set per seed)."""
+    mean ‖y − f_Q(x)‖²/(2d), and the overlaps |θ| = |Q*ᵀQ|/d, |m| = |1_dᵀQ|/d (the sign of Q is
+    arbitrary: f_Q = f_{−Q}) — means over ``seeds`` training sets (teacher and test set per seed)."""
     if not alphas:
         raise ValueError("alphas must be a non-empty list of sample complexities α = n/d > 0")
     for a in alphas:
@@ -115,8 +128,8 @@ def alpha_sweep(
                 with torch.no_grad():
                     runs[s]["train"].append(float(solvable_loss(Q, x, y, lam)))
                     runs[s]["test"].append(float(solvable_loss(Q, xt, yt, 0.0)))
-                runs[s]["theta"].append(float(Q_star @ Q / d))
-                runs[s]["m"].append(float(Q.sum() / d))
+                runs[s]["theta"].append(abs(float(Q_star @ Q / d)))
+                runs[s]["m"].append(abs(float(Q.sum() / d)))
         for s in out:
             for k in keys:
                 out[s][k].append(sum(runs[s][k]) / len(runs[s][k]))
