@@ -69,4 +69,4 @@ def layer_conicity(lm: LoadedModel, texts: Sequence[str]) -> Tensor:
         _, cache = lm.run_with_cache(lm.encode(text))
         stream = [cache["resid_pre", 0], *(cache["resid_post", layer] for layer in range(lm.n_layer))]
         rows.append(torch.stack([conicity(x[0].float()) for x in stream]))
-    return torch.stack(rows).mean(0).cpu()
+    return torch.stack(rows).mean(0)

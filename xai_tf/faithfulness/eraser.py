@@ -87,6 +87,8 @@ def aopc(m: Probabilities, ids: Sequence[int], scores: Tensor, which: str) -> fl
 
 def classifier_probabilities(model: AttentionClassifier) -> Probabilities:
     """m(x) = softmax(s(x)) of lesson 08's classifier, as a function of word ids."""
+    if not isinstance(model, AttentionClassifier):
+        raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
 
     @torch.no_grad()
     def m(ids: list[int]) -> Tensor:

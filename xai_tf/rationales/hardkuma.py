@@ -45,9 +45,11 @@ def sample(a: Tensor, b: Tensor, generator: torch.Generator | None = None) -> Te
 
 def prob_zero(a: Tensor, b: Tensor) -> Tensor:
     """P(Z = 0) = F_K(−l / (r − l))."""
+    _check(a, b)
     return kuma_cdf(torch.full_like(a, -LOW / (HIGH - LOW)), a, b)
 
 
 def prob_one(a: Tensor, b: Tensor) -> Tensor:
     """P(Z = 1) = 1 − F_K((1 − l) / (r − l))."""
+    _check(a, b)
     return 1 - kuma_cdf(torch.full_like(a, (1 - LOW) / (HIGH - LOW)), a, b)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from xai_tf import _checks
 from xai_tf.attention.maps import sparsemax
 from xai_tf.efficient._common import one_thread
 from xai_tf.rationales import hardkuma, reinforce
@@ -87,7 +88,7 @@ def _mask(b: Batch) -> Tensor:
     return torch.arange(b.ids.size(1)) < b.lengths[:, None]
 
 
-def objective(model: Rationalizer, b: Batch, generator: torch.Generator | None = None) -> Tensor:
+def _objective(model: Rationalizer, b: Batch, generator: torch.Generator | None = None) -> Tensor:
     """One minibatch's training loss (its gradient is the chosen estimator's); updates REINFORCE's
     running baseline."""
     mask, g = _mask(b), model.generator(b.ids)
@@ -130,7 +131,7 @@ def train_rationalizer(
     )
     noise = torch.Generator().manual_seed(seed + 1)
     with one_thread():
-        fit(model.parameters(), lambda k: objective(model, batch(data, order[k]), noise), steps, lr)
+        fit(model.parameters(), lambda k: _objective(model, batch(data, order[k]), noise), steps, lr)
     return model.eval()
 
 
@@ -165,6 +166,8 @@ def evaluate(model: Rationalizer, data: Sequence[Example]) -> RationaleScores:
 
 def rationale(model: Rationalizer, ids: Sequence[int]) -> list[int]:
     """The positions the generator selects in one sentence."""
+    if isinstance(ids, str) or len(ids) == 0:
+        raise ValueError("ids must be the word ids of one sentence, at least 1 word")
     b = batch([Example(list(ids), 0, [0] * len(ids))])
     with torch.no_grad():
         return [int(t) for t in model.select(b.ids, _mask(b))[0].nonzero()[:, 0]]
@@ -176,13 +179,14 @@ def gradient_variance(
     """Σ_p Var[ĝ_p] over the generator's parameters p: the spread of the gradient estimate of one
     minibatch (``data``) across ``samples`` draws of z (REINFORCE with b = its running baseline,
     or HardKuma)."""
+    _checks.integer("samples", samples, 2)
     params = [*model.gen_embed.parameters(), *model.conv.parameters(), *model.gen_out.parameters()]
     b, noise, grads = batch(data), torch.Generator().manual_seed(seed), []
     baseline = model.baseline
     with one_thread():
         for _ in range(samples):
             model.baseline = baseline
-            flat = torch.autograd.grad(objective(model, b, noise), params)
+            flat = torch.autograd.grad(_objective(model, b, noise), params)
             grads.append(torch.cat([g.flatten() for g in flat]))
     model.baseline = baseline
     return float(torch.stack(grads).var(0).sum())
