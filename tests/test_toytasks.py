@@ -319,6 +319,16 @@ def test_the_shipped_models_are_current_and_give_their_recorded_numbers():
     assert all(r["test accuracy"] >= 0.98 for runs in metrics["dyck"].values() for r in runs)
 
 
+def test_the_shipped_sweep_at_alpha_2_is_what_the_code_computes():
+    """The α = 2, d = 100 point of the shipped sweep (the overlaps the lesson compares with the paper)."""
+    metrics = json.loads(toytasks.METRICS.read_text())
+    i, run = metrics["settings"]["alphas"].index(2.0), metrics["sweep"]["100"]
+    got = solvable.alpha_sweep([2.0], d=100, seeds=run["seeds"])
+    for start in ("positional", "semantic"):
+        for key in ("train", "test", "theta", "m"):
+            assert got[start][key][0] == pytest.approx(run[start][key][i], rel=1e-6), (start, key)
+
+
 def test_the_shipped_restricted_semantic_model_is_what_the_script_trains():
     hist, _, metrics = toytasks.load_toytasks()
     model, _ = histogram.train_histogram(
