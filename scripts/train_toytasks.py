@@ -9,7 +9,8 @@ Seeded and single-threaded, so a rerun writes the same weights. What it trains:
   check) — test accuracy on 5,000 fresh sequences and the share of W outside each block;
 - Dyck_{2,4}, length 24: free attention, layer 1 uniform, attention pushed off the stack top
   (away = 1), seeds 0, 1, 2 — accuracy on 1,000 fresh strings and the stack share per head;
-- the solvable model: training loss and test error of both minima over α = n/d at d = 100, 200, 400.
+- the solvable model: training loss, test error and the overlaps |θ|, |m| of both minima over α = n/d at
+  d = 100, 200, 400 (600 s in all on one thread of this machine, November 2026).
 tests/test_toytasks.py checks that the files are current (``xai_tf.tasks.toytasks.fingerprint``).
 """
 

@@ -1,5 +1,5 @@
 """Lesson 09's trained toy models, shipped: ``scripts/train_toytasks.py`` trains them (seeded, one
-thread, a few minutes on a CPU) and writes ``xai_tf/data/toytasks.safetensors`` (the weights of the
+thread, about 10 minutes on a CPU) and writes ``xai_tf/data/toytasks.safetensors`` (the weights of the
 histogram models and of seed 0 of each Dyck variant) and ``toytasks.json`` (accuracies, block
 shares, stack shares for every seed, the α sweep of the solvable model, the settings, and the
 fingerprint of the code that trained them). ``tests/test_toytasks.py`` checks that the fingerprint
