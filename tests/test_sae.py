@@ -334,6 +334,8 @@ def test_panels_draw_and_show_bad_input_as_one_line(bundled, shipped, held):
     assert panel.message.value == "" and panel["feature"].value in panel["feature"].options
     panel["token"].value = "no such token"
     assert "does not occur" in panel.message.value and panel.view.value == ""
+    panel["token"].value = ""  # clearing a failed search brings the density-sorted list back
+    assert panel.message.value == "" and panel["feature"].value == int(p.argmax())
     steering = steering_panel(bundled, sae, browse.max_codes(sae, H), j=1)
     assert steering.message.value == "" and "clamped to 5" in steering.view.value
     steering["feature"].value = sae.config.F + 3

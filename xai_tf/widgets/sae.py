@@ -55,6 +55,8 @@ def feature_browser(
             feature.options = search() if token.value else _order(p, order.value)[:200]
         except ValueError:
             feature.options = []  # render() repeats the search and shows its one-line message
+        if feature.value is None and feature.options:  # ipywidgets leaves None after an empty list
+            feature.value = feature.options[0]
 
     def render() -> str:
         if token.value and not feature.options:
