@@ -317,6 +317,13 @@ def test_equivalent_attention_has_the_same_output_and_differs():
     assert torch.allclose(tilde @ V, alpha @ V, atol=1e-6)
     assert float(tilde.min()) >= 0 and float(tilde.sum()) == pytest.approx(1, abs=1e-6)
     assert float(tilde[alpha.argmin()]) > float(alpha.min()) + 0.05
+    # optimality, by brute force: no point α + N z of the feasible set (N a null-space basis, scaled
+    # to stay ≥ 0) puts more weight on the key than the linear program's answer
+    N = torch.from_numpy(identifiability.null_directions(V))
+    for z in torch.randn(2000, N.shape[1], dtype=torch.float64):
+        step = N @ z
+        shrink = (alpha / (-step).clamp(min=1e-300))[step < 0].min()  # the largest scale that keeps ≥ 0
+        assert float((alpha + shrink * step)[alpha.argmin()]) <= float(tilde[alpha.argmin()]) + 1e-9
     small_V = torch.randn(5, d_h, dtype=torch.float64)  # T ≤ d_h + 1: α is the only solution
     small = torch.randn(5, dtype=torch.float64).softmax(-1)
     assert torch.allclose(identifiability.equivalent_attention(small, small_V, 0), small, atol=1e-6)
@@ -358,6 +365,20 @@ def test_kendall_checker_says_what_is_wrong(capsys):
     assert not ex.check_kendall_tau(lambda a, b: stats.spearmanr(a, b).statistic)
     assert "Spearman" in capsys.readouterr().out
     assert not ex.check_kendall_tau(lambda a, b: None)
+    assert not ex.check_kendall_tau(lambda a, b: np.corrcoef(a, b)[0, 1])
+    assert "Pearson" in capsys.readouterr().out
+    assert not ex.check_kendall_tau(lambda a, b: stats.kendalltau(a, b))
+    assert ".statistic" in capsys.readouterr().out
+
+    def no_square_root(a, b):  # (n_c − n_d) / ((n_0 − n_a)(n_0 − n_b)), counted by brute force
+        a, b = a.numpy(), b.numpy()
+        pairs = list(itertools.combinations(range(len(a)), 2))
+        s = [float(np.sign(a[i] - a[j]) * np.sign(b[i] - b[j])) for i, j in pairs]
+        tied_a, tied_b = sum(bool(a[i] == a[j]) for i, j in pairs), sum(bool(b[i] == b[j]) for i, j in pairs)
+        return sum(s) / ((len(pairs) - tied_a) * (len(pairs) - tied_b))
+
+    assert not ex.check_kendall_tau(no_square_root)
+    assert "square root" in capsys.readouterr().out
 
 
 def test_erase_checker_says_what_is_wrong(capsys):
@@ -368,6 +389,11 @@ def test_erase_checker_says_what_is_wrong(capsys):
         lambda alpha, removed: alpha.index_fill(0, torch.tensor(removed, dtype=torch.long), 0)
     )
     assert "renormalised" in capsys.readouterr().out
+    kept = [0, 1, 2, 3]
+    assert not ex.check_erase(
+        lambda alpha, removed: alpha[[t for t in kept[: len(alpha)] if t not in removed]]
+    )
+    assert "do not delete" in capsys.readouterr().out
 
 
 # --- attention, rollout and flow on a transformer classifier ----------------------------------------
@@ -406,3 +432,32 @@ def test_transformer_importances_against_scores_and_removal(bundled):
     tau = transformer.transformer_correlation(bundled, clf, [text])
     ref = stats.kendalltau(scores["rollout"].numpy(), scores["LOO"].numpy()).statistic
     assert tau["rollout", "LOO"][0] == pytest.approx(ref)
+
+
+# --- the panel ---------------------------------------------------------------------------------------
+
+
+def test_panel_controls_change_what_is_drawn(data):
+    """ε moves the adversary and the stepper zeroes weights, on a sentence the model is unsure about
+    (an untrained model: f ≈ 0.5, so the constraint |Δf| < ε binds)."""
+    import re
+
+    from xai_tf.widgets.faithfulness import faithfulness_panel
+
+    torch.manual_seed(0)
+    model = recurrent.AttentionClassifier(recurrent.RecurrentConfig(vocab_size=len(cues.VOCAB)))
+    panel = faithfulness_panel({"untrained": model}, cues.VOCAB, data[1][:3])
+
+    def line(prefix: str) -> str:
+        return re.findall(prefix + r"[^<]*", panel.view.value)[0]
+
+    panel["epsilon"].value = 0.001
+    tight = line("ε-adversary")
+    panel["epsilon"].value = 0.3
+    assert line("ε-adversary") != tight and panel.message.value == ""
+    panel["erased"].value = 2
+    assert line("after zeroing the").startswith("after zeroing the 2 highest")
+    kept = [
+        float(x) for x in re.findall(r"title='\+?(-?[0-9.]+)'", panel.view.value.split("after zeroing")[1])
+    ]
+    assert sum(x == 0 for x in kept) == 2 and sum(kept) == pytest.approx(1, abs=1e-3)

@@ -20,6 +20,11 @@ def _tau_a(a: np.ndarray, b: np.ndarray) -> float:
     return sum(np.sign(a[i] - a[j]) * np.sign(b[i] - b[j]) for i, j in pairs) / len(pairs)
 
 
+def _ties(a: np.ndarray) -> int:
+    """n_a: the pairs i < j with a_i = a_j."""
+    return sum(a[i] == a[j] for i, j in combinations(range(len(a)), 2))
+
+
 @checker("Kendall τ")
 def check_kendall_tau(fn: Callable[[Tensor, Tensor], float]) -> int:
     """Lesson 08: ``fn(a, b)`` → τ_b of two importance vectors (scipy.stats.kendalltau's statistic)."""
@@ -37,9 +42,17 @@ def check_kendall_tau(fn: Callable[[Tensor, Tensor], float]) -> int:
         try:
             got = float(got)
         except (TypeError, ValueError):
-            raise Mismatch(f"return one number τ, got {type(got).__name__}") from None
+            hint = ": return its .statistic" if hasattr(got, "statistic") else ""
+            raise Mismatch(f"return one number τ, got {type(got).__name__}{hint}") from None
         want = float(stats.kendalltau(a, b).statistic)
         if abs(got - want) > 1e-6:
+            if abs(got - np.corrcoef(a, b)[0, 1]) < 1e-6:
+                raise Mismatch("that is Pearson's r of the values, not Kendall's τ (pairs counted)")
+            n0 = len(a) * (len(a) - 1) / 2
+            if abs(got - _tau_a(a, b) * n0 / (n0 - _ties(a)) / (n0 - _ties(b))) < 1e-6:
+                raise Mismatch(
+                    "the denominator is the square root √((n_0 − n_a)(n_0 − n_b)), not the product"
+                )
             if abs(got - _tau_a(a, b)) < 1e-6:
                 raise Mismatch(
                     f"for a = {a.tolist()} you return τ_a = {got:.4f}: with ties the denominator is "
@@ -68,6 +81,11 @@ def check_erase(fn: Callable[[Tensor, Sequence[int]], Tensor]) -> int:
         kept[removed] = False
         want = torch.where(kept, alpha, torch.zeros_like(alpha))
         want = want / want.sum()
+        if isinstance(got, Tensor) and removed and got.shape == (len(alpha) - len(removed),):
+            raise Mismatch(
+                f"α′ has {len(got)} entries for {len(alpha)} words: "
+                "zero the removed weights, do not delete them"
+            )
         if isinstance(got, Tensor) and got.shape == want.shape:
             if torch.allclose(got.double(), torch.where(kept, alpha, torch.zeros_like(alpha))) and removed:
                 raise Mismatch(
