@@ -336,6 +336,10 @@ def test_panels_draw_and_show_bad_input_as_one_line(bundled, shipped, held):
     assert "does not occur" in panel.message.value and panel.view.value == ""
     panel["token"].value = ""  # clearing a failed search brings the density-sorted list back
     assert panel.message.value == "" and panel["feature"].value == int(p.argmax())
+    panel["token"].value = " thou"
+    panel["order"].value = "rarest first (alive)"  # an order lists all features again, rarest first
+    alive = p[p > 0]
+    assert panel["token"].value == "" and float(p[panel["feature"].value]) == float(alive.min())
     steering = steering_panel(bundled, sae, browse.max_codes(sae, H), j=1)
     assert steering.message.value == "" and "clamped to 5" in steering.view.value
     steering["feature"].value = sae.config.F + 3

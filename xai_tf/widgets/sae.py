@@ -41,8 +41,8 @@ def feature_browser(
     lm: LoadedModel, sae: SparseAutoencoder, H: Tensor, ids: Tensor, p: Tensor, k: int = 8
 ) -> Panel:
     """Browse the features of ``sae`` on the windows ``ids [n, T]`` (``H`` their scaled activations,
-    ``p`` the densities): a token (e.g. " thou") lists the features that fire most on it; the order
-    sorts the feature list by density."""
+    ``p`` the densities): a token (e.g. " thou") lists the features that fire most on it; picking an
+    order clears the token and lists every feature by density."""
     token = widgets.Text(value="", description="token", continuous_update=False, placeholder=" thou")
     order = widgets.Dropdown(options=ORDERS, value=ORDERS[0], description="order")
     feature = widgets.Dropdown(options=_order(p, ORDERS[0])[:200], description="feature")
@@ -57,6 +57,10 @@ def feature_browser(
             feature.options = []  # render() repeats the search and shows its one-line message
         if feature.value is None and feature.options:  # ipywidgets leaves None after an empty list
             feature.value = feature.options[0]
+
+    def reorder() -> None:
+        token.value = ""  # an order lists every feature; a token search ranks by activation on it
+        refill()
 
     def render() -> str:
         if token.value and not feature.options:
@@ -76,7 +80,7 @@ def feature_browser(
         {"token": token, "order": order, "feature": feature},
         render,
         rows=[["token", "order", "feature"]],
-        updates={"token": refill, "order": refill},
+        updates={"token": refill, "order": reorder},
     )
 
 
