@@ -22,6 +22,12 @@ from xai_tf.widgets._panel import Panel
 MAX_WORDS = 60
 
 
+def _row(words: Sequence[str], scores: Sequence[float], title: str) -> str:
+    """One highlighted sentence that wraps at the panel's width (a zero-width space between words:
+    the words' spans keep their spaces, so the browser would otherwise not break the line)."""
+    return viz.html_token_scores(words, scores, title).replace("</span><span", "</span>\u200b<span")
+
+
 def faithfulness_panel(
     models: Mapping[str, AttentionClassifier], vocab: Vocabulary, data: Sequence[Example]
 ) -> Panel:
@@ -58,9 +64,9 @@ def faithfulness_panel(
                 if method == "attention"
                 else f"   τ with attention = {kendall(scores['attention'], scores[method])[0]:+.2f}"
             )
-            parts.append(viz.html_token_scores(words, scores[method].tolist(), f"{method}{tau}"))
+            parts.append(_row(words, scores[method].tolist(), f"{method}{tau}"))
         parts.append(
-            viz.html_token_scores(
+            _row(
                 words,
                 adv.alpha_adv.tolist(),
                 f"ε-adversary: JSD = {adv.jsd:.3f}, f = {adv.f_adv:.3f} (|Δf| < {epsilon.value:.3g})",
@@ -69,7 +75,7 @@ def faithfulness_panel(
         k = min(erased.value, len(ids) - 1)
         flipped = "flipped" if (p_erased > 0.5) != (p > 0.5) else "unchanged"
         title = f"after zeroing the {k} highest weights: f = {p_erased:.3f}, decision {flipped}"
-        parts.append(viz.html_token_scores(words, kept.tolist(), title))
+        parts.append(_row(words, kept.tolist(), title))
         return "".join(parts)
 
     controls = {"model": model, "instance": instance, "text": text, "epsilon": epsilon, "erased": erased}
