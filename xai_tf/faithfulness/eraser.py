@@ -10,7 +10,8 @@ ERASER's bins B = {1, 5, 10, 20, 50} % of the words, k = max(1, round(b · T)):
     AOPC = (1/|B|) Σ_{b ∈ B} score(r_{k(b)})
 
 (the paper writes 1/(|B| + 1) with a k = 0 term; for comprehensiveness that term is 0, for
-sufficiency it needs m(∅), which a word-level model does not have; we leave it out). Words are
+sufficiency it needs m(∅), which a word-level model does not have; we leave it out, as ERASER's scoring script
+rationale_benchmark/metrics.py does). Words are
 deleted, not masked, as in ERASER. Plausibility: P@k against the planted cues (lesson 08).
 """
 
@@ -74,7 +75,8 @@ def sufficiency(m: Probabilities, ids: Sequence[int], rationale: Sequence[int]) 
 
 
 def aopc(m: Probabilities, ids: Sequence[int], scores: Tensor, which: str) -> float:
-    """AOPC of ``which`` ("comprehensiveness" or "sufficiency") over ERASER's bins."""
+    """AOPC of ``which`` ("comprehensiveness" or "sufficiency") over ERASER's bins; for
+    comprehensiveness k is capped at T − 1 so that a word is left."""
     if which not in ("comprehensiveness", "sufficiency"):
         raise ValueError(f"which must be 'comprehensiveness' or 'sufficiency', got {which!r}")
     T = len(ids)
