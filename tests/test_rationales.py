@@ -167,6 +167,18 @@ def test_rationalizer_bad_inputs():
         rat.Rationalizer(10, "hardkuma", 0.1, -1.0)
 
 
+def test_tying_penalty_by_hand_leaves_out_padding():
+    rng = np.random.default_rng(1)
+    h, E = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 3, 4))
+    lengths = [3, 2]
+    want = [sum(np.sum((h[n, t] - E[n, t]) ** 2) for t in range(T)) / T for n, T in enumerate(lengths)]
+    mask = torch.tensor([[1, 1, 1], [1, 1, 0]]).bool()
+    got = regularised.tying_penalty(torch.tensor(h), torch.tensor(E), mask)
+    assert np.allclose(got.numpy(), want, atol=1e-12)
+    with pytest.raises(ValueError, match="one shape"):
+        regularised.tying_penalty(torch.tensor(h), torch.tensor(E)[..., :2], mask)
+
+
 def test_diversity_lowers_conicity_and_tying_closes_h_to_e():
     train = cues.cue_sentences(300, seed=0)
     plain = regularised.train_regularised(train, len(cues.VOCAB), "diversity", 0.0, steps=40)
