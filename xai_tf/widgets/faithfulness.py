@@ -3,6 +3,7 @@ Kendall's τ against attention, the ε-adversary's attention, and an erasure ste
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 
 import ipywidgets as widgets
@@ -23,9 +24,12 @@ MAX_WORDS = 60
 
 
 def _row(words: Sequence[str], scores: Sequence[float], title: str) -> str:
-    """One highlighted sentence that wraps at the panel's width (a zero-width space between words:
-    the words' spans keep their spaces, so the browser would otherwise not break the line)."""
-    return viz.html_token_scores(words, scores, title).replace("</span><span", "</span>\u200b<span")
+    """One highlighted sentence that wraps at the panel's width: the widget's HTML does not wrap
+    text (white-space: nowrap), so the words' spans are laid out as wrapping flex items."""
+    row = viz.html_token_scores(words, scores).replace(
+        "<div style='line-height:2'>", "<div style='line-height:2;display:flex;flex-wrap:wrap'>", 1
+    )
+    return f"<div style='font-weight:bold'>{html.escape(title)}</div>{row}"
 
 
 def faithfulness_panel(
