@@ -13,17 +13,16 @@ import torch
 import torch.nn.functional as F
 
 from xai_tf import attention as att
+from xai_tf._threads import one_thread
 from xai_tf.exercises import toytasks as ex
 from xai_tf.tasks import dyck, dyck_model, histogram, solvable, toytasks
 
 
 @pytest.fixture(autouse=True, scope="module")
-def one_thread():
+def single_thread():
     """The toy models are tiny: one thread trains them faster than two that share a busy CPU."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+    with one_thread():
+        yield
 
 
 # ---------------------------------------------------------------- histogram task

@@ -19,11 +19,11 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf._threads import one_thread
 from xai_tf.cbm._common import check_concepts
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.losses import concept_loss, joint_loss, task_loss
 from xai_tf.cbm.models import ConceptBottleneck, mlp, small_cnn
-from xai_tf.efficient._common import one_thread
 from xai_tf.tasks.train import fit
 
 MODES = ("independent", "sequential", "joint", "standard")

@@ -23,10 +23,10 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from xai_tf import _checks
+from xai_tf._threads import one_thread
 from xai_tf.crate import _common, mixture, rate
 from xai_tf.crate.ista import sparsity
 from xai_tf.crate.model import KINDS, Classifier
-from xai_tf.efficient._common import one_thread
 from xai_tf.tasks.train import fit
 
 #: The task and the models of the lesson: small enough to train both in seconds on one CPU thread.

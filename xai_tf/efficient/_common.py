@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -83,16 +81,3 @@ def available_ram() -> int:
 def scale(d: int) -> float:
     """1/√d_att, the scaling of the scores."""
     return 1 / math.sqrt(d)
-
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Run torch on one thread for a while (then restore the count): the toy models' matrices are so
-    small that a second thread only adds waiting, and on a CPU shared with other processes an
-    intra-op thread that is not scheduled can stall every step."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)

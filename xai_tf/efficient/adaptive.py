@@ -19,8 +19,8 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf._threads import one_thread
 from xai_tf.attention import entmax, sparsemax
-from xai_tf.efficient import _common
 from xai_tf.tasks.train import fit
 
 
@@ -133,5 +133,5 @@ def train_alpha_heads(
         s, v, y = alpha_task(batch, seed=seed * 100_003 + k)
         return ((model(s, v) - y) ** 2).mean()
 
-    with _common.one_thread():
+    with one_thread():
         return model, fit(model.parameters(), loss, steps, lr)

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.efficient import _common
+from xai_tf._threads import one_thread
 from xai_tf.tasks.offsets import IGNORE, offset_batch
 from xai_tf.tasks.train import fit
 
@@ -80,7 +80,7 @@ def train_offset_model(
         x, y = offset_batch(64, T, offset, seed=seed * 100_003 + k)
         return F.cross_entropy(model(x).flatten(0, 1), y.flatten(), ignore_index=IGNORE)
 
-    with _common.one_thread():
+    with one_thread():
         return model, fit(model.parameters(), loss, steps, lr)
 
 

@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.efficient._common import one_thread
+from xai_tf._threads import one_thread
 from xai_tf.faithfulness.divergence import jsd
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example

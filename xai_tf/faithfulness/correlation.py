@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 from torch import Tensor
 
-from xai_tf.efficient._common import one_thread
+from xai_tf._threads import one_thread
 from xai_tf.faithfulness.importance import METHODS, importances
 from xai_tf.tasks.recurrent import AttentionClassifier, predict
 from xai_tf.tasks.words import Example

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from xai_tf.efficient._common import one_thread
+from xai_tf._threads import one_thread
 from xai_tf.models.loaded import LoadedModel, causal
 from xai_tf.tasks.language_model import next_token_loss
 

@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.efficient._common import one_thread
+from xai_tf._threads import one_thread
 from xai_tf.faithfulness.conicity import conicity
 from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, batch
 from xai_tf.tasks.train import fit

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from xai_tf.efficient._common import one_thread
+from xai_tf._threads import one_thread
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import wordlevel as wl
 from xai_tf.faithfulness.correlation import kendall

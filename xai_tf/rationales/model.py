@@ -23,8 +23,8 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf._threads import one_thread
 from xai_tf.attention.maps import sparsemax
-from xai_tf.efficient._common import one_thread
 from xai_tf.rationales import hardkuma, reinforce
 from xai_tf.rationales.penalty import check_lambdas, omega
 from xai_tf.tasks.recurrent import Batch, batch

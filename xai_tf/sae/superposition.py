@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.efficient._common import one_thread
+from xai_tf._threads import one_thread
 from xai_tf.models.loaded import LoadedModel, as_model
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
 from xai_tf.sae.training import train_sae

@@ -21,7 +21,7 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from xai_tf import _checks
-from xai_tf.efficient._common import one_thread
+from xai_tf._threads import one_thread
 from xai_tf.tasks.train import fit
 from xai_tf.tasks.words import Example
 

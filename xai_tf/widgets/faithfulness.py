@@ -10,7 +10,7 @@ import ipywidgets as widgets
 import torch
 
 from xai_tf import viz
-from xai_tf.efficient._common import one_thread
+from xai_tf._threads import one_thread
 from xai_tf.faithfulness.adversary import epsilon_adversary
 from xai_tf.faithfulness.correlation import kendall
 from xai_tf.faithfulness.erasure import erase, removal_order, sentence_states

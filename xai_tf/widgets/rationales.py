@@ -10,7 +10,7 @@ from functools import cache
 import ipywidgets as widgets
 
 from xai_tf import viz
-from xai_tf.efficient._common import one_thread
+from xai_tf._threads import one_thread
 from xai_tf.faithfulness import eraser
 from xai_tf.faithfulness.importance import METHODS, importances
 from xai_tf.rationales import model as rat
