@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.kv_cache import KVCache
 from xai_tf.models.loaded import LoadedModel, causal
@@ -178,7 +178,7 @@ def generate(
         _checks.integer("top_k", top_k, 1, vocab)
     if top_p is not None:
         _checks.real("top_p", top_p, 0, 1, open_lo=True)
-    generator = torch.Generator().manual_seed(seed) if seed is not None else None
+    generator = seeds.generator(seed) if seed is not None else None
 
     def choose(z: Tensor) -> int:
         return sample_next_token(z, temperature, top_k, top_p, generator)

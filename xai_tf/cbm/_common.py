@@ -1,10 +1,6 @@
-"""Shared by the modules of ``xai_tf.cbm`` (lesson 12): the check of a concepts tensor, and seeded
-construction of modules without touching the global random state."""
+"""Shared by the modules of ``xai_tf.cbm`` (lesson 12): the check of a concepts tensor."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import torch
 from torch import Tensor
@@ -24,13 +20,3 @@ def check_concepts(name: str, value: object, k: int) -> Tensor:
     if not torch.isfinite(value).all():
         raise ValueError(f"{name} has NaN or inf entries")
     return value
-
-
-@contextmanager
-def seeded(seed: int) -> Iterator[None]:
-    """Run a block (building modules, whose initialisers use the global generator) with the global
-    generator seeded, then restore its state: the same seed gives the same weights, and a lesson's
-    own random numbers do not move."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        yield

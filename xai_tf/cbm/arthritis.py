@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.cbm.data import ConceptData
 
 REAL = (
@@ -42,7 +42,7 @@ STRUCTURE_SEED = 12  # A, B and u are the same for every data seed
 
 def structure() -> tuple[Tensor, Tensor, Tensor]:
     """The fixed maps A, B ∈ ℝ^{16×12} (unit columns) and u ∈ ℝ^16 (unit, orthogonal to A's columns)."""
-    g = torch.Generator().manual_seed(STRUCTURE_SEED)
+    g = seeds.generator(STRUCTURE_SEED)
     A, B = (torch.randn(D, len(NAMES), generator=g, dtype=torch.float64, device="cpu") for _ in range(2))
     A, B = A / A.norm(dim=0), B / B.norm(dim=0)
     r = torch.randn(D, generator=g, dtype=torch.float64, device="cpu")
@@ -76,7 +76,7 @@ def arthritis(
     if not isinstance(binary, bool):
         raise TypeError(f"binary must be True or False, got {binary!r}")
     A, B, u = structure()
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     x = torch.randn(n, D, generator=g, dtype=torch.float64, device="cpu")
     z = (
         x @ A

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from xai_tf import seeds
 from xai_tf.cbm._common import check_concepts
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.metrics import task_error
@@ -131,7 +132,7 @@ def group_order(
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     n, G = len(data), len(data.groups)
     if order == "random":
-        g = torch.Generator().manual_seed(seed)
+        g = seeds.generator(seed)
         ranks = torch.stack([torch.randperm(G, generator=g, device="cpu") for _ in range(n)])
         return ranks.to(data.x.device)
     u = uncertainty(model, data, train)

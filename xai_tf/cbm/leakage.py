@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.cbm._common import check_concepts
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.metrics import task_error
@@ -33,7 +33,7 @@ def scramble(b: Tensor, c: Tensor, binary: Tensor, seed: int = 0) -> Tensor:
     b, c = check_concepts("b", b, k), check_concepts("c", c, k)
     if b.shape != c.shape:
         raise ValueError(f"b {tuple(b.shape)} and c {tuple(c.shape)} must have the same shape")
-    g = torch.Generator().manual_seed(_checks.integer("seed", seed, 0))
+    g = seeds.generator(seed)
     out = b.clone()
     for j in range(k):
         if binary[j]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from xai_tf import _checks
-from xai_tf.cbm._common import check_concepts, seeded
+from xai_tf import _checks, seeds
+from xai_tf.cbm._common import check_concepts
 
 G_INPUTS = ("probability", "logit")
 
@@ -25,7 +25,7 @@ def mlp(
     on the CPU, then moved to ``device``: the same weights on every device)."""
     d_in, d_out = _checks.integer("d_in", d_in, 1), _checks.integer("d_out", d_out, 1)
     hidden = _checks.integer("hidden", hidden, 0)
-    with seeded(_checks.integer("seed", seed, 0)):
+    with seeds.seeded(seed):
         if hidden == 0:
             return nn.Sequential(nn.Linear(d_in, d_out, device="cpu")).to(device)
         layers = nn.Linear(d_in, hidden, device="cpu"), nn.ReLU(), nn.Linear(hidden, d_out, device="cpu")
@@ -36,7 +36,7 @@ def small_cnn(k: int, channels: int = 3, seed: int = 0, device: torch.device | s
     """A CNN for [n, channels, 16, 16] images → k outputs: two 3 × 3 convolutions (8, 16 channels),
     each with ReLU and 2 × 2 max pooling, then a linear map of the 16 × 4 × 4 features."""
     k, channels = _checks.integer("k", k, 1), _checks.integer("channels", channels, 1)
-    with seeded(_checks.integer("seed", seed, 0)):
+    with seeds.seeded(seed):
         return nn.Sequential(
             nn.Conv2d(channels, 8, 3, padding=1, device="cpu"),
             nn.ReLU(),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.cbm._common import check_concepts
 from xai_tf.cbm.data import ConceptData
 
@@ -51,7 +51,7 @@ def shapes(n: int, seed: int = 0, noise: float = 0.1) -> ConceptData:
     n = _checks.integer("n", n, 1)
     seed = _checks.integer("seed", seed, 0)
     noise = _checks.at_least("noise", noise, 0)
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     colour, shape = (torch.randint(3, (n,), generator=g, device="cpu") for _ in range(2))
     large, left, top = (torch.rand(n, generator=g, device="cpu") < 0.5 for _ in range(3))
     r = torch.where(large, RADIUS[True], RADIUS[False]).double()

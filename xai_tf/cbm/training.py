@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.cbm._common import check_concepts
 from xai_tf.cbm.data import ConceptData
@@ -59,7 +59,7 @@ def _batches(n: int, batch_size: int | None, seed: int) -> Callable[[int], Tenso
     """Step k's examples: all of them, or a seeded random minibatch."""
     if batch_size is None or batch_size >= n:
         return lambda k: slice(None)
-    gen = torch.Generator().manual_seed(seed)
+    gen = seeds.generator(seed)
     return lambda k: torch.randint(n, (batch_size,), generator=gen, device="cpu")
 
 

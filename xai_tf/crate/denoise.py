@@ -18,7 +18,7 @@ import math
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.crate import _common, rate
 
 
@@ -57,7 +57,7 @@ def monte_carlo_mean(
         raise ValueError(f"x must be one [d, T] matrix of tokens, got {tuple(x.shape)}")
     n = _checks.integer("n", n, 2)
     K, d, r = U.shape
-    g = torch.Generator().manual_seed(seed)  # draws on the CPU: the same on every device
+    g = seeds.generator(seed)  # draws on the CPU: the same on every device
     k = torch.randint(K, (n,), generator=g, device="cpu").to(x.device)
     a = torch.randn(n, r, 1, generator=g, dtype=x.dtype, device="cpu").to(x.device)
     z = (U[k] @ a).squeeze(-1)  # [n, d]

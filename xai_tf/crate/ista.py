@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.crate import _common
 
 
@@ -89,7 +89,7 @@ def toy_signal(
     """A dictionary D (unit columns), a non-negative sparse code x* and z = D x* + noise: ``(z, D, x*)``."""
     d = _checks.integer("d", d, 2)
     nonzeros = _checks.integer("nonzeros", nonzeros, 1, d)
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     D = torch.randn(d, d, generator=g, dtype=torch.float64)
     D = D / torch.linalg.vector_norm(D, dim=0)
     x = torch.zeros(d, 1, dtype=torch.float64)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.crate import _common
 
 
@@ -30,7 +30,7 @@ def random_bases(
     r = _checks.integer("r", r, 1, d)
     if orthogonal and K * r > d:
         raise ValueError(f"K·r = {K * r} mutually orthogonal directions do not fit in d = {d}: need K·r ≤ d")
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     if orthogonal:
         Q, _ = torch.linalg.qr(torch.randn(d, K * r, generator=g, dtype=dtype, device="cpu"))
         return Q.reshape(d, K, r).permute(1, 0, 2).contiguous().to(device)
@@ -48,7 +48,7 @@ def sample_tokens(
     T = _checks.integer("T", T, 1)
     sigma = _checks.at_least("sigma", sigma, 0.0)
     K, d, r = U.shape
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     p = torch.full((K,), 1 / K, dtype=torch.float64, device="cpu") if weights is None else weights
     if not isinstance(p, Tensor) or p.shape != (K,) or (p < 0).any() or abs(float(p.sum()) - 1) > 1e-6:
         raise ValueError(f"weights must be a tensor of K = {K} probabilities summing to 1, got {p!r}")

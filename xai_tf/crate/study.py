@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.crate import _common, mixture, rate
 from xai_tf.crate.ista import sparsity
@@ -41,7 +41,7 @@ def subspace_task(
     n, T = _checks.integer("n", n, 1), _checks.integer("T", T, 1)
     p = _checks.real("p", p, 0.0, 1.0)
     K = U.size(0)
-    classes = torch.randint(K, (n,), generator=torch.Generator().manual_seed(seed))
+    classes = torch.randint(K, (n,), generator=seeds.generator(seed))
     Ys, ks = [], []
     for i, c in enumerate(classes.tolist()):
         weights = torch.full((K,), (1 - p) / K, dtype=U.dtype)
@@ -62,9 +62,9 @@ def train(
     s = SETUP
     U = mixture.random_bases(s["d"], s["K"], s["r"], seed=13)
     Y, c, _ = subspace_task(U, n_train, s["T"], s["p"], s["sigma"], seed=seed)
-    torch.manual_seed(seed)
-    model = Classifier(kind, s["d"], s["K"], s["r"], s["n_layers"], s["K"])
-    g = torch.Generator().manual_seed(seed + 1)
+    with seeds.seeded(seed):
+        model = Classifier(kind, s["d"], s["K"], s["r"], s["n_layers"], s["K"])
+    g = seeds.generator(seed + 1)
 
     def loss(_k: int) -> Tensor:
         idx = torch.randint(n_train, (batch,), generator=g)

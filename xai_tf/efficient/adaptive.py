@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.attention import entmax, sparsemax
 from xai_tf.tasks.train import fit
@@ -93,7 +93,7 @@ def alpha_task(batch: int, T: int = 12, seed: int = 0) -> tuple[Tensor, Tensor, 
     """Scores s ``[batch, T]`` ~ N(0, 1), values v ``[batch, T]`` and targets ``[batch, 3]``: the values
     weighted by one-hot argmax(s), sparsemax(s) and softmax(s) (one target per head)."""
     batch, T = _checks.integer("batch", batch, 1), _checks.integer("T", T, 2)
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     s, v = torch.randn(batch, T, generator=g), torch.randn(batch, T, generator=g)
     hard = torch.nn.functional.one_hot(s.argmax(-1), T).float()
     weights = torch.stack([hard, sparsemax(s), s.softmax(-1)], 1)  # [batch, 3, T]
@@ -126,8 +126,8 @@ def train_alpha_heads(
 ) -> tuple[AlphaHeads, list[float]]:
     """Fit ``AlphaHeads`` to ``alpha_task`` by mean squared error (fresh seeded batches each step)."""
     steps = _checks.integer("steps", steps, 1)
-    torch.manual_seed(seed)
-    model = AlphaHeads(len(TARGETS))
+    with seeds.seeded(seed):
+        model = AlphaHeads(len(TARGETS))
 
     def loss(k: int) -> Tensor:
         s, v, y = alpha_task(batch, seed=seed * 100_003 + k)

@@ -32,7 +32,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.efficient.chunked import chunked_attention, naive_attention
 from xai_tf.efficient.linear import linear_attention
 from xai_tf.efficient.linformer import linformer_attention
@@ -77,14 +77,14 @@ def layer(method: str, n: int, d: int = 64, width: int = 16, seed: int = 0) -> C
         raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     n, d = _checks.integer("n", n, 1), _checks.integer("d", d, 1)
     width = _checks.integer("width", width, 1, n)
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     if method in ("GRU", "LSTM"):
-        torch.manual_seed(seed)
-        rnn = getattr(nn, method)(d, d, batch_first=True)
+        with seeds.seeded(seed):
+            rnn = getattr(nn, method)(d, d, batch_first=True)
         return lambda E: rnn.to(E)(E)[0]
     if method == "convolution":
-        torch.manual_seed(seed)
-        conv = nn.Conv1d(d, d, width, padding="same")
+        with seeds.seeded(seed):
+            conv = nn.Conv1d(d, d, width, padding="same")
         return lambda E: conv.to(E)(E.transpose(1, 2)).transpose(1, 2)
     attend = {
         "self-attention": naive_attention,
@@ -156,7 +156,7 @@ def measure(
     warm-up, then ``repeats`` runs, no autograd) and, if ``memory``, its ``peak_bytes``."""
     repeats = _checks.integer("repeats", repeats, 1)
     run = layer(method, n, d, width)
-    E = torch.randn(1, n, d, generator=torch.Generator().manual_seed(1), device="cpu").to(device)
+    E = torch.randn(1, n, d, generator=seeds.generator(1), device="cpu").to(device)
     sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
     with torch.no_grad():
         run(E)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.efficient import _common
 
 
@@ -40,7 +40,7 @@ def linformer_projections(
         E = torch.nn.functional.one_hot(block, k).T.double()
         F = E = E / E.sum(-1, keepdim=True)
     elif kind == "gaussian":
-        g = torch.Generator().manual_seed(seed)
+        g = seeds.generator(seed)
         E, F = (torch.randn(k, n, generator=g, dtype=torch.float64, device="cpu") / k**0.5 for _ in range(2))
     else:
         raise ValueError(f"kind must be 'pool' or 'gaussian', got {kind!r}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.efficient import _common
 
 
@@ -76,9 +76,7 @@ def performer_attention(
     Q, K, V = _common.qkv(Q, K, V)
     d = Q.size(-1)
     if W is None:
-        W = random_features(
-            n_features, d, torch.Generator().manual_seed(seed), dtype=Q.dtype, device=Q.device
-        )
+        W = random_features(n_features, d, seeds.generator(seed), dtype=Q.dtype, device=Q.device)
     r = d**-0.25
     fq, fk = positive_features(Q * r, W, "row"), positive_features(K * r, W, "all")
     return (fq @ (fk.transpose(-2, -1) @ V)) / (fq @ fk.sum(-2).unsqueeze(-1))

@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.tasks.offsets import IGNORE, offset_batch
 from xai_tf.tasks.train import fit
@@ -73,8 +73,8 @@ def train_offset_model(
     positions: str, T: int = 16, steps: int = 300, offset: int = 3, seed: int = 0, lr: float = 0.01
 ) -> tuple[OffsetModel, list[float]]:
     """Train an ``OffsetModel`` on fresh seeded batches of 64 sequences of length T, cross-entropy."""
-    torch.manual_seed(seed)
-    model = OffsetModel(positions)
+    with seeds.seeded(seed):
+        model = OffsetModel(positions)
 
     def loss(k: int) -> Tensor:
         x, y = offset_batch(64, T, offset, seed=seed * 100_003 + k)

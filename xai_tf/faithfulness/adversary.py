@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.divergence import jsd
 from xai_tf.tasks.recurrent import AttentionClassifier
@@ -61,7 +61,7 @@ def epsilon_adversary(
         h = model.states(model.wte(ids))
         alpha = model.attention(h)
         f = _f(model, h, alpha)
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     z = (alpha.log() + torch.randn(alpha.shape, generator=g, device="cpu").to(alpha)).requires_grad_(True)
     optimizer = torch.optim.Adam([z], lr=lr)
     for _ in range(steps):

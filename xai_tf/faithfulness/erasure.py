@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example
@@ -63,7 +63,7 @@ def removal_order(
         raise ValueError(f"by must be one of {ORDERS}, got {by!r}")
     h, alpha = sentence_states(model, ids)
     if by == "random":
-        return [int(t) for t in np.random.default_rng(seed).permutation(len(alpha))]
+        return [int(t) for t in seeds.numpy_rng(seed).permutation(len(alpha))]
     if by == "attention":
         return [int(t) for t in alpha.argsort(descending=True, stable=True)]
     a = alpha.clone().requires_grad_(True)

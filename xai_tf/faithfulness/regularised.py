@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.conicity import conicity
 from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, batch
@@ -56,11 +56,9 @@ def train_regularised(
     if sign not in (1, -1):
         raise ValueError(f"sign must be 1 or -1, got {sign!r}")
     _checks.integer("batch_size", batch_size, 1)
-    torch.manual_seed(seed)
-    model = AttentionClassifier(RecurrentConfig(vocab_size, d_e=32, d_h=16))
-    order = torch.randint(
-        len(data), (steps, min(batch_size, len(data))), generator=torch.Generator().manual_seed(seed)
-    )
+    with seeds.seeded(seed):
+        model = AttentionClassifier(RecurrentConfig(vocab_size, d_e=32, d_h=16))
+    order = torch.randint(len(data), (steps, min(batch_size, len(data))), generator=seeds.generator(seed))
 
     def step_loss(k: int) -> Tensor:
         b = batch(data, order[k])

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.attention.maps import sparsemax
 from xai_tf.rationales import hardkuma, reinforce
@@ -124,12 +124,10 @@ def train_rationalizer(
     seed: int = 0,
 ) -> Rationalizer:
     """Train generator and predictor together by ``fit`` (Adam) on seeded minibatches, one thread."""
-    torch.manual_seed(seed)
-    model = Rationalizer(vocab_size, estimator, lam1, lam2)
-    order = torch.randint(
-        len(data), (steps, min(batch_size, len(data))), generator=torch.Generator().manual_seed(seed)
-    )
-    noise = torch.Generator().manual_seed(seed + 1)
+    with seeds.seeded(seed):
+        model = Rationalizer(vocab_size, estimator, lam1, lam2)
+    order = torch.randint(len(data), (steps, min(batch_size, len(data))), generator=seeds.generator(seed))
+    noise = seeds.generator(seed + 1)
     with one_thread():
         fit(model.parameters(), lambda k: _objective(model, batch(data, order[k]), noise), steps, lr)
     return model.eval()
@@ -181,7 +179,7 @@ def gradient_variance(
     or HardKuma)."""
     _checks.integer("samples", samples, 2)
     params = [*model.gen_embed.parameters(), *model.conv.parameters(), *model.gen_out.parameters()]
-    b, noise, grads = batch(data), torch.Generator().manual_seed(seed), []
+    b, noise, grads = batch(data), seeds.generator(seed), []
     baseline = model.baseline
     with one_thread():
         for _ in range(samples):

@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 from tqdm.auto import tqdm
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.models.loaded import LoadedModel, as_model
 
 #: Hook points whose activation is a [batch, T, d] vector per token (the ones an SAE reads).
@@ -120,7 +120,7 @@ class ActivationStore:
         self.seed = _checks.integer("seed", seed, 0)
 
     def __iter__(self) -> Iterator[Tensor]:
-        g = torch.Generator().manual_seed(self.seed)
+        g = seeds.generator(self.seed)
         while True:
             order = torch.randperm(len(self.ids), generator=g)
             for start in range(0, len(order), self.buffer_windows):
@@ -138,7 +138,7 @@ def shuffled_batches(H: Tensor, batch: int, seed: int = 0) -> Iterator[Tensor]:
     if H.dim() != 2 or len(H) == 0:
         raise ValueError(f"H must be rows [n, d], got shape {tuple(H.shape)}")
     batch = _checks.integer("batch", batch, 1, len(H))
-    g = torch.Generator().manual_seed(_checks.integer("seed", seed, 0))
+    g = seeds.generator(seed)
 
     def deal() -> Iterator[Tensor]:
         while True:

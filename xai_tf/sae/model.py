@@ -22,7 +22,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 
 #: The SAE lesson 10 ships (``scripts/train_sae.py``): ``load(SHIPPED)``.
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "sae_shakespeare"
@@ -59,7 +59,7 @@ class SparseAutoencoder(nn.Module):
         super().__init__()
         self.config = config
         d, F = config.d, config.F
-        g = torch.Generator().manual_seed(seed)
+        g = seeds.generator(seed)
         W_dec = torch.randn(d, F, generator=g, dtype=dtype)
         W_dec = 0.1 * W_dec / W_dec.norm(dim=0, keepdim=True)
         self.W_dec = nn.Parameter(W_dec)

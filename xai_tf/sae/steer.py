@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.decoding import sample_next_token
 from xai_tf.models.hooks import Hook
 from xai_tf.models.loaded import LoadedModel, causal
@@ -61,7 +61,7 @@ def generate_clamped(
     value = None if factor is None else factor * _checks.finite("max_code", max_code)
     hooks = {(cfg.hook, cfg.layer): clamp_hook(sae, j, value)}
     _checks.integer("max_new_tokens", max_new_tokens, 1)
-    generator = torch.Generator().manual_seed(seed)
+    generator = seeds.generator(seed)
     ids = lm.encode(prompt)
     start = len(ids)
     for _ in range(max_new_tokens):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.models.loaded import LoadedModel, as_model
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
@@ -41,7 +41,7 @@ def train_toy(
     _checks.integer("n", n, 2)
     _checks.integer("m", m, 1, n - 1)
     _checks.real("r", r, 0, 1, open_lo=True)
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     W = torch.nn.Parameter(torch.randn(m, n, generator=g) * (2 / (m + n)) ** 0.5)
     b = torch.nn.Parameter(torch.zeros(n))
     importance = r ** torch.arange(n, dtype=torch.float32)
@@ -65,7 +65,7 @@ def train_toy_sae(
     if W.dim() != 2:
         raise ValueError(f"W must be the toy model's [m, n] matrix, got shape {tuple(W.shape)}")
     m, n = W.shape
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     data = (sparse_features(n, batch, S, g) @ W.T for _ in iter(int, 1))
     with one_thread():
         return train_sae(data, SAEConfig(d=m, F=F, lam=lam), steps, lr=3e-3, seed=seed, progress=False)[0]

@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import islice
 
-import torch
 from torch import Tensor
 from tqdm.auto import tqdm
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.sae import metrics
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
 from xai_tf.tasks.train import fit
@@ -46,8 +45,8 @@ def train_sae(
     _checks.integer("steps", steps, 1)
     _checks.positive("lr", lr)
     warmup = max(1, steps // 20) if warmup is None else _checks.integer("warmup", warmup, 1)
-    torch.manual_seed(seed)
-    sae = SparseAutoencoder(config, seed=seed)
+    with seeds.seeded(seed):
+        sae = SparseAutoencoder(config, seed=seed)
     data = islice(iter(batches), steps)
     history: dict[str, list[float]] = {"L0": [], "FVU": []}
     bar = tqdm(total=steps, desc="SAE", disable=not progress, leave=False)

@@ -10,9 +10,7 @@ change the label. ``Example.cues`` marks the planted positions: the words an exp
 
 from __future__ import annotations
 
-import numpy as np
-
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.tasks.words import Example, Vocabulary
 
 CLASSES = ("negative", "positive")
@@ -33,7 +31,7 @@ def cue_sentences(
     lo, hi = (_checks.integer("length", v, 3, 200) for v in length)
     if lo > hi:
         raise ValueError(f"length must be (shortest, longest) with shortest ≤ longest, got {length}")
-    rng = np.random.default_rng(seed)
+    rng = seeds.numpy_rng(seed)
     out = []
     for _ in range(n):
         T = int(rng.integers(lo, hi + 1))

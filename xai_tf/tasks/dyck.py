@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 
 BRACKETS = "()[]{}<>"  # type t opens with BRACKETS[2t] and closes with BRACKETS[2t + 1]
 
@@ -74,7 +74,7 @@ def sample_dyck(n: int, N: int = 24, k: int = 2, D: int = 4, seed: int = 0) -> l
     if N % 2:
         raise ValueError(f"N must be even (a balanced string), got {N}")
     alphabet = _alphabet(k)
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     coins, types = torch.rand(n, N, generator=g).tolist(), torch.randint(k, (n, N), generator=g).tolist()
     out = []
     for coin, kind in zip(coins, types, strict=True):
@@ -97,7 +97,7 @@ def corrupt(s: str, k: int = 2, seed: int = 0) -> str:
     alphabet = _alphabet(k)
     if not isinstance(s, str) or not s:
         raise ValueError("s must be a non-empty string of brackets")
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     i = int(torch.randint(len(s), (1,), generator=g))
     others = [c for c in alphabet if c != s[i]]
     return s[:i] + others[int(torch.randint(len(others), (1,), generator=g))] + s[i + 1 :]

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.tasks.dyck import encode_dyck, next_close_targets, sample_dyck
 from xai_tf.tasks.train import fit
 
@@ -116,9 +116,9 @@ def train_dyck(
     away, batch = _checks.at_least("away", away, 0.0), _checks.integer("batch", batch, 1)
     strings = sample_dyck(_checks.integer("n_train", n_train, 1), N, 2, D, seed=seed)
     x, (c, top) = encode_dyck(strings), next_close_targets(strings, 2, D)
-    torch.manual_seed(seed)
-    model = DyckModel(T_max=max(N, 48), uniform_first=uniform_first)
-    g = torch.Generator().manual_seed(seed + 1)
+    with seeds.seeded(seed):
+        model = DyckModel(T_max=max(N, 48), uniform_first=uniform_first)
+    g = seeds.generator(seed + 1)
 
     def loss(_k: int) -> Tensor:
         i = torch.randint(len(x), (batch,), generator=g)

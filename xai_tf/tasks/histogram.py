@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.tasks.train import fit
 
 BLOCKS = ("semantic", "positional")
@@ -39,7 +39,7 @@ def histogram_labels(x: Tensor) -> Tensor:
 def histogram_data(n: int, L: int = 10, T: int = 15, seed: int = 0) -> tuple[Tensor, Tensor]:
     """``n`` sequences ``x [n, L]`` with tokens uniform in 0..T−1 (seeded) and their labels ``y``."""
     n, L, T = _checks.integer("n", n, 1), _checks.integer("L", L, 1, 64), _checks.integer("T", T, 1, 1000)
-    x = torch.randint(T, (n, L), generator=torch.Generator().manual_seed(seed))
+    x = torch.randint(T, (n, L), generator=seeds.generator(seed))
     return x, histogram_labels(x)
 
 
@@ -131,14 +131,14 @@ def train_histogram(
         raise ValueError(f"start must be 'semantic' or 'positional', got {start!r}")
     batch = _checks.integer("batch", batch, 1)
     x, y = histogram_data(_checks.integer("n_train", n_train, 1), seed=seed)
-    torch.manual_seed(seed)
-    model = HistogramModel(block=start)
+    with seeds.seeded(seed):
+        model = HistogramModel(block=start)
     if init is not None:
         model.load_state_dict(init.state_dict())
         with torch.no_grad():
             model.W.copy_(init.weight())
     model.block = start if restrict else None
-    g = torch.Generator().manual_seed(seed + 1)
+    g = seeds.generator(seed + 1)
 
     def loss(_k: int) -> Tensor:
         i = torch.randint(len(x), (batch,), generator=g)

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.gpt2_config import GPT2Config
 from xai_tf.models.loaded import LoadedModel, causal
@@ -43,7 +43,7 @@ def train_from_scratch(
     _checks.integer("seed", seed, 0)
     if any(not 0 <= int(i) < config.vocab_size for i in ids):
         raise ValueError(f"ids must lie in 0..{config.vocab_size - 1} (the config's vocabulary)")
-    torch.manual_seed(seed)
-    model = GPT2(config)
+    with seeds.seeded(seed):
+        model = GPT2(config)
     history = fit(model.parameters(), lambda _k: next_token_loss(model, ids), steps, lr)
     return model.eval(), history

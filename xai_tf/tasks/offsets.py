@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 
 IGNORE = -100
 
@@ -25,7 +25,7 @@ def offset_batch(
     offset = _checks.integer("offset", offset, 1)
     T = _checks.integer("T", T, offset + 1)
     vocab = _checks.integer("vocab", vocab, 2)
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     x = torch.randint(vocab, (batch, T), generator=g)
     y = torch.full_like(x, IGNORE)
     y[:, offset:] = x[:, :-offset]

@@ -20,7 +20,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.tasks.train import fit
 from xai_tf.tasks.words import Example
@@ -179,10 +179,10 @@ def train_attention_classifier(
     (``xai_tf.tasks.train.fit``), on ``device``."""
     _checks.integer("vocab_size", vocab_size, 2)
     _checks.integer("batch_size", batch_size, 1)
-    torch.manual_seed(seed)
-    model = AttentionClassifier(RecurrentConfig(vocab_size, encoder=encoder, attention=attention), device)
+    with seeds.seeded(seed):
+        model = AttentionClassifier(RecurrentConfig(vocab_size, encoder=encoder, attention=attention), device)
     shape = (steps, min(batch_size, len(data)))
-    order = torch.randint(len(data), shape, generator=torch.Generator().manual_seed(seed), device="cpu")
+    order = torch.randint(len(data), shape, generator=seeds.generator(seed), device="cpu")
 
     def step_loss(k: int) -> Tensor:
         b = batch(data, order[k]).to(device)

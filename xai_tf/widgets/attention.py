@@ -7,7 +7,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import attention as att
-from xai_tf import viz
+from xai_tf import seeds, viz
 from xai_tf.widgets._panel import Panel, position_labels, side_by_side
 
 
@@ -16,7 +16,7 @@ def attention_explorer(
 ) -> Panel:
     """Lesson 01: pick a query, a score function and a temperature τ; see p = softmax(z / τ) for
     that query and the whole matrix A. Bilinear and additive scores use seeded random weights."""
-    g = torch.Generator().manual_seed(seed)
+    g = seeds.generator(seed)
     d_att, h = W_q.size(0), 16  # W_q [d_att, d_e]: Q = X W_qᵀ
     W = torch.randn(d_att, d_att, generator=g) / d_att**0.5
     W1, W2 = torch.randn(h, d_att, generator=g) / d_att**0.5, torch.randn(h, d_att, generator=g) / d_att**0.5

@@ -11,7 +11,7 @@ import ipywidgets as widgets
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.efficient import chunked, cost, linear, linformer, performer, sparse
 from xai_tf.widgets._panel import Panel, side_by_side
 
@@ -91,7 +91,7 @@ def efficiency_panel(max_n: int = 2048, d: int = 32, scale: float = 0.5, seed: i
                 "(longer sweeps: benchmarks/bench_efficient.py)"
             )
         attend, causal = METHODS[method.value]
-        g = torch.Generator().manual_seed(seed)
+        g = seeds.generator(seed)
         Q, K = (torch.randn(1, n, d, generator=g) * scale for _ in range(2))
         V = torch.randn(1, n, d, generator=g)
         w = width.value
