@@ -287,3 +287,15 @@ def test_a_baseline_lowers_reinforces_variance():
 def test_bad_inputs_name_the_argument(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_estimate_summary_against_numpy():
+    G = torch.randn(50, 4, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    exact = torch.tensor([0.1, -0.2, 0.0, 0.3], dtype=torch.float64)
+    g, e = G.numpy(), exact.numpy()
+    mean, var = g.mean(0), g.var(0, ddof=1)
+    got = hard.estimate_summary(G, exact)
+    assert got["bias"] == pytest.approx(np.linalg.norm(mean - e), rel=1e-12)
+    assert got["noise of the mean"] == pytest.approx(np.sqrt(var.sum() / 50), rel=1e-12)
+    assert got["max |z|"] == pytest.approx(np.max(np.abs(mean - e) / np.sqrt(var / 50)), rel=1e-12)
+    assert got["variance"] == pytest.approx(var.sum(), rel=1e-12)

@@ -263,6 +263,12 @@ RAISES = [
         VE,
         "n must be an integer in 1..10000000, got 0",
     ),
+    (
+        "xai_tf.attention.hard.estimate_summary",
+        lambda: att.estimate_summary(z(1, 5), z(5)),
+        VE,
+        r"G must be \[n ≥ 2, T\] estimates and exact \[T\], got \(1, 5\) and \(5,\)",
+    ),
     # lecture errata and notation (issue 15), whole characters (issue 14)
     (
         "xai_tf.tokenization.whole_characters",

@@ -25,7 +25,9 @@ def test_effective_seed_wraps_modulo_two_to_the_32(monkeypatch):
     assert seeds.effective(0) == 2**32 - 1
     monkeypatch.setenv(seeds.VARIABLE, "2")
     assert seeds.effective(2**32 - 1) == 1
-    assert torch.equal(torch.rand(3, generator=seeds.generator(5)), torch.rand(3, generator=seeds.generator(5)))
+    assert torch.equal(
+        torch.rand(3, generator=seeds.generator(5)), torch.rand(3, generator=seeds.generator(5))
+    )
     assert np.array_equal(seeds.numpy_rng(5).permutation(9), np.random.default_rng(7).permutation(9))
 
 

@@ -7,7 +7,7 @@ Both are re-exported here, so ``from xai_tf import attention as att; att.sparsem
 module. A new map goes into ``maps.py``, a new way of attending into ``layers.py``.
 """
 
-from xai_tf.attention.hard import expected_loss, gradient_estimates, hard_topk, relaxed_topk
+from xai_tf.attention.hard import estimate_summary, expected_loss, gradient_estimates, hard_topk, relaxed_topk
 from xai_tf.attention.initialisation import attention_at_init
 from xai_tf.attention.layers import (
     additive_scores,
@@ -47,6 +47,7 @@ __all__ = [
     "dot_scores",
     "entmax",
     "entropy",
+    "estimate_summary",
     "expected_loss",
     "fusedmax",
     "gradient_estimates",

@@ -177,3 +177,23 @@ def _log_prob(theta: Tensor, draws: Tensor) -> Tensor:
         total = total + theta.gather(1, s)[:, 0] - theta.masked_fill(~left, -math.inf).logsumexp(-1)
         left = left.scatter(1, s, False)
     return total
+
+
+def estimate_summary(G: Tensor, exact: Tensor) -> dict[str, float]:
+    """How n single-draw estimates ``G`` [n, T] of a gradient ∇ (``exact`` [T]) fare, with Ḡ their
+    mean and Var̂ the unbiased variance per coordinate: "bias" ‖Ḡ − ∇‖, "noise of the mean"
+    √(Σ_j Var̂(G_j) / n), "max |z|" max_j |Ḡ_j − ∇_j| / √(Var̂(G_j) / n) (an unbiased estimator keeps
+    every |z_j| under 4 but with probability ≈ 6e-5 per coordinate), and "variance" Σ_j Var̂(G_j) of
+    one estimate."""
+    G, exact = _checks.tensor("G", G), _checks.tensor("exact", exact)
+    if G.dim() != 2 or G.size(0) < 2 or exact.shape != G.shape[1:]:
+        raise ValueError(
+            f"G must be [n ≥ 2, T] estimates and exact [T], got {tuple(G.shape)} and {tuple(exact.shape)}"
+        )
+    n, mean, var = G.size(0), G.mean(0), G.var(0)
+    return {
+        "bias": (mean - exact).norm().item(),
+        "noise of the mean": (var.sum() / n).sqrt().item(),
+        "max |z|": ((mean - exact).abs() / (var / n).sqrt()).max().item(),
+        "variance": var.sum().item(),
+    }
