@@ -30,3 +30,22 @@ def bundled() -> xai_tf.LoadedModel:
 @pytest.fixture(scope="session")
 def minilm() -> xai_tf.LoadedModel:
     return xai_tf.load_model("minilm")
+
+
+#: Every claim test (``@pytest.mark.claims``, seeds from ``tests/claims.py``) runs once at the default
+#: seeds and once more with every seed shifted past them, as on another machine.
+CLAIM_OFFSETS = (0, 5)
+
+
+@pytest.fixture(autouse=True)
+def claim_offset(request, monkeypatch):
+    """The XAI_TF_SEED_OFFSET a claim test runs under (None for other tests: the environment's)."""
+    offset = getattr(request, "param", None)
+    if offset is not None:
+        monkeypatch.setenv("XAI_TF_SEED_OFFSET", str(offset))
+    return offset
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.get_closest_marker("claims"):
+        metafunc.parametrize("claim_offset", CLAIM_OFFSETS, indirect=True, ids=lambda o: f"offset{o}")

@@ -1,6 +1,8 @@
 """Every lesson in a real JupyterLab, driven by headless Chromium: run all cells, then check that
-no cell shows an error and that every widget rendered as a widget. Screenshots go to
-``build/screenshots/``. Without Chromium these tests are skipped with the reason, except in CI."""
+no cell shows an error and that every widget rendered as a widget; the run is saved and its solution
+cells checked (``lesson_runs.check_executed``), so this is the one execution of each lesson at the
+default seeds. Screenshots go to ``build/screenshots/``. Without Chromium these tests are skipped with
+the reason, except in CI (``test_notebooks.py`` then executes every lesson instead)."""
 
 import json
 import os
@@ -13,12 +15,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import nbformat
 import pytest
+from lesson_runs import CHROMIUM, LESSONS, ROOT, check_executed
 
-ROOT = Path(__file__).parents[1]
-LESSONS = sorted((ROOT / "lessons").glob("*.ipynb"))
 SHOTS = ROOT / "build" / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -34,16 +35,21 @@ WIDGET_AS_TEXT = re.compile(
     r"ToggleButtons|Checkbox|Output)\(|Loading widget|Error displaying widget"
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+def lab_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("lab")
+
+
+@pytest.fixture(scope="module")
+def lab(lab_dir):
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail(f"Chromium is missing at {CHROMIUM}; .ci/run installs Debian's chromium")
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium): browser checks not run")
-    tmp = tmp_path_factory.mktemp("lab")
+    tmp = lab_dir
     shutil.copytree(ROOT / "lessons", tmp / "lessons")
     settings = tmp / "settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
@@ -117,12 +123,20 @@ EXECUTED = """() => {
 }"""
 
 
+# Save the open notebook with its outputs, then shut its kernel down (resolves when both are done).
+SAVE_AND_SHUT_DOWN = """async () => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  await panel.context.save();
+  await panel.sessionContext.shutdown();
+}"""
+
+
 def _wait_idle(page, timeout_s: float) -> None:
     page.get_by_text(re.compile(r"\|\s*Idle")).first.wait_for(timeout=timeout_s * 1000)
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
-def test_lesson_in_jupyterlab(lab, browser, path):
+def test_lesson_in_jupyterlab(lab, lab_dir, browser, path):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     console_errors = []
     page.on("console", lambda msg: console_errors.append(msg.text) if msg.type == "error" else None)
@@ -160,6 +174,8 @@ def test_lesson_in_jupyterlab(lab, browser, path):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SHOTS / f"{path.stem}.png")
     _screenshot_every_screen(page, path.stem)
+    page.evaluate(SAVE_AND_SHUT_DOWN)  # the saved run is checked below; its kernel's memory is given back
+    check_executed(nbformat.read(lab_dir / "lessons" / path.name, as_version=4), path.name)
     page.close()
 
 

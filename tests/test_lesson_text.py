@@ -33,3 +33,28 @@ def test_formulas_are_latex(path):
 def test_the_check_finds_raw_formulas():
     assert RAW_FORMULA.search(_prose("the logits z_t ∈ ℝ^|V| score x_{T+1}"))
     assert not RAW_FORMULA.search(_prose("the logits $z_t \\in \\mathbb{R}^{|V|}$ score `x_{T+1}`"))
+
+
+#: An ``assert`` comparing a number with < or >: a threshold that training, sampling or timing can move
+#: (another CPU, seed or load), which would stop a student with a bare AssertionError. A tolerance
+#: written like 1e-5 marks an exact identity checked to float precision, which may stay.
+THRESHOLD_ASSERT = re.compile(r"^\s*assert\b(?![^#\n]*\de-\d)[^#\n]*(<|>)", re.M)
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+def test_no_lesson_cell_asserts_a_threshold(path):
+    cells = nbformat.read(path, as_version=4).cells
+    found = [
+        f"cell {i}: {m.group(0).strip()}"
+        for i, cell in enumerate(cells)
+        if cell.cell_type == "code"
+        for m in THRESHOLD_ASSERT.finditer(cell.source)
+    ]
+    assert not found, f"{path.name} asserts on a number (print the evidence instead):\n" + "\n".join(found)
+
+
+def test_the_threshold_check_finds_thresholds_and_spares_tolerances():
+    assert THRESHOLD_ASSERT.search("x = 1\nassert 0 <= gap < 0.04\n")
+    assert THRESHOLD_ASSERT.search("assert acc['relative'][-1] > 0.95")
+    assert not THRESHOLD_ASSERT.search("assert abs(p.sum() - 1) < 1e-6")
+    assert not THRESHOLD_ASSERT.search("assert torch.equal(a, b)  # a < b never")
