@@ -11,8 +11,10 @@ import statistics
 import time
 
 import torch
+from timing import median_seconds
 
 import xai_tf
+from xai_tf import viz
 from xai_tf.widgets.attention import attention_explorer, flavors_panel, mask_explorer
 from xai_tf.widgets.next_token import next_token_panel
 
@@ -55,6 +57,11 @@ def main() -> None:
     print("median time per control change (computation + SVG markup):")
     for name, (panel, control, values) in panels.items():
         print(f"  {name:28s} {time_changes(panel[control], values) * 1e3:6.0f} ms")
+    print("viz.svg_heatmap of a T × T attention map (the markup of every widget's heatmap), median of 7:")
+    for T in (24, 96):
+        A, labels = torch.rand(T, T, generator=g).softmax(-1), [f"token {i}" for i in range(T)]
+        seconds = median_seconds({"heatmap": lambda A=A, labels=labels: viz.svg_heatmap(A, labels)}, 7)
+        print(f"  T = {T:3d}{'':21s} {seconds['heatmap'] * 1e3:6.1f} ms")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@ import html
 import re
 
 import ipywidgets as widgets
+import numpy as np
 import pytest
 import torch
 
@@ -277,3 +278,13 @@ def test_attribution_panel_shows_whole_characters(bundled):
     panel["method"].value = "G-L2"
     shown = html.unescape(_view(panel))
     assert _message(panel) == "" and all(c in shown for c in "é🎉ï") and "�" not in shown
+
+
+def test_heatmap_colours_are_the_ramp_of_each_clipped_value():
+    from xai_tf.viz.svg import _RAMP, _hex
+
+    values = np.array([[-0.5, 0.0, 0.25], [0.5, 0.999, 3.0]])
+    by_hand = [
+        "#" + "".join(f"{int(c * 255):02x}" for c in _RAMP(min(max(v, 0.0), 1.0))[:3]) for v in values.flat
+    ]
+    assert _hex(values).ravel().tolist() == by_hand

@@ -16,11 +16,15 @@ import seaborn as sns
 from xai_tf import _checks
 
 _RAMP = sns.color_palette("rocket_r", as_cmap=True)
+_HEX2 = np.array([f"{i:02x}" for i in range(256)])
 
 
-def _hex(value: float) -> str:
-    r, g, b, _ = _RAMP(min(max(value, 0.0), 1.0))
-    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+def _hex(values: float | np.ndarray) -> np.ndarray:
+    """The ramp's colour of each value (clipped to [0, 1]) as "#rrggbb" strings, in one numpy pass."""
+    rgb = (np.asarray(_RAMP(np.clip(values, 0.0, 1.0)))[..., :3] * 255).astype(int)
+    return np.char.add(
+        "#", np.char.add(np.char.add(_HEX2[rgb[..., 0]], _HEX2[rgb[..., 1]]), _HEX2[rgb[..., 2]])
+    )
 
 
 def _text(x: float, y: float, s: str, size: int = 13, anchor: str = "middle", **attrs: str) -> str:
@@ -109,14 +113,15 @@ def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title
     font = min(12, int(cell * 0.75))
     left = 12 + 7 * max((len(r) for r in rows), default=1)
     top, bottom = 30, 14 + 6 * max((len(c) for c in cols), default=1)
-    parts = []
-    for i, row in enumerate(A):
+    parts, fills = [], _hex(A)
+    row_names, col_names = [html.escape(r) for r in rows], [html.escape(c) for c in cols]
+    for i, row in enumerate(A.tolist()):
         parts.append(_text(left - 6, top + i * cell + cell * 0.62, rows[i], size=font, anchor="end"))
         for j, v in enumerate(row):
             x, y = left + j * cell, top + i * cell
             parts.append(
-                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_hex(v)}" stroke="#fff">'
-                f"<title>{html.escape(rows[i])} → {html.escape(cols[j])}: {v:.3f}</title></rect>"
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fills[i, j]}" stroke="#fff">'
+                f"<title>{row_names[i]} → {col_names[j]}: {v:.3f}</title></rect>"
             )
             if cell >= 30:
                 parts.append(
