@@ -81,6 +81,18 @@ RAISES = [
         "explainers is empty",
     ),
     (
+        "xai_tf.faithfulness.eraser.explainers",
+        lambda: eraser.explainers(classifier(), {"r": classifier()}),
+        TE,
+        r"rationalizers\['r'\] must be a Rationalizer",
+    ),
+    (
+        "xai_tf.faithfulness.regularised.describe",
+        lambda: regularised.describe(classifier(), [], cues.cue_sentences(2)),
+        VE,
+        "data is empty",
+    ),
+    (
         "xai_tf.faithfulness.regularised.tying_penalty",
         lambda: regularised.tying_penalty(z(1, 3, 4), z(1, 3, 8), torch.ones(1, 3)),
         VE,
@@ -163,6 +175,12 @@ RAISES = [
         lambda: rat.train_rationalizer(cues.cue_sentences(4), len(cues.VOCAB), "gumbel"),
         VE,
         "estimator must be one of",
+    ),
+    (
+        "xai_tf.rationales.model.train_rationalizer",
+        lambda: rat.train_rationalizer(cues.cue_sentences(4), len(cues.VOCAB), "reinforce", selection=0.2),
+        VE,
+        "selection \\(a target share\\) needs estimator 'hardkuma'",
     ),
     ("xai_tf.rationales.model.evaluate", lambda: rat.evaluate(rationalizer(), []), VE, "data is empty"),
     (

@@ -13,6 +13,7 @@ ERASER's bins B = {1, 5, 10, 20, 50} % of the words, k = max(1, round(b · T)):
 sufficiency it needs m(∅), which a word-level model does not have; we leave it out, as ERASER's scoring script
 rationale_benchmark/metrics.py does). Words are
 deleted, not masked, as in ERASER. Plausibility: P@k against the planted cues (lesson 08).
+``explainers`` builds the explanations lesson 11 compares.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
+from xai_tf.faithfulness import importance
 from xai_tf.faithfulness.plausibility import precision_at_k
+from xai_tf.rationales.model import Rationalizer, rationale
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example
 
@@ -133,3 +136,26 @@ def eraser_table(
                 EraserRow(name, float(np.mean(comp)), float(np.mean(suff)), float(np.mean(plaus or [np.nan])))
             )
     return sorted(rows, key=lambda r: r.sufficiency - r.comprehensiveness)
+
+
+def explainers(
+    model: AttentionClassifier, rationalizers: Mapping[str, Rationalizer] | None = None, seed: int = 0
+) -> dict[str, Explainer]:
+    """The explanations lesson 11 ranks: each of ``importance.METHODS`` of ``model``; "random", uniform
+    scores from one generator seeded with ``seed`` (drawn afresh for each sentence: the floor); and
+    each rationalizer's selection scored 1, the rest 0 (``eraser_table``'s ties then go to the
+    earlier word)."""
+    if not isinstance(model, AttentionClassifier):
+        raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
+    rationalizers = dict(rationalizers or {})
+    for name, r in rationalizers.items():
+        if not isinstance(r, Rationalizer):
+            raise TypeError(f"rationalizers[{name!r}] must be a Rationalizer, got {type(r).__name__}")
+    out: dict[str, Explainer] = {
+        m: (lambda ids, m=m: importance.importances(model, ids, [m])[m]) for m in importance.METHODS
+    }
+    g = seeds.generator(seed)
+    out["random"] = lambda ids: torch.rand(len(ids), generator=g)
+    for name, r in rationalizers.items():
+        out[name] = lambda ids, r=r: torch.tensor([float(t in rationale(r, ids)) for t in range(len(ids))])
+    return out

@@ -19,12 +19,15 @@ from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness.conicity import conicity
-from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, batch
+from xai_tf.faithfulness.conicity import conicity, recurrent_conicity
+from xai_tf.faithfulness.correlation import correlation_study
+from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, accuracy, batch
 from xai_tf.tasks.train import fit
 from xai_tf.tasks.words import Example
 
 PENALTIES = ("diversity", "tying")
+#: The pairs of importances whose Kendall τ ``describe`` reports (lesson 08's τ).
+PAIRS = (("attention", "LOO"), ("attention", "IG"))
 
 
 def tying_penalty(h: Tensor, E: Tensor, mask: Tensor) -> Tensor:
@@ -81,3 +84,23 @@ def mean_tying_distance(model: AttentionClassifier, data: Sequence[Example]) -> 
     mask = torch.arange(b.ids.size(1)) < b.lengths[:, None]
     E = model.wte(b.ids)
     return float(tying_penalty(model.states(E, b.lengths), E, mask).mean())
+
+
+def describe(
+    model: AttentionClassifier,
+    data: Sequence[Example],
+    tau_sample: Sequence[Example],
+    pairs: Sequence[tuple[str, str]] = PAIRS,
+) -> dict[str, float]:
+    """One row of lesson 11's table: test accuracy, the states' mean conicity and the mean
+    (1/T) Σ_t ‖h_t − e_t‖² on ``data``, and the mean Kendall τ of each pair of importances on
+    ``tau_sample`` (keys "τ a–b")."""
+    if not data:
+        raise ValueError("data is empty: give at least one Example")
+    study = correlation_study(model, tau_sample, pairs)
+    return {
+        "accuracy": accuracy(model, data),
+        "conicity": recurrent_conicity(model, data)[1],
+        "distance": mean_tying_distance(model, data),
+        **{f"τ {a}–{b}": study.summary((a, b))[0] for a, b in pairs},
+    }

@@ -10,6 +10,8 @@ Three ways to train through the discrete choice (``ESTIMATORS``):
                b the running mean of the cost;
   "hardkuma"   Z_t ~ HardKuma(a_t, b_t), reparameterised (``hardkuma``); Ω in expectation:
                λ₁ Σ P(z_t ≠ 0) + λ₂ Σ [P_t(1 − P_{t+1}) + (1 − P_t)P_{t+1}], P_t = P(z_t ≠ 0);
+               or, with a target share ξ (``selection``), Bastings et al.'s controlled sparsity: the
+               λ₁ term replaced by a Lagrange multiplier's λ · C (``sparsity``);
   "sparsemax"  z = sparsemax(φ) (Treviso & Martins, 2020): a relaxation, sparse by itself (Ω unused).
 At test time the rationale is σ(φ_t) > ½, P(z_t ≠ 0) > ½, or the support of sparsemax(φ).
 """
@@ -27,6 +29,7 @@ from xai_tf._threads import one_thread
 from xai_tf.attention.maps import sparsemax
 from xai_tf.rationales import hardkuma, reinforce
 from xai_tf.rationales.penalty import check_lambdas, omega
+from xai_tf.rationales.sparsity import Lagrangian
 from xai_tf.tasks.recurrent import Batch, batch
 from xai_tf.tasks.train import fit
 from xai_tf.tasks.words import Example
@@ -35,12 +38,24 @@ ESTIMATORS = ("reinforce", "hardkuma", "sparsemax")
 
 
 class Rationalizer(nn.Module):
-    """Generator and predictor (see the module docstring); ``baseline`` is REINFORCE's running b."""
+    """Generator and predictor (see the module docstring); ``baseline`` is REINFORCE's running b,
+    ``sparsity`` HardKuma's Lagrange multiplier when a target share ``selection`` = ξ is given."""
 
-    def __init__(self, vocab_size: int, estimator: str, lam1: float, lam2: float, d: int = 16):
+    def __init__(
+        self,
+        vocab_size: int,
+        estimator: str,
+        lam1: float,
+        lam2: float,
+        d: int = 16,
+        selection: float | None = None,
+    ):
         super().__init__()
         if estimator not in ESTIMATORS:
             raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+        if selection is not None and estimator != "hardkuma":
+            raise ValueError(f"selection (a target share) needs estimator 'hardkuma', got {estimator!r}")
+        self.sparsity = None if selection is None else Lagrangian(selection)
         self.estimator, (self.lam1, self.lam2) = estimator, check_lambdas(lam1, lam2)
         self.gen_embed = nn.Embedding(vocab_size, d, padding_idx=0)
         self.conv = nn.Conv1d(d, d, 3, padding=1)
@@ -88,9 +103,11 @@ def _mask(b: Batch) -> Tensor:
     return torch.arange(b.ids.size(1)) < b.lengths[:, None]
 
 
-def _objective(model: Rationalizer, b: Batch, generator: torch.Generator | None = None) -> Tensor:
-    """One minibatch's training loss (its gradient is the chosen estimator's); updates REINFORCE's
-    running baseline."""
+def _objective(
+    model: Rationalizer, b: Batch, generator: torch.Generator | None = None, update: bool = True
+) -> Tensor:
+    """One minibatch's training loss (its gradient is the chosen estimator's); with ``update``
+    (training) it moves REINFORCE's running baseline and the Lagrange multiplier."""
     mask, g = _mask(b), model.generator(b.ids)
     nll = nn.functional.cross_entropy
     if model.estimator == "sparsemax":
@@ -100,15 +117,19 @@ def _objective(model: Rationalizer, b: Batch, generator: torch.Generator | None 
         z = hardkuma.sample(a, bb, generator) * mask
         p = (1 - hardkuma.prob_zero(a, bb)) * mask
         jumps = (p[:, 1:] * (1 - p[:, :-1]) + (1 - p[:, 1:]) * p[:, :-1]) * mask[:, 1:]
-        penalty = model.lam1 * p.sum(-1) + model.lam2 * jumps.sum(-1)
-        return nll(model.predict(b.ids, z), b.labels) + penalty.mean()
+        if model.sparsity is None:
+            compact = model.lam1 * p.sum(-1).mean()
+        else:
+            compact = model.sparsity.term((p.sum(-1) / b.lengths).mean(), update)
+        return nll(model.predict(b.ids, z), b.labels) + compact + model.lam2 * jumps.sum(-1).mean()
     phi = g[..., 0]
     z = torch.bernoulli(torch.sigmoid(phi).detach(), generator=generator) * mask
     losses = nll(model.predict(b.ids, z), b.labels, reduction="none")
     cost = (losses + omega(z, model.lam1, model.lam2, mask)).detach()
     logp = reinforce.log_prob(phi.masked_fill(~mask, 0.0), z)  # padding: z = 0 at φ = 0 adds a constant
     surrogate = losses.mean() + ((cost - model.baseline) * logp).mean()
-    model.baseline = 0.9 * model.baseline + 0.1 * float(cost.mean())
+    if update:
+        model.baseline = 0.9 * model.baseline + 0.1 * float(cost.mean())
     return surrogate
 
 
@@ -122,10 +143,13 @@ def train_rationalizer(
     batch_size: int = 32,
     lr: float = 0.01,
     seed: int = 0,
+    selection: float | None = None,
 ) -> Rationalizer:
-    """Train generator and predictor together by ``fit`` (Adam) on seeded minibatches, one thread."""
+    """Train generator and predictor together by ``fit`` (Adam) on seeded minibatches, one thread.
+    ``selection`` = ξ ∈ (0, 1) (HardKuma only): aim at that share of selected words by controlled
+    sparsity (``sparsity``; λ₁ is then unused)."""
     with seeds.seeded(seed):
-        model = Rationalizer(vocab_size, estimator, lam1, lam2)
+        model = Rationalizer(vocab_size, estimator, lam1, lam2, selection=selection)
     order = torch.randint(len(data), (steps, min(batch_size, len(data))), generator=seeds.generator(seed))
     noise = seeds.generator(seed + 1)
     with one_thread():
@@ -180,11 +204,8 @@ def gradient_variance(
     _checks.integer("samples", samples, 2)
     params = [*model.gen_embed.parameters(), *model.conv.parameters(), *model.gen_out.parameters()]
     b, noise, grads = batch(data), seeds.generator(seed), []
-    baseline = model.baseline
     with one_thread():
         for _ in range(samples):
-            model.baseline = baseline
-            flat = torch.autograd.grad(_objective(model, b, noise), params)
+            flat = torch.autograd.grad(_objective(model, b, noise, update=False), params)
             grads.append(torch.cat([g.flatten() for g in flat]))
-    model.baseline = baseline
     return float(torch.stack(grads).var(0).sum())
