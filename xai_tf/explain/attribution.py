@@ -89,16 +89,25 @@ def target_function(
 ) -> Scalar:
     """F(E) for token embeddings E ``[n, T, d_e]``: the ``output`` (see ``OUTPUTS``) of token
     ``target`` at ``position`` (−T..T−1) for a language model, or of class ``target`` for a classifier
-    (whose forward_embeddings returns ``[n, classes]``; position is then unused)."""
+    (whose forward_embeddings returns ``[n, classes]``; position is then unused). A language model's
+    logit is read as LN_f(h_L)[position] · W_U[target]: one row of the unembedding, not all T × D
+    logits (the hot path of integrated gradients)."""
     module = _module(model)
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
     _checks.integer("position", position, -T, T - 1)
 
     def F(E: Tensor) -> Tensor:
-        scores = module.forward_embeddings(E)
-        scores = scores[:, position] if scores.dim() == 3 else scores
-        _checks.integer("target", target, 0, scores.size(-1) - 1)
+        if hasattr(module, "unembedding"):
+            W_U = module.unembedding  # [D, d_e]
+            _checks.integer("target", target, 0, W_U.size(0) - 1)
+            h = module.final_states(E)[:, position]  # [n, d_e]
+            if output == "logit":
+                return h @ W_U[target]
+            scores = h @ W_U.T
+        else:
+            scores = module.forward_embeddings(E)
+            _checks.integer("target", target, 0, scores.size(-1) - 1)
         if output != "logit":
             scores = scores.log_softmax(-1) if output == "logprob" else scores.softmax(-1)
         return scores[:, target]
