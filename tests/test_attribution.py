@@ -79,8 +79,10 @@ def test_ig_known_answer_of_the_two_relu_example():
     """At x = (3, 1), baseline 0: the path is (3α, α); F = 0 until α = 1/2, then 2α − 1, with
     ∂F/∂x₁ = 1 and ∂F/∂x₂ = −1 on α > 1/2, so IG = (3 · 1/2, 1 · (−1/2)) = (1.5, −0.5)."""
     got = attr.path_integrated_gradients(_toy, torch.tensor([3.0, 1.0]), torch.zeros(2), n_steps=500)
-    assert got.tolist() == pytest.approx([1.5, -0.5], abs=0.05)
-    assert float(got.sum()) == pytest.approx(1.0, abs=0.01)  # completeness: F(x) − F(0) = 1
+    # exact, not approximate: the right Riemann nodes k/500 put exactly 250 of 500 past the kink at 1/2
+    # (at α = 1/2 itself F is flat: ReLU′(0) = 0 in torch)
+    assert got.tolist() == pytest.approx([1.5, -0.5], abs=1e-6)
+    assert float(got.sum()) == pytest.approx(1.0, abs=1e-6)  # completeness: F(x) − F(0) = 1
 
 
 @pytest.mark.parametrize("method", attr.METHODS)
@@ -110,8 +112,9 @@ def _relative_deltas(bundled, n_steps: int, method: str) -> torch.Tensor:
 
 
 def test_completeness_with_gauss_legendre_at_50_steps(bundled):
-    """|delta| ≤ 5% of |F(x) − F(x')| on at least 90% of 24 prompts (measured: all 24, median 1e-7)."""
-    assert (_relative_deltas(bundled, 50, "gausslegendre") <= 0.05).float().mean() >= 0.9
+    """|delta| ≤ 5% of |F(x) − F(x')| is the lesson's criterion; on the bundled model all 24 prompts are
+    far inside it (measured: largest 8e-5, median 3e-7), so the test holds every prompt to 1e-3."""
+    assert _relative_deltas(bundled, 50, "gausslegendre").max() <= 1e-3
 
 
 def test_right_riemann_delta_shrinks_as_one_over_m(bundled):
