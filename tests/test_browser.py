@@ -131,6 +131,17 @@ SAVE_AND_SHUT_DOWN = """async () => {
 }"""
 
 
+# Every widget output has a view and none is still "Loading widget…".
+WIDGETS_DRAWN = """() => {
+  const outputs = [...document.querySelectorAll('.jp-OutputArea-output')];
+  const views = outputs.filter(o => o.dataset.mimeType === 'application/vnd.jupyter.widget-view+json');
+  const drawn = views.every(v => v.querySelector('.jupyter-widgets'));
+  return drawn && !document.body.innerText.includes('Loading widget');
+}"""
+# Resolves after the browser has drawn two more frames (a scrolled panel is painted by then).
+NEXT_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
 def _wait_idle(page, timeout_s: float) -> None:
     page.get_by_text(re.compile(r"\|\s*Idle")).first.wait_for(timeout=timeout_s * 1000)
 
@@ -152,7 +163,7 @@ def test_lesson_in_jupyterlab(lab, lab_dir, browser, path):
     else:
         pytest.fail(f"{path.name}: {done} of {n_code} code cells ran in 600 s")
     _wait_idle(page, 60)
-    page.wait_for_timeout(1500)  # let widget views finish drawing
+    page.wait_for_function(WIDGETS_DRAWN, timeout=30_000)
     bertviz = page.locator('.jp-OutputArea-output div[id^="bertviz-"]')
     assert bertviz.count() == path.read_text().count("viz.bertviz_view("), (
         f"{path.name}: a bertviz view is missing"
@@ -191,5 +202,5 @@ def _screenshot_every_screen(page, stem: str) -> None:
     height, screen = panel.evaluate("e => [e.scrollHeight, e.clientHeight]")
     for k, top in enumerate(range(0, height, screen)):
         panel.evaluate(f"e => {{ e.scrollTop = {top}; }}")
-        page.wait_for_timeout(300)
+        page.evaluate(NEXT_FRAMES)
         page.screenshot(path=SHOTS / f"{stem}-{k:02d}.png")
