@@ -122,3 +122,14 @@ def test_minilm_attention_is_bidirectional():
     torch.testing.assert_close(cache["resid_post", 5], hidden)
     with pytest.raises(ValueError, match="1..512"):
         lm.model(torch.zeros(1, 513, dtype=torch.long))
+
+
+def test_auto_device_takes_cuda_then_mps_then_the_cpu(monkeypatch, capsys):
+    from xai_tf.models import hub
+
+    for cuda, mps, want in [(True, True, "cuda"), (False, True, "mps"), (False, False, "cpu")]:
+        monkeypatch.setattr(torch.cuda, "is_available", lambda cuda=cuda: cuda)
+        monkeypatch.setattr(torch.backends.mps, "is_available", lambda mps=mps: mps)
+        assert hub._auto_device() == torch.device(want)
+        assert f"device '{want}'" in capsys.readouterr().out
+    assert xai_tf.load_model("shakespeare", device="auto").device == torch.device("cpu")

@@ -34,8 +34,9 @@ GET_GPT2 = "to use GPT-2, run `python -m xai_tf.models.hub gpt2` once with a net
 
 
 def load_model(name: str = "auto", device: str = "cpu") -> LoadedModel:
-    """Load a model by name (``MODEL_NAMES``) or from a local Hugging Face GPT-2 directory."""
-    device = _check_device(device)
+    """Load a model by name (``MODEL_NAMES``) or from a local Hugging Face GPT-2 directory onto
+    ``device``: "cpu", "cuda", "mps", or "auto" (the first of CUDA, MPS, CPU this machine has; says which)."""
+    device = _auto_device() if device == "auto" else _check_device(device)
     if name == "auto":
         name = "gpt2" if _gpt2_on_disk("gpt2") else "shakespeare"
         notice = "GPT-2 small, found on disk" if name == "gpt2" else f"bundled; {GET_GPT2}"
@@ -57,11 +58,17 @@ def load_model(name: str = "auto", device: str = "cpu") -> LoadedModel:
     return loaded
 
 
+def _auto_device() -> torch.device:
+    found = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+    print(f"xai_tf: device '{found}' (device='auto' takes CUDA, then MPS, then the CPU)")
+    return torch.device(found)
+
+
 def _check_device(device: str) -> torch.device:
     try:
         dev = torch.device(device)
     except RuntimeError as err:
-        raise ValueError(f"device {device!r} is not a torch device: use 'cpu' or 'cuda'") from err
+        raise ValueError(f"device {device!r} is not a torch device: use 'cpu', 'cuda', 'mps' or 'auto'") from err
     available = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available()}
     if not available.get(dev.type, False):
         raise ValueError(f"device {device!r} is not available on this machine: use 'cpu'")
