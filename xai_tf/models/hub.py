@@ -68,7 +68,8 @@ def _check_device(device: str) -> torch.device:
     try:
         dev = torch.device(device)
     except RuntimeError as err:
-        raise ValueError(f"device {device!r} is not a torch device: use 'cpu', 'cuda', 'mps' or 'auto'") from err
+        allowed = "'cpu', 'cuda', 'mps' or 'auto'"
+        raise ValueError(f"device {device!r} is not a torch device: use {allowed}") from err
     available = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available()}
     if not available.get(dev.type, False):
         raise ValueError(f"device {device!r} is not available on this machine: use 'cpu'")
