@@ -23,6 +23,8 @@ lab: setup
 test: setup
 	$(VENV)/bin/python -m xai_tf.corpus
 	$(VENV)/bin/python -m xai_tf.tasks.tweets
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist loadgroup
 
 bench: setup
