@@ -1,5 +1,6 @@
-"""Conicity (Mohankumar et al., 2020; lesson 11): how much the hidden states of one sentence point the
-same way, the "horizontal issue" that lets attention weights change without changing the output:
+"""Conicity (Mohankumar et al., 2020; lesson 11; a slide of its own in the lecture, not its "horizontal
+issue", which is information leaking between contextual vectors): how much the hidden states of one
+sentence point the same way — when they do, attention weights can change without changing the output:
 
     conicity(H) = (1/m) Σ_i cos(h_i, ā),   ā = (1/m) Σ_j h_j,   H = (h_1, …, h_m).
 

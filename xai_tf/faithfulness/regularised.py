@@ -1,9 +1,11 @@
 """Two fixes for attention that does not explain, trained into lesson 08's BiLSTM classifier (lesson 11):
 
-    diversity  (Mohankumar et al., 2020; the horizontal issue): L = NLL + λ · conicity(h)
+    diversity  (Mohankumar et al., 2020; conicity):          L = NLL + λ · conicity(h)
                — pushes one sentence's states h_1 … h_T apart, so weighting them differently matters;
-    tying      (Tutek & Šnajder, 2020; the vertical issue):     L = NLL + (λ/T) Σ_t ‖h_t − e_t‖²
-               — keeps the state h_t close to its own word's embedding e_t, so α_t weights word t.
+    tying      (Tutek & Šnajder, 2020; the vertical issue): L = NLL + (λ/T) Σ_t ‖h_t − e_t‖²
+               — keeps the state h_t close to its own word's embedding e_t (the lecture's vertical issue
+               is h_t losing its input; its horizontal issue, other words leaking into h_t, is what
+               a state tied to its word leaves less room for), so α_t weights word t.
 
 The tying term is *added* to the NLL we minimise (λ ≥ 0): minimising L then makes ‖h_t − e_t‖ small.
 Subtracting it (the slide's minus sign, with the loss minimised) would reward pushing h_t away from e_t
