@@ -1,6 +1,6 @@
 # make lab  — set up .venv (once) and open the lessons in JupyterLab, offline, on the bundled model
 # make test — set up .venv (once) and run the whole test suite (unit, lessons, browser checks) on two
-#             workers, one torch thread each (the browser checks, one JupyterLab, stay on one worker)
+#             workers, one torch thread each (each worker that runs browser checks starts its own JupyterLab)
 # make bench — the benchmarks: timings against the reference libraries, printed as ratios
 PYTHON ?= python3
 VENV := .venv
@@ -25,7 +25,7 @@ test: setup
 	$(VENV)/bin/python -m xai_tf.tasks.tweets
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist loadgroup
+	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist worksteal
 
 bench: setup
 	for script in benchmarks/bench_*.py; do $(VENV)/bin/python $$script || exit 1; done

@@ -35,7 +35,7 @@ WIDGET_AS_TEXT = re.compile(
     r"ToggleButtons|Checkbox|Output)\(|Loading widget|Error displaying widget"
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
