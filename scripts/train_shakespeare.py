@@ -24,7 +24,7 @@ from safetensors.torch import save_file
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from tqdm import tqdm
 
-from xai_tf import corpus, tokenization
+from xai_tf import corpus, seeds, tokenization
 from xai_tf.decoding import generate
 from xai_tf.lm_eval import loss_per_char
 from xai_tf.models.gpt2 import GPT2, GPT2Config
@@ -67,7 +67,7 @@ def lr_at(step: int, args: argparse.Namespace) -> float:
 
 
 def train(args: argparse.Namespace) -> None:
-    torch.manual_seed(args.seed)
+    seeds.manual_seed(args.seed)  # a script owns its global generator; XAI_TF_SEED_OFFSET shifts it
     torch.set_num_threads(args.threads or torch.get_num_threads())
     train_plays, heldout = corpus.split_plays(corpus.read_plays(corpus.fetch_shakespeare()))
     ranks = train_bpe(list(train_plays.values()), args.vocab_size)
@@ -97,7 +97,7 @@ def train(args: argparse.Namespace) -> None:
         lr=args.lr,
         betas=(0.9, 0.95),
     )
-    gen = torch.Generator().manual_seed(args.seed)
+    gen = seeds.generator(args.seed)
     start = time.time()
     bar = tqdm(range(args.steps), desc="training", mininterval=10)
     for step in bar:

@@ -9,6 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 import transformers
+from claims import SEEDS
 
 from xai_tf import corpus
 from xai_tf.decoding import generate
@@ -88,14 +89,24 @@ def test_heldout_loss_on_the_card_is_true(bundled):
     assert nll / chars == pytest.approx(bundled.card["heldout_loss_per_char"], abs=5e-4)
 
 
-def test_it_writes_speaker_names_and_verse(bundled):
+#: A speaker line in either of the corpus's play formats: "KING LEAR." or "1 Clown.".
+SPEAKER = re.compile(r"(\d+ )?[A-Z][A-Za-z' ]*\.")
+
+
+@pytest.mark.claims
+@pytest.mark.parametrize("seed", SEEDS)
+def test_it_writes_speaker_names_and_verse(bundled, seed):
+    """The card's claim on sampled text (150 tokens after "KING LEAR.", τ = 0.8, top-k 40): speaker
+    names, and lines that start with a capital as verse does (stage directions in brackets aside).
+    Measured over 40 seeds: 4–15 speaker lines, 56–100 % of the other lines capitalised."""
     text = bundled.tokenizer.decode(
-        generate(bundled.model, bundled.encode("KING LEAR.\n"), 150, temperature=0.8, top_k=40, seed=0)
+        generate(bundled.model, bundled.encode("KING LEAR.\n"), 150, temperature=0.8, top_k=40, seed=seed)
     )
-    lines = [line for line in text.splitlines() if line.strip()]
-    speakers = [line for line in lines if re.fullmatch(r"[A-Z][A-Z ]+\.", line.strip())]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    speakers = [line for line in lines if SPEAKER.fullmatch(line)]
+    verse = [line for line in lines if not SPEAKER.fullmatch(line) and not line.startswith("[")]
     assert len(speakers) >= 2, text
-    assert sum(line[:1].isupper() for line in lines) >= len(lines) / 2, text  # verse lines start capitalised
+    assert sum(line[:1].isupper() for line in verse) >= len(verse) / 2, text
 
 
 def test_tokenizer_round_trips_a_heldout_speech(bundled):
