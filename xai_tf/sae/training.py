@@ -16,7 +16,7 @@ from itertools import islice
 from torch import Tensor
 from tqdm.auto import tqdm
 
-from xai_tf import _checks, seeds
+from xai_tf import _checks
 from xai_tf.sae import metrics
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
 from xai_tf.tasks.train import fit
@@ -45,8 +45,7 @@ def train_sae(
     _checks.integer("steps", steps, 1)
     _checks.positive("lr", lr)
     warmup = max(1, steps // 20) if warmup is None else _checks.integer("warmup", warmup, 1)
-    with seeds.seeded(seed):
-        sae = SparseAutoencoder(config, seed=seed)
+    sae = SparseAutoencoder(config, seed=seed)  # its own seeded generator: the global one is not touched
     data = islice(iter(batches), steps)
     history: dict[str, list[float]] = {"L0": [], "FVU": []}
     bar = tqdm(total=steps, desc="SAE", disable=not progress, leave=False)
