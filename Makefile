@@ -2,11 +2,12 @@
 # make test — set up .venv (once) and run the whole test suite (unit, lessons, browser checks) on two
 #             workers, one torch thread each (each worker that runs browser checks starts its own JupyterLab)
 # make bench — the benchmarks: timings against the reference libraries, printed as ratios
+# make student — the students' copy of the lessons, solution cells left out, in build/student/
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: setup lab test bench
+.PHONY: setup lab test bench student
 
 setup: $(STAMP)
 
@@ -29,3 +30,6 @@ test: setup
 
 bench: setup
 	for script in benchmarks/bench_*.py; do $(VENV)/bin/python $$script || exit 1; done
+
+student: setup
+	$(VENV)/bin/python scripts/student_copy.py --out build/student
