@@ -14,7 +14,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,lab]'
 	touch $@
 
 lab: setup

@@ -204,3 +204,28 @@ def _screenshot_every_screen(page, stem: str) -> None:
         panel.evaluate(f"e => {{ e.scrollTop = {top}; }}")
         page.evaluate(NEXT_FRAMES)
         page.screenshot(path=SHOTS / f"{stem}-{k:02d}.png")
+
+
+SLIDE_IN_PLACE = """() => {
+  const box = document.querySelector('.reveal .slides > section.present').getBoundingClientRect();
+  return box.left >= 0 && box.right <= window.innerWidth;
+}"""
+
+
+def test_a_lesson_opens_as_slides(lab, browser):
+    """jupyterlab-rise shows lesson 02 as slides: one per section (scripts/slides.py's rule), offline."""
+    path = ROOT / "lessons" / "02_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    n_slides = sum(c.metadata["slideshow"]["slide_type"] == "slide" for c in cells)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{lab}/rise/{path.name}")
+    page.locator(".reveal .slides > section").first.wait_for(timeout=120_000)
+    assert page.locator(".reveal .slides > section").count() == n_slides
+    present = page.locator(".reveal .slides > section.present")
+    present.locator("h1", has_text="Masking").wait_for()  # the title cell, rendered
+    page.keyboard.press("ArrowRight")
+    present.locator("h2", has_text="The causal mask").wait_for()
+    page.wait_for_function(SLIDE_IN_PLACE)  # the transition has ended: the screenshot shows the slide
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / "slides-02_masking.png")
+    page.close()

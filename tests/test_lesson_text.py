@@ -1,6 +1,7 @@
 """The lessons' prose: every formula is LaTeX between ``$…$`` / ``$$…$$`` (MathJax renders it offline),
 so no raw ``x_{T+1}``, ``ℝ^|V|`` or underscores that markdown turns into italics remain in the text."""
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -58,3 +59,24 @@ def test_the_threshold_check_finds_thresholds_and_spares_tolerances():
     assert THRESHOLD_ASSERT.search("assert acc['relative'][-1] > 0.95")
     assert not THRESHOLD_ASSERT.search("assert abs(p.sum() - 1) < 1e-6")
     assert not THRESHOLD_ASSERT.search("assert torch.equal(a, b)  # a < b never")
+
+
+def _slides_module():
+    spec = importlib.util.spec_from_file_location(
+        "slides", Path(__file__).parents[1] / "scripts" / "slides.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+def test_every_lesson_has_its_slides(path):
+    """Each lesson's cells carry the slide types of scripts/slides.py's rule (run it after editing)."""
+    nb = nbformat.read(path, as_version=4)
+    assert not _slides_module().with_slides(nb), f"{path.name}: run `python scripts/slides.py`"
+    types = [c.metadata["slideshow"]["slide_type"] for c in nb.cells]
+    sections = sum(c.cell_type == "markdown" and c.source.startswith("## ") for c in nb.cells)
+    assert types[0] == "slide" and types.count("slide") == sections + 1
+    solutions = [t for t, c in zip(types, nb.cells, strict=True) if "solution" in c.metadata.get("tags", [])]
+    assert solutions and set(solutions) == {"skip"}

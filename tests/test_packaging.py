@@ -21,8 +21,9 @@ def test_conda_environment_matches_pyproject(path):
     assert "torch==2.13.0" in PROJECT["dependencies"]
     assert "pytorch-cpu=2.13.0" in conda  # the CPU build, same version as the pin
     assert env["channels"][0] == "conda-forge"
+    wanted = PROJECT["dependencies"] + PROJECT["optional-dependencies"]["lab"]  # lessons and their slides
     assert sorted(d for d in pip if not d.startswith("-e")) == sorted(
-        d for d in PROJECT["dependencies"] if not d.startswith("torch")
+        d for d in wanted if not d.startswith("torch")
     )
 
 
