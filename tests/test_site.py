@@ -1,0 +1,137 @@
+"""The course website (``scripts/build_site.py``), built for two small lessons and read in headless Chromium
+served from localhost: a figure, a typeset formula and a widget panel's first frame (drawn from the saved
+widget state) are visible, the search page finds a word, no page asset is missing, and no request leaves
+the machine (every request is routed; one to another host fails the test). Screenshots go to
+``build/screenshots/site_*.png``."""
+
+import functools
+import os
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from lesson_runs import CHROMIUM, ROOT
+from test_browser import FLAGS
+
+SHOTS = ROOT / "build" / "screenshots"
+LESSONS = ["01_attention_from_scratch", "02_masking"]
+
+pytestmark = pytest.mark.site
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"Chromium is missing at {CHROMIUM}; .ci/run installs Debian's chromium")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium): site check not run")
+    out = tmp_path_factory.mktemp("site")
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out), *LESSONS], check=True
+    )
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out / "html")))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def _guarded_page(browser, site: str):
+    """A page whose every request is routed: the site on localhost goes through, anything else is aborted
+    and recorded in ``outside``; every failed local response is recorded in ``missing``."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    outside, missing = [], []
+
+    def route(r) -> None:
+        if r.request.url.startswith((site + "/", "data:", "blob:")):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("response", lambda resp: resp.status >= 400 and missing.append(f"{resp.status} {resp.url}"))
+    return context, page, outside, missing
+
+
+@pytest.fixture
+def page(site, browser):
+    context, pg, outside, missing = _guarded_page(browser, site)
+    yield pg
+    context.close()
+    assert not outside, f"requests leaving the machine: {outside}"
+    assert not missing, f"site assets that failed to load: {missing}"
+
+
+def test_the_guard_sees_a_request_leave(site, browser):
+    """The routing above does catch a request to another host (so an empty list means something)."""
+    context, page, outside, _ = _guarded_page(browser, site)
+    page.goto(f"{site}/index.html", wait_until="load")
+    page.evaluate("() => fetch('https://cdn.jsdelivr.net/npm/mathjax@3').catch(() => null)")
+    context.close()
+    assert outside == ["https://cdn.jsdelivr.net/npm/mathjax@3"]
+
+
+def _visible_count(locator) -> int:
+    return sum(locator.nth(i).is_visible() for i in range(locator.count()))
+
+
+def test_lesson_page_shows_figure_formula_and_widget(site, page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(f"{site}/lessons/{LESSONS[0]}.html", wait_until="load")
+    page.wait_for_selector("mjx-container", state="visible", timeout=20_000)
+    page.wait_for_selector(".widget-dropdown", state="visible", timeout=20_000)
+    page.screenshot(path=SHOTS / "site_lesson01_top.png")
+    figures = page.locator(".cell_output img")
+    assert figures.count() > 0, "no figure in the lesson's outputs"
+    figures.first.scroll_into_view_if_needed()
+    assert figures.first.evaluate("img => img.complete && img.naturalWidth > 0"), "a figure did not load"
+    page.evaluate("() => MathJax.startup.promise")
+    formulas = page.locator(".math")
+    assert formulas.count() > 10, "the lesson's formulas did not reach the page"
+    untypeset = page.locator(".math:not(:has(mjx-container))")
+    assert untypeset.count() == 0, f"formulas not typeset by MathJax: {untypeset.first.inner_text()}"
+    text = page.inner_text("article")
+    assert "Loading widget" not in text and "Dropdown(" not in text and "FloatLogSlider(" not in text
+    panel = page.locator(".cell_output .widget-vbox, .cell_output .widget-box").first
+    panel.scroll_into_view_if_needed()
+    assert panel.locator(".widget-dropdown select").first.is_visible()
+    assert panel.locator(".widget-hslider").first.is_visible(), "the τ slider is not drawn"
+    # the first frame: the bars and the heatmap the panel drew when it was executed
+    assert _visible_count(panel.locator("svg")) >= 2, "the panel's first frame (its SVG figures) is missing"
+    panel.screenshot(path=SHOTS / "site_lesson01_panel.png")
+    page.screenshot(path=SHOTS / "site_lesson01_panel_page.png")
+    launch = page.locator("a[href*='mybinder.org'], a[href*='colab.research.google.com']")
+    hrefs = {launch.nth(i).get_attribute("href") for i in range(launch.count())}
+    assert hrefs == {
+        f"https://mybinder.org/v2/gh/xai-tf/xai_tf/main?urlpath=lab/tree/lessons/{LESSONS[0]}.ipynb",
+        f"https://colab.research.google.com/github/xai-tf/xai_tf/blob/main/lessons/{LESSONS[0]}.ipynb",
+    }
+
+
+def test_search_finds_a_word_offline(site, page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(f"{site}/search.html?q=causal", wait_until="load")
+    hit = page.locator("#search-results a[href*='02_masking']").first
+    hit.wait_for(state="visible", timeout=20_000)
+    page.screenshot(path=SHOTS / "site_search.png")
+    page.goto(f"{site}/index.html", wait_until="load")
+    page.screenshot(path=SHOTS / "site_index.png")
