@@ -5,6 +5,7 @@ the machine (every request is routed; one to another host fails the test). Scree
 ``build/screenshots/site_*.png``."""
 
 import functools
+import importlib.util
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from lesson_runs import CHROMIUM, ROOT
-from test_browser import FLAGS
+from test_browser import FLAGS, WIDGET_AS_TEXT
 
 SHOTS = ROOT / "build" / "screenshots"
 LESSONS = ["01_attention_from_scratch", "02_masking"]
@@ -33,6 +34,10 @@ def site(tmp_path_factory):
         if os.environ.get("CI"):
             pytest.fail(f"Chromium is missing at {CHROMIUM}; .ci/run installs Debian's chromium")
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium): site check not run")
+    if importlib.util.find_spec("myst_nb") is None:
+        if os.environ.get("CI"):
+            pytest.fail("the site's dependencies are missing: pip install -e '.[site]'")
+        pytest.skip("no myst-nb (pip install -e '.[site]'): site check not run")
     out = tmp_path_factory.mktemp("site")
     subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out), *LESSONS], check=True
@@ -94,36 +99,41 @@ def _visible_count(locator) -> int:
     return sum(locator.nth(i).is_visible() for i in range(locator.count()))
 
 
-def test_lesson_page_shows_figure_formula_and_widget(site, page):
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lesson_page_shows_figure_formula_and_widget(site, page, lesson):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.goto(f"{site}/lessons/{LESSONS[0]}.html", wait_until="load")
+    page.goto(f"{site}/lessons/{lesson}.html", wait_until="load")
     page.wait_for_selector("mjx-container", state="visible", timeout=20_000)
-    page.wait_for_selector(".widget-dropdown", state="visible", timeout=20_000)
-    page.screenshot(path=SHOTS / "site_lesson01_top.png")
+    page.wait_for_selector(".cell_output .widget-hslider", state="visible", timeout=20_000)
+    page.screenshot(path=SHOTS / f"site_{lesson}_top.png")
     figures = page.locator(".cell_output img")
     assert figures.count() > 0, "no figure in the lesson's outputs"
-    figures.first.scroll_into_view_if_needed()
-    assert figures.first.evaluate("img => img.complete && img.naturalWidth > 0"), "a figure did not load"
+    for i in range(figures.count()):
+        figures.nth(i).scroll_into_view_if_needed()
+        assert figures.nth(i).is_visible(), f"figure {i} is not visible"
+        assert figures.nth(i).evaluate("img => img.complete && img.naturalWidth > 0"), f"figure {i} is empty"
     page.evaluate("() => MathJax.startup.promise")
     formulas = page.locator(".math")
     assert formulas.count() > 10, "the lesson's formulas did not reach the page"
     untypeset = page.locator(".math:not(:has(mjx-container))")
     assert untypeset.count() == 0, f"formulas not typeset by MathJax: {untypeset.first.inner_text()}"
     text = page.inner_text("article")
-    assert "Loading widget" not in text and "Dropdown(" not in text and "FloatLogSlider(" not in text
-    panel = page.locator(".cell_output .widget-vbox, .cell_output .widget-box").first
+    assert not WIDGET_AS_TEXT.search(text), f"a widget shown as text: {WIDGET_AS_TEXT.search(text)}"
+    panel = page.locator(".cell_output .widget-vbox").first
     panel.scroll_into_view_if_needed()
-    assert panel.locator(".widget-dropdown select").first.is_visible()
-    assert panel.locator(".widget-hslider").first.is_visible(), "the τ slider is not drawn"
-    # the first frame: the bars and the heatmap the panel drew when it was executed
-    assert _visible_count(panel.locator("svg")) >= 2, "the panel's first frame (its SVG figures) is missing"
-    panel.screenshot(path=SHOTS / "site_lesson01_panel.png")
-    page.screenshot(path=SHOTS / "site_lesson01_panel_page.png")
+    controls = {"01": ".widget-dropdown select", "02": ".widget-toggle-buttons button"}[lesson[:2]]
+    assert panel.locator(controls).first.is_visible(), f"the panel's {controls} is not drawn"
+    assert panel.locator(".widget-hslider").first.is_visible(), "the panel's slider is not drawn"
+    # its first frame: the SVG figures the panel drew when the lesson was executed
+    assert _visible_count(panel.locator("svg")) >= 1, "the panel's first frame (its SVG figures) is missing"
+    panel.screenshot(path=SHOTS / f"site_{lesson}_panel.png")
+    page.locator("button[aria-label='Launch interactive content']").click()
+    page.screenshot(path=SHOTS / f"site_{lesson}_launch_menu.png")
     launch = page.locator("a[href*='mybinder.org'], a[href*='colab.research.google.com']")
     hrefs = {launch.nth(i).get_attribute("href") for i in range(launch.count())}
     assert hrefs == {
-        f"https://mybinder.org/v2/gh/xai-tf/xai_tf/main?urlpath=lab/tree/lessons/{LESSONS[0]}.ipynb",
-        f"https://colab.research.google.com/github/xai-tf/xai_tf/blob/main/lessons/{LESSONS[0]}.ipynb",
+        f"https://mybinder.org/v2/gh/xai-tf/xai_tf/main?urlpath=lab/tree/lessons/{lesson}.ipynb",
+        f"https://colab.research.google.com/github/xai-tf/xai_tf/blob/main/lessons/{lesson}.ipynb",
     }
 
 
