@@ -3,7 +3,10 @@
     .venv/bin/python scripts/train_toytasks.py                # about 10–20 minutes on one CPU thread
     .venv/bin/python scripts/train_toytasks.py --sweep-only   # keep the models, redo the α sweep
 
-Seeded and single-threaded, so a rerun writes the same weights. What it trains:
+Every draw goes through ``xai_tf.seeds`` (the helpers' ``seed=`` arguments), so ``XAI_TF_SEED_OFFSET``
+shifts them all; the offset is recorded. Seeded and single-threaded, so a rerun on the same CPU and torch
+writes the same weights (another CPU gives other weights and nearby metrics: tests/test_toytasks.py checks
+the metrics, not the bits). What it trains:
 - histogram (L = 10, T = 15): W restricted to the semantic / positional block; W started in each block
   and free; each restricted model continued without the restriction (the paper's frozen → unfrozen
   check) — test accuracy on 5,000 fresh sequences and the share of W outside each block;
@@ -23,6 +26,7 @@ import time
 import torch
 from safetensors.torch import save_file
 
+from xai_tf import seeds
 from xai_tf.tasks import dyck, dyck_model, histogram, solvable, toytasks
 
 HIST_STEPS, CONTINUE_STEPS, CONTINUE_LR, DYCK_STEPS, SEEDS = 1500, 500, 1e-3, 1500, (0, 1, 2)
@@ -84,8 +88,8 @@ def train_dyck(state: dict, out: dict) -> None:
 
 def sweeps() -> dict:
     out = {}
-    for d, seeds in SWEEP.items():
-        out[str(d)] = {"seeds": seeds, **solvable.alpha_sweep(ALPHAS, d=d, seeds=seeds)}
+    for d, n_sets in SWEEP.items():
+        out[str(d)] = {"seeds": n_sets, **solvable.alpha_sweep(ALPHAS, d=d, seeds=n_sets)}
         print("sweep d =", d, flush=True)
     return out
 
@@ -122,6 +126,7 @@ def main() -> None:
     metrics = {
         "fingerprint": toytasks.fingerprint(),
         "torch": torch.__version__,
+        "seed offset": seeds.offset(),
         "settings": settings,
         "histogram": hist,
         "dyck": dyck_out,

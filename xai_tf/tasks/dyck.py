@@ -38,8 +38,9 @@ def _alphabet(k: int) -> str:
 
 
 def parse_dyck(s: str, k: int = 2, D: int = 4) -> DyckParse:
-    """Run the push-down automaton on ``s``; stops at the first error (later positions get the depth
-    and top from before it)."""
+    """Run the push-down automaton on ``s``; it stops at the first error: the offending bracket is not
+    applied (an open bracket beyond depth D is not pushed, a wrong closing one pops nothing), so the
+    error's position and every later one get the depth and top from before the error."""
     if not isinstance(s, str):
         raise TypeError(f"s must be a string of brackets, got {type(s).__name__}")
     alphabet, D = _alphabet(k), _checks.integer("D", D, 1)
@@ -50,9 +51,10 @@ def parse_dyck(s: str, k: int = 2, D: int = 4) -> DyckParse:
             if c not in alphabet:
                 error = f"position {i}: {c!r} is not a bracket of {alphabet!r}"
             elif alphabet.index(c) % 2 == 0:
-                stack.append(i)
-                if len(stack) > D:
-                    error = f"position {i}: depth {len(stack)} exceeds D = {D}"
+                if len(stack) == D:
+                    error = f"position {i}: depth {D + 1} exceeds D = {D}"
+                else:
+                    stack.append(i)
             elif not stack:
                 error = f"position {i}: {c!r} closes nothing (the stack is empty)"
             elif alphabet.index(s[stack[-1]]) != alphabet.index(c) - 1:

@@ -36,6 +36,16 @@ def histogram_labels(x: Tensor) -> Tensor:
     return (x.unsqueeze(-1) == x.unsqueeze(-2)).sum(-1)
 
 
+def count_probability(c: int, L: int = 10, T: int = 15) -> float:
+    """P(y_i = c) for tokens uniform over T symbols: the other L − 1 positions hold x_i exactly c − 1
+    times, a binomial,
+
+        P(y_i = c) = C(L−1, c−1) (1/T)^{c−1} (1 − 1/T)^{L−c}."""
+    L, T = _checks.integer("L", L, 1), _checks.integer("T", T, 1)
+    c = _checks.integer("c", c, 1, L)
+    return math.comb(L - 1, c - 1) * (1 / T) ** (c - 1) * (1 - 1 / T) ** (L - c)
+
+
 def histogram_data(n: int, L: int = 10, T: int = 15, seed: int = 0) -> tuple[Tensor, Tensor]:
     """``n`` sequences ``x [n, L]`` with tokens uniform in 0..T−1 (seeded) and their labels ``y``."""
     n, L, T = _checks.integer("n", n, 1), _checks.integer("L", L, 1, 64), _checks.integer("T", T, 1, 1000)

@@ -106,10 +106,12 @@ def alpha_sweep(
     seeds: int = 3,
     n_test: int = 5000,
     steps: int = 600,
+    first_seed: int = 0,
 ) -> dict[str, dict[str, list[float]]]:
     """For each α and start (positional, semantic): the training loss L(Q)/n, the test error
     mean ‖y − f_Q(x)‖²/(2d), and the overlaps |θ| = |Q*ᵀQ|/d, |m| = |1_dᵀQ|/d (the sign of Q is
-    arbitrary: f_Q = f_{−Q}) — means over ``seeds`` training sets (teacher and test set per seed)."""
+    arbitrary: f_Q = f_{−Q}) — means over ``seeds`` training sets (teacher and test set per seed),
+    those of seeds ``first_seed`` … ``first_seed + seeds − 1``."""
     if not alphas:
         raise ValueError("alphas must be a non-empty list of sample complexities α = n/d > 0")
     for a in alphas:
@@ -118,7 +120,8 @@ def alpha_sweep(
     out = {s: {k: [] for k in keys} for s in ("positional", "semantic")}
     for a in alphas:
         runs = {s: {k: [] for k in keys} for s in out}
-        for seed in range(_checks.integer("seeds", seeds, 1)):
+        first = _checks.integer("first_seed", first_seed, 0)
+        for seed in range(first, first + _checks.integer("seeds", seeds, 1)):
             x, y, Q_star = solvable_data(
                 max(1, round(a * d)), d, sigma, omega, seed=1000 + seed, teacher_seed=seed
             )
