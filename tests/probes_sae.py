@@ -214,6 +214,30 @@ RAISES = [
     ),
     ("xai_tf.sae.browse.purity", lambda: sae_browse.purity([]), VE, "contexts is empty: a dead feature"),
     (
+        "xai_tf.sae.browse.purities",
+        lambda: sae_browse.purities(lm(), sae10(), z(1, 4, 256), torch.zeros(1, 5, dtype=torch.long)),
+        VE,
+        r"H \(1, 4, 256\) and ids \(1, 5\) must cover the same windows",
+    ),
+    (
+        "xai_tf.sae.browse.labels",
+        lambda: sae_browse.labels(lm(), sae10(), z(1, 4, 256), torch.zeros(1, 4, dtype=torch.long), [600]),
+        VE,
+        r"feature must be an integer in 0..511, got 600",
+    ),
+    (
+        "xai_tf.sae.steer.token_share",
+        lambda: sae_steer.token_share(lm(), " hast thou", " hast"),
+        TE,
+        "tokens must be a collection of token strings",
+    ),
+    (
+        "xai_tf.sae.superposition.represented_features",
+        lambda: sae_sup.represented_features(z(5)),
+        VE,
+        r"W must be the toy model's \[m, n\] matrix, got shape \(5,\)",
+    ),
+    (
         "xai_tf.sae.superposition.train_toy_sae",
         lambda: sae_sup.train_toy_sae(z(5), 0.9, 10, 0.1),
         VE,

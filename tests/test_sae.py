@@ -250,6 +250,32 @@ def test_features_for_token_ranks_by_mean_activation(bundled, shipped, held):
     assert [j for j, _ in found] == list(np.argsort(-f)[:3])
 
 
+def test_purities_are_purity_of_top_contexts_for_every_feature(bundled, held):
+    """On a random SAE (no ties between activations): the vectorised purities equal the loop over
+    ``purity(top_contexts(...))``, NaN exactly for the features that never fire."""
+    ids, H = held
+    sae = _random_sae(d=256, F=256, seed=5, dtype=torch.float32)
+    with torch.no_grad():  # each feature fires on its top 1 % of tokens, four never
+        sae.b_enc.copy_(-(H.reshape(-1, 256) @ sae.W_enc.T).quantile(0.99, dim=0))
+        sae.b_enc[:4] = -1e4
+    got = browse.purities(bundled, sae, H, ids, k=5)
+    for j in range(256):
+        contexts = browse.top_contexts(bundled, sae, H, ids, j, k=5)
+        if contexts:
+            assert float(got[j]) == pytest.approx(browse.purity(contexts)), j
+        else:
+            assert got[j].isnan(), j
+    assert got[:4].isnan().all() and not got[4:].isnan().all()
+
+
+def test_token_share_counts_by_hand(bundled):
+    text = " hast thou art hast"
+    strings = bundled.token_strings(bundled.encode(text))
+    want = sum(t in (" hast", " art") for t in strings) / len(strings)
+    assert steer.token_share(bundled, text, [" hast", " art"]) == pytest.approx(want)
+    assert steer.token_share(bundled, text, []) == 0
+
+
 def test_label_and_html():
     c = [
         browse.Context(["a", " thou", "b"], [0.0, 2.0, 0.5], 1),
@@ -272,6 +298,13 @@ def test_superposition_grows_with_sparsity_and_an_sae_recovers_the_features():
     sae = superposition.train_toy_sae(W, 0.8, F=16, lam=0.1, steps=400, batch=256)
     assert (superposition.recovery(W, sae.W_dec) >= 0.9).all()
     assert not (superposition.recovery(W, torch.randn(8, 16, generator=g)) >= 0.9).all()
+
+
+def test_represented_features_are_the_columns_longer_than_the_threshold():
+    W = torch.tensor([[1.0, 0.3, 0.0, 0.6], [0.0, 0.3, 0.2, 0.0]])  # norms 1, 0.42, 0.2, 0.6
+    assert superposition.represented_features(W) == [0, 3]
+    assert superposition.represented_features(W, threshold=0.1) == [0, 1, 2, 3]
+    assert superposition.represented(W) == 2
 
 
 def test_recovery_is_the_max_cosine():

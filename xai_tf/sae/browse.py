@@ -105,12 +105,39 @@ def label(contexts: list[Context]) -> str:
     return f"'{token}' ({n}/{len(contexts)})"
 
 
+def labels(
+    lm: LoadedModel, sae: SparseAutoencoder, H: Tensor, ids: Tensor, features: list[int], k: int = 8
+) -> dict[int, str]:
+    """``label(top_contexts(lm, sae, H, ids, j, k))`` of each feature j in ``features``."""
+    return {j: label(top_contexts(lm, sae, H, ids, j, k)) for j in features}
+
+
 def purity(contexts: list[Context]) -> float:
     """The share of the top contexts whose peak is the commonest peak token (1: always the same token)."""
     _contexts(contexts)
     if not contexts:
         raise ValueError("contexts is empty: a dead feature has no top contexts")
     return _commonest(contexts)[1] / len(contexts)
+
+
+@torch.no_grad()
+def purities(lm: LoadedModel, sae: SparseAutoencoder, H: Tensor, ids: Tensor, k: int = 8) -> Tensor:
+    """``purity(top_contexts(lm, sae, H, ids, j, k))`` of every feature j at once, ``[F]``: the share
+    of its (up to) k largest f_j > 0 on the tokens of ``ids [n, T]`` whose token is the commonest
+    among them; NaN for a feature that never fires there."""
+    lm = as_model(lm)
+    _checks.integer("k", k, 1)
+    if _checks.tensor("ids", ids).dim() != 2 or H.shape[:2] != ids.shape:
+        raise ValueError(f"H {tuple(H.shape)} and ids {tuple(ids.shape)} must cover the same windows")
+    f = feature_activations(sae, H.reshape(-1, sae.config.d).to(sae.W_enc))
+    top = f.topk(min(k, len(f)), dim=0)
+    peaks = [s.strip() or s for s in lm.token_strings(ids.flatten().tolist())]
+    out = torch.full((sae.config.F,), float("nan"))
+    for j in range(sae.config.F):
+        n = int((top.values[:, j] > 0).sum())
+        if n:
+            out[j] = Counter(peaks[i] for i in top.indices[:n, j].tolist()).most_common(1)[0][1] / n
+    return out
 
 
 def _contexts(contexts: object) -> None:

@@ -12,13 +12,15 @@ a multiple of the feature's largest code on the held-out text (the lecture's "cl
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import torch
 from torch import Tensor
 
 from xai_tf import _checks, seeds
 from xai_tf.decoding import sample_next_token
 from xai_tf.models.hooks import Hook
-from xai_tf.models.loaded import LoadedModel, causal
+from xai_tf.models.loaded import LoadedModel, as_model, causal
 from xai_tf.sae.activations import check_point
 from xai_tf.sae.model import SparseAutoencoder
 
@@ -68,3 +70,16 @@ def generate_clamped(
         logits = lm(ids[-lm.n_ctx :], hooks=hooks)[0, -1]
         ids.append(sample_next_token(logits, temperature, generator=generator))
     return lm.tokenizer.decode(ids[start:])
+
+
+def token_share(lm: LoadedModel, text: str, tokens: Collection[str]) -> float:
+    """The share of ``text``'s tokens (as ``lm.token_strings`` writes them, e.g. ' hast') that are in
+    ``tokens``: how much of a steered continuation is what the feature boosts."""
+    lm = as_model(lm)
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"text must be a non-empty string, got {text!r}")
+    if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
+        raise TypeError(f"tokens must be a collection of token strings such as {{' hast'}}, got {tokens!r}")
+    strings = lm.token_strings(lm.encode(text))
+    wanted = set(tokens)
+    return sum(t in wanted for t in strings) / len(strings)

@@ -71,11 +71,18 @@ def train_toy_sae(
         return train_sae(data, SAEConfig(d=m, F=F, lam=lam), steps, lr=3e-3, seed=seed, progress=False)[0]
 
 
+def represented_features(W: Tensor, threshold: float = 0.5) -> list[int]:
+    """The features the toy model keeps: {i : ‖W_{:,i}‖ > threshold}, in increasing i."""
+    W = _checks.tensor("W", W)
+    if W.dim() != 2:
+        raise ValueError(f"W must be the toy model's [m, n] matrix, got shape {tuple(W.shape)}")
+    _checks.positive("threshold", threshold)
+    return (W.norm(dim=0) > threshold).nonzero().flatten().tolist()
+
+
 def represented(W: Tensor, threshold: float = 0.5) -> int:
     """How many features the toy model keeps: #{i : ‖W_{:,i}‖ > threshold}."""
-    _checks.tensor("W", W)
-    _checks.positive("threshold", threshold)
-    return int((W.norm(dim=0) > threshold).sum())
+    return len(represented_features(W, threshold))
 
 
 def recovery(true_directions: Tensor, W_dec: Tensor) -> Tensor:
