@@ -60,7 +60,8 @@ def browser():
 
 def _guarded_page(browser, site: str):
     """A page whose every request is routed: the site on localhost goes through, anything else is aborted
-    and recorded in ``outside``; every failed local response is recorded in ``missing``."""
+    and recorded in ``outside``; every failed local response and every uncaught script error (a widget
+    that fails to render, say) is recorded in ``missing``."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     outside, missing = [], []
 
@@ -74,6 +75,7 @@ def _guarded_page(browser, site: str):
     context.route("**/*", route)
     page = context.new_page()
     page.on("response", lambda resp: resp.status >= 400 and missing.append(f"{resp.status} {resp.url}"))
+    page.on("pageerror", lambda error: missing.append(f"script error: {error}"))
     return context, page, outside, missing
 
 
@@ -83,7 +85,7 @@ def page(site, browser):
     yield pg
     context.close()
     assert not outside, f"requests leaving the machine: {outside}"
-    assert not missing, f"site assets that failed to load: {missing}"
+    assert not missing, f"site assets or scripts that failed: {missing}"
 
 
 def test_the_guard_sees_a_request_leave(site, browser):
