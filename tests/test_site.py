@@ -13,6 +13,7 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import nbformat
 import pytest
 from lesson_runs import CHROMIUM, ROOT
 from test_browser import FLAGS, WIDGET_AS_TEXT
@@ -29,7 +30,8 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def built(tmp_path_factory) -> Path:
+    """The site's build folder: ``src/lessons/*.ipynb`` (the executed lessons) and ``html/``."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail(f"Chromium is missing at {CHROMIUM}; .ci/run installs Debian's chromium")
@@ -42,7 +44,12 @@ def site(tmp_path_factory):
     subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out), *LESSONS], check=True
     )
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out / "html")))
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(built):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(built / "html")))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -102,14 +109,27 @@ def _visible_count(locator) -> int:
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_lesson_page_shows_figure_formula_and_widget(site, page, lesson):
+def test_lesson_page_shows_figure_formula_and_widget(built, site, page, lesson):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.goto(f"{site}/lessons/{lesson}.html", wait_until="load")
     page.wait_for_selector("mjx-container", state="visible", timeout=20_000)
     page.wait_for_selector(".cell_output .widget-hslider", state="visible", timeout=20_000)
     page.screenshot(path=SHOTS / f"site_{lesson}_top.png")
-    figures = page.locator(".cell_output img")
-    assert figures.count() > 0, "no figure in the lesson's outputs"
+    outputs = [
+        o
+        for c in nbformat.read(built / "src" / "lessons" / f"{lesson}.ipynb", 4).cells
+        for o in c.get("outputs", [])
+    ]
+    text = " ".join(page.inner_text("article").split())
+    for o in outputs:
+        if o.output_type == "stream" and o.text.strip():  # every printed output, its last line at least
+            last = " ".join(o.text.strip().splitlines()[-1].split())
+            assert last in text, f"a printed output is missing from the page: {last!r}"
+    figures = page.locator(".cell_output img:not(.jupyter-widgets img)")
+    n_png = sum("image/png" in o.get("data", {}) for o in outputs)
+    assert n_png > 0 and figures.count() == n_png, (
+        f"{figures.count()} figures on the page, {n_png} in the lesson"
+    )
     for i in range(figures.count()):
         figures.nth(i).scroll_into_view_if_needed()
         assert figures.nth(i).is_visible(), f"figure {i} is not visible"
@@ -119,7 +139,6 @@ def test_lesson_page_shows_figure_formula_and_widget(site, page, lesson):
     assert formulas.count() > 10, "the lesson's formulas did not reach the page"
     untypeset = page.locator(".math:not(:has(mjx-container))")
     assert untypeset.count() == 0, f"formulas not typeset by MathJax: {untypeset.first.inner_text()}"
-    text = page.inner_text("article")
     assert not WIDGET_AS_TEXT.search(text), f"a widget shown as text: {WIDGET_AS_TEXT.search(text)}"
     panel = page.locator(".cell_output .widget-vbox").first
     panel.scroll_into_view_if_needed()
