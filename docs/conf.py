@@ -31,4 +31,3 @@ html_theme_options = {
         "notebook_interface": "jupyterlab",
     },
 }
-html_last_updated_fmt = None
