@@ -11,11 +11,13 @@ from xai_tf.faithfulness import adversary as fadv
 from xai_tf.faithfulness import baselines as fbase
 from xai_tf.faithfulness import correlation as fcorr
 from xai_tf.faithfulness import deceive as fdec
+from xai_tf.faithfulness import diagnostic as fdiag
 from xai_tf.faithfulness import divergence as fdiv
 from xai_tf.faithfulness import erasure as ferase
 from xai_tf.faithfulness import heads as fheads
 from xai_tf.faithfulness import identifiability as fid
 from xai_tf.faithfulness import importance as fimp
+from xai_tf.faithfulness import permutation as fperm
 from xai_tf.faithfulness import plausibility as fplaus
 from xai_tf.faithfulness import transformer as ftr
 from xai_tf.tasks import cues, recurrent, tweets, words
@@ -40,6 +42,50 @@ EXEMPT = {
 
 
 RAISES = [
+    (
+        "xai_tf.faithfulness.importance.explain",
+        lambda: fimp.explain(clf(), [2, 3], dtype=torch.float16),
+        VE,
+        "dtype must be one of",
+    ),
+    (
+        "xai_tf.faithfulness.baselines.consistent_adversary",
+        lambda: fbase.consistent_adversary(clf(), cue_data(), -0.5),
+        VE,
+        "lam must be",
+    ),
+    (
+        "xai_tf.faithfulness.diagnostic.frozen_guide",
+        lambda: fdiag.frozen_guide(3),
+        TE,
+        "model must be an AttentionClassifier, got int",
+    ),
+    (
+        "xai_tf.faithfulness.diagnostic.guided_mlp",
+        lambda: fdiag.guided_mlp(cue_data(), len(cues.VOCAB), "model"),
+        TE,
+        "model must be an AttentionClassifier, got str",
+    ),
+    (
+        "xai_tf.faithfulness.diagnostic.mlp_diagnostic",
+        lambda: fdiag.mlp_diagnostic(
+            clf(), recurrent.AttentionClassifier(recurrent.RecurrentConfig(50)), cue_data(), cue_data()
+        ),
+        VE,
+        "base and adversary must share a vocabulary",
+    ),
+    (
+        "xai_tf.faithfulness.permutation.permuted_outputs",
+        lambda: fperm.permuted_outputs(clf(), [2, 3], 0, 0),
+        VE,
+        "n_permutations must be an integer ≥ 1, got 0",
+    ),
+    (
+        "xai_tf.faithfulness.permutation.permutation_study",
+        lambda: fperm.permutation_study(clf(), cue_data(), 0),
+        VE,
+        "n_permutations must be an integer ≥ 1, got 0",
+    ),
     ("xai_tf.tasks.words.tokenize", lambda: words.tokenize(3), TE, "text must be a str, got int"),
     (
         "xai_tf.tasks.words.examples",

@@ -7,11 +7,21 @@
   seed — how "different" two attentions of equally good models are anyway.
 - The model-consistent adversary: a new model trained against a fixed base model with
 
-      L = TVD(ŷ_adv, ŷ_base) − λ KL(α_base ‖ α_adv),
+      L = TVD(ŷ_adv, ŷ_base) − λ KL(α_adv ‖ α_base),
 
   per sentence, averaged: it must predict like the base model while attending differently. The KL it
   reaches against the change of prediction it pays, for several λ, says whether very different
   attention comes for free (then attention is not a unique explanation).
+
+The KL's direction: the lecture writes KL(α ‖ α̃) without saying which is the adversary's. W&P's code
+(``sarahwie/attention``, ``model/Binary_Classification.py``) calls ``nn.KLDivLoss(reduction="sum")``
+on ``(target_attn.log(), attn)``, which is Σ attn (log attn − log target_attn) = KL(α_adv ‖ α_base):
+the default here (``kl_direction="adv||base"``, averaged over the batch rather than summed, which
+rescales λ by the batch size). ``"base||adv"`` is the other reading, KL(α_base ‖ α_adv): it is
+unbounded where α_adv → 0 under base mass, so it rewards the adversary for emptying words the base
+model attends to, while KL(α_adv ‖ α_base) rewards putting mass where the base model puts little.
+Both α are clamped at 10⁻¹² (float32 softmaxes underflow to 0, and padded words have α_t = 0 exactly,
+where the gradient of α log α would be −∞ · 0 = NaN).
 """
 
 from __future__ import annotations
@@ -37,17 +47,48 @@ def seed_jsd(models: Sequence[AttentionClassifier], data: Sequence[Example]) -> 
     return torch.cat([jsd(a, b) for a, b in combinations(alphas, 2)]).cpu().numpy()
 
 
-def consistent_loss(base: AttentionClassifier, train: Sequence[Example], lam: float) -> Loss:
-    """W&P's L = mean TVD(ŷ_adv, ŷ_base) − λ mean KL(α_base ‖ α_adv) against ``base``'s outputs on
-    ``train`` (looked up by the batch's indices)."""
+KL_DIRECTIONS = ("adv||base", "base||adv")
+
+
+def consistent_loss(
+    base: AttentionClassifier, train: Sequence[Example], lam: float, kl_direction: str = "adv||base"
+) -> Loss:
+    """W&P's L = mean TVD(ŷ_adv, ŷ_base) − λ mean KL(α_adv ‖ α_base) against ``base``'s outputs on
+    ``train`` (looked up by the batch's indices); ``kl_direction="base||adv"`` uses KL(α_base ‖ α_adv)."""
     lam = _checks.at_least("lam", lam, 0.0)
+    if kl_direction not in KL_DIRECTIONS:
+        raise ValueError(f"kl_direction must be one of {KL_DIRECTIONS}, got {kl_direction!r}")
     probs, alphas = predict(base, train)
 
     def loss(scores: Tensor, alpha: Tensor, b: Batch) -> Tensor:
         p, a = probs[b.index], alphas[b.index, : alpha.size(1)]
-        return tvd(scores.softmax(-1), p).mean() - lam * kl(a, alpha.clamp(min=1e-12)).mean()
+        if kl_direction == "adv||base":
+            divergence = kl(alpha.clamp(min=1e-12), a.clamp(min=1e-12))
+        else:
+            divergence = kl(a, alpha.clamp(min=1e-12))
+        return tvd(scores.softmax(-1), p).mean() - lam * divergence.mean()
 
     return loss
+
+
+def consistent_adversary(
+    base: AttentionClassifier,
+    train: Sequence[Example],
+    lam: float,
+    steps: int = 150,
+    seed: int = 1,
+    kl_direction: str = "adv||base",
+) -> AttentionClassifier:
+    """One model-consistent adversary of ``base`` trained with ``consistent_loss`` (same architecture)."""
+    return train_attention_classifier(
+        train,
+        base.config.vocab_size,
+        base.config.encoder,
+        loss=consistent_loss(base, train, lam, kl_direction),
+        steps=steps,
+        seed=seed,
+        device=base.wte.weight.device,
+    )
 
 
 def consistent_adversaries(
@@ -57,6 +98,7 @@ def consistent_adversaries(
     lams: Sequence[float] = (0.0, 0.01, 0.1),
     steps: int = 150,
     seed: int = 1,
+    kl_direction: str = "adv||base",
 ) -> list[tuple[float, float, float]]:
     """Per λ: ``(λ, mean TVD(ŷ_adv, ŷ_base), mean JSD(α_base, α_adv))`` on ``test``."""
     if not lams:
@@ -64,15 +106,7 @@ def consistent_adversaries(
     p_base, a_base = predict(base, test)
     out = []
     for lam in lams:
-        adv = train_attention_classifier(
-            train,
-            base.config.vocab_size,
-            base.config.encoder,
-            loss=consistent_loss(base, train, lam),
-            steps=steps,
-            seed=seed,
-            device=base.wte.weight.device,
-        )
+        adv = consistent_adversary(base, train, lam, steps, seed, kl_direction)
         p_adv, a_adv = predict(adv, test)
         out.append((float(lam), float(tvd(p_adv, p_base).mean()), float(jsd(a_adv, a_base).mean())))
     return out

@@ -4,8 +4,14 @@ leave-one-out do? Per sentence, Kendall's τ_b between two importance vectors a,
     τ = (n_c − n_d) / √((n_0 − n_a)(n_0 − n_b)),
 
 n_c / n_d the concordant / discordant pairs, n_0 = T(T − 1)/2, n_a / n_b the pairs tied in a / b
-(scipy.stats.kendalltau, with its p-value for "no association"). Over a test set: mean ± sd of τ and
-the share of sentences with p < 0.05; τ(gradient, LOO) is the yardstick of what agreement looks like.
+(scipy.stats.kendalltau, with its p-value for "no association"). Ties: τ_b counts a pair tied in a
+(or b) in n_a (or n_b) and in neither n_c nor n_d; a constant vector makes τ_b = 0/0, reported as
+(NaN, NaN) and left out of the summary. Over a test set: mean ± sd of τ and the share of sentences
+with p < 0.05; τ(gradient, LOO) is the yardstick of what agreement looks like.
+
+A saturated classifier's f lies within 2⁻²⁴ of 0 or 1, where float32 leave-one-out differences are
+multiples of ≈ 6e-8 and become ties: lesson 08 passes ``options=importance.PAPER`` (float64, Jain &
+Wallace's detached gradient, adaptive IG); the default (``{}``) keeps lesson 06's float32 methods.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from scipy import stats
 from torch import Tensor
 
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness.importance import METHODS, importances
+from xai_tf.faithfulness.importance import METHODS, explain
 from xai_tf.tasks.recurrent import AttentionClassifier, predict
 from xai_tf.tasks.words import Example
 
@@ -27,21 +33,26 @@ PAIRS = (("attention", "gradient"), ("attention", "LOO"), ("attention", "IG"), (
 
 
 def kendall(a: Tensor | Sequence[float], b: Tensor | Sequence[float]) -> tuple[float, float]:
-    """``(τ_b, p)`` of two importance vectors of one sentence (NaN, 1 when either is constant)."""
+    """``(τ_b, p)`` of two importance vectors of one sentence ((NaN, NaN) when either is constant)."""
     a, b = (np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=float) for x in (a, b))
     if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
         raise ValueError(f"a and b must be vectors of one length ≥ 2, got shapes {a.shape} and {b.shape}")
-    result = stats.kendalltau(a, b)
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan"), float("nan")
+    result = stats.kendalltau(a, b, variant="b")
     return float(result.statistic), float(result.pvalue)
 
 
 @dataclass
 class Correlation:
-    """τ and p ``[n]`` per sentence for each pair of ``PAIRS``, and each sentence's predicted class."""
+    """τ and p ``[n]`` per sentence for each pair of ``PAIRS``, each sentence's predicted class, and
+    IG's completeness delta and number of nodes per sentence (NaN and 0 where IG was not computed)."""
 
     tau: dict[tuple[str, str], np.ndarray]
     p: dict[tuple[str, str], np.ndarray]
     predicted: np.ndarray
+    ig_delta: np.ndarray | None = None
+    ig_steps: np.ndarray | None = None
 
     def summary(self, pair: tuple[str, str]) -> tuple[float, float, float]:
         """``(mean τ, sd τ, share of sentences with p < 0.05)`` for one pair (NaN τ left out)."""
@@ -51,9 +62,14 @@ class Correlation:
 
 
 def correlation_study(
-    model: AttentionClassifier, data: Sequence[Example], pairs: Sequence[tuple[str, str]] = PAIRS
+    model: AttentionClassifier,
+    data: Sequence[Example],
+    pairs: Sequence[tuple[str, str]] = PAIRS,
+    options: dict | None = None,
 ) -> Correlation:
-    """Kendall τ of every pair on every sentence of ``data`` (sentences of at least 2 words)."""
+    """Kendall τ of every pair on every sentence of ``data`` (sentences of at least 2 words), the
+    importances computed by ``importance.explain`` with the keywords ``options`` (e.g. ``PAPER``)."""
+    options = {} if options is None else options
     for pair in pairs:
         if len(pair) != 2 or any(m not in METHODS for m in pair):
             raise ValueError(f"pairs must be pairs of {METHODS}, got {pair!r}")
@@ -63,10 +79,12 @@ def correlation_study(
     needed = sorted({m for pair in pairs for m in pair}, key=METHODS.index)
     tau = {pair: np.empty(len(data)) for pair in pairs}
     p = {pair: np.empty(len(data)) for pair in pairs}
+    delta, steps = np.full(len(data), np.nan), np.zeros(len(data), dtype=int)
     with one_thread():
         for i, e in enumerate(data):
-            scores = importances(model, e.ids, needed)
+            found = explain(model, e.ids, needed, **options)
+            scores, delta[i], steps[i] = found.scores, found.ig_delta, found.ig_steps
             for pair in pairs:
                 tau[pair][i], p[pair][i] = kendall(scores[pair[0]], scores[pair[1]])
     predicted = predict(model, data)[0].argmax(-1).cpu().numpy()
-    return Correlation(tau, p, predicted)
+    return Correlation(tau, p, predicted, delta, steps)

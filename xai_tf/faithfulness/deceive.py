@@ -59,18 +59,24 @@ class DeceiveRow:
     gradient_on_m: float
 
 
-def mass_on_cues(model: AttentionClassifier, data: Sequence[Example]) -> tuple[float, float, float]:
-    """Mean over ``data`` of Σ_{t: m_t=1} score_t / Σ_t score_t for attention, |LOO| and |gradient|."""
+def mass_on_cues(
+    model: AttentionClassifier, data: Sequence[Example], options: dict | None = None
+) -> tuple[float, float, float]:
+    """Mean over ``data`` of Σ_{t: m_t=1} score_t / Σ_t score_t for attention, |LOO| and |gradient|
+    (computed with ``importance.explain``'s keywords ``options``, e.g. ``importance.PAPER``)."""
     data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
     shares = torch.zeros(3, device="cpu")
     with one_thread():
         for e in data:
-            scores = importances(model, e.ids, ("attention", "LOO", "gradient"))
+            scores = importances(model, e.ids, ("attention", "LOO", "gradient"), **(options or {}))
             m = torch.tensor(e.cues, dtype=torch.float, device="cpu")
             shares += torch.stack(
-                [(s.cpu() * m).sum() / s.sum().cpu().clamp(min=1e-12) for s in scores.values()]
+                [
+                    (s.cpu().float() * m).sum() / s.sum().cpu().float().clamp(min=1e-12)
+                    for s in scores.values()
+                ]
             )
     return tuple(float(v) for v in shares / len(data))
 
@@ -83,8 +89,10 @@ def deceive_table(
     encoder: str = "bilstm",
     steps: int = 150,
     seed: int = 0,
+    options: dict | None = None,
 ) -> list[DeceiveRow]:
-    """Train one model per λ with ``deceive_loss`` and measure it on ``test``."""
+    """Train one model per λ with ``deceive_loss`` and measure it on ``test`` (importances with
+    ``importance.explain``'s keywords ``options``)."""
     if not lams:
         raise ValueError("lams is empty: give at least one λ ≥ 0")
     rows = []
@@ -92,7 +100,7 @@ def deceive_table(
         model = train_attention_classifier(
             train, vocab_size, encoder, loss=deceive_loss(lam), steps=steps, seed=seed
         )
-        attention, loo, gradient = mass_on_cues(model, test)
+        attention, loo, gradient = mass_on_cues(model, test, options)
         rows.append(DeceiveRow(float(lam), accuracy(model, test), attention, loo, gradient))
     return rows
 

@@ -43,15 +43,19 @@ def precision_at_k(scores: Tensor | Sequence[float], cues: Sequence[int], k: int
 
 
 def precision_study(
-    model: AttentionClassifier, data: Sequence[Example], methods: Sequence[str] = METHODS
+    model: AttentionClassifier,
+    data: Sequence[Example],
+    methods: Sequence[str] = METHODS,
+    options: dict | None = None,
 ) -> dict[str, float]:
-    """Mean P@k (k = each sentence's number of cues) of every method over ``data``."""
+    """Mean P@k (k = each sentence's number of cues) of every method over ``data``, the importances
+    computed with ``importance.explain``'s keywords ``options`` (e.g. ``importance.PAPER``)."""
     data = [e for e in data if any(e.cues) and len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence with planted cues")
     totals = dict.fromkeys(methods, 0.0)
     with one_thread():
         for e in data:
-            for method, scores in importances(model, e.ids, methods).items():
+            for method, scores in importances(model, e.ids, methods, **(options or {})).items():
                 totals[method] += precision_at_k(scores, e.cues)
     return {m: float(np.float64(v) / len(data)) for m, v in totals.items()}

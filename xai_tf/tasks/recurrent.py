@@ -5,8 +5,10 @@
     α = softmax(θ),  c = Σ_t α_t h_t,  s = W_c c + b_c  (class scores; f = softmax(s)_1).
 
 ``attention="uniform"`` fixes α_t = 1/T (Wiegreffe & Pinter's baseline: is attention needed at
-all?). Every readout can also take an α of its own, the encoder's states fixed (``readout``): the
-adversaries and erasures of ``xai_tf.faithfulness`` act there. The model has the interface the
+all?); ``guide`` (of ``train_attention_classifier``) replaces α by another model's attention, frozen
+(W&P's diagnostic, ``xai_tf.faithfulness.diagnostic``). Every readout can also take an α of its own,
+the encoder's states fixed (``readout``): the adversaries and erasures of ``xai_tf.faithfulness`` act
+there. The model has the interface the
 attribution helpers of lesson 06 read (``wte``, ``check_input_ids``, ``forward_embeddings``, a
 ``config.backward_bytes``), so gradients, leave-one-out and IG come from ``xai_tf.explain.attribution``.
 """
@@ -26,6 +28,8 @@ from xai_tf.tasks.train import fit
 from xai_tf.tasks.words import Example
 
 ENCODERS = ("bilstm", "none")
+#: α ``[batch, T]`` for padded ids ``[batch, T]`` and lengths ``[batch]`` (or None): a frozen attention.
+Guide = Callable[[Tensor, Tensor | None], Tensor]
 ATTENTIONS = ("additive", "uniform")
 
 
@@ -64,6 +68,7 @@ class AttentionClassifier(nn.Module):
         self.W_a = nn.Linear(d, config.d_att, device=device)
         self.v = nn.Linear(config.d_att, 1, bias=False, device=device)
         self.head = nn.Linear(d, config.n_classes, device=device)
+        self.guide: Guide | None = None  # α from elsewhere, frozen (see ``train_attention_classifier``)
 
     def check_input_ids(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         """``input_ids`` as a long tensor ``[batch, T]`` of ids in 1..vocab_size − 1."""
@@ -108,11 +113,17 @@ class AttentionClassifier(nn.Module):
         ids = ids.to(self.wte.weight.device)
         lengths = None if lengths is None else lengths.to(ids.device)
         h = self.states(self.wte(ids), lengths)
-        alpha = self.attention(h, lengths)
+        if self.guide is None:
+            alpha = self.attention(h, lengths)
+        else:
+            with torch.no_grad():
+                alpha = self.guide(ids, lengths).to(h)
         return self.readout(h, alpha), alpha, h
 
     def forward_embeddings(self, E: Tensor) -> Tensor:
         """Class scores ``[batch, classes]`` for unpadded embeddings ``[batch, T, d_e]``."""
+        if self.guide is not None:
+            raise ValueError("a guided model reads its α from word ids: call run(ids), not embeddings")
         h = self.states(E)
         return self.readout(h, self.attention(h))
 
@@ -174,13 +185,18 @@ def train_attention_classifier(
     lr: float = 0.02,
     seed: int = 0,
     device: torch.device | str = "cpu",
+    guide: Guide | None = None,
 ) -> AttentionClassifier:
     """Train by Adam on seeded minibatches of ``batch_size`` for ``steps`` steps on one thread
-    (``xai_tf.tasks.train.fit``), on ``device``."""
+    (``xai_tf.tasks.train.fit``), on ``device``. With a ``guide``, α is ``guide(ids, lengths)``,
+    computed without gradient (frozen), in training and after."""
     _checks.integer("vocab_size", vocab_size, 2)
     _checks.integer("batch_size", batch_size, 1)
+    if guide is not None and not callable(guide):
+        raise TypeError(f"guide must be a callable (ids, lengths) → α or None, got {type(guide).__name__}")
     with seeds.seeded(seed):
         model = AttentionClassifier(RecurrentConfig(vocab_size, encoder=encoder, attention=attention), device)
+    model.guide = guide
     shape = (steps, min(batch_size, len(data)))
     order = torch.randint(len(data), shape, generator=seeds.generator(seed), device="cpu")
 

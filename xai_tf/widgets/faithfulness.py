@@ -53,7 +53,8 @@ def faithfulness_panel(
             raise ValueError(f"the panel explains sentences of 2..{MAX_WORDS} words, this one has {len(ids)}")
         words = [f" {w}" for w in vocab.decode(ids)]
         with one_thread():
-            scores = importances(m, ids)
+            # the paper's detached gradient in float64; IG at a fixed 32 nodes to keep a redraw fast
+            scores = importances(m, ids, detach_attention=True, dtype=torch.float64)
             adv = epsilon_adversary(m, ids, epsilon.value)
             h, alpha = sentence_states(m, ids)
             kept = erase(alpha, removal_order(m, ids, "attention")[: min(erased.value, len(ids) - 1)])

@@ -1,0 +1,68 @@
+"""Wiegreffe & Pinter (2019), section 4, "attention distributions are not primarily dependent on the
+contextual encoder" (lesson 08): freeze a learned attention and hand it to a model with no context,
+a per-word MLP (the ``"none"`` encoder of ``xai_tf.tasks.recurrent``),
+
+    h_t = ReLU(W_h e_t + b_h),   c = Σ_t α_t h_t,   s = W_c c + b_c,   α fixed (no gradient),
+
+then train the MLP's embeddings, W_h and W_c. If the frozen weights carry what the task needs, the
+MLP does better with them than with uniform weights (α_t = 1/T) and about as well as an MLP that
+learns its own attention; an adversary's weights (W&P's model-consistent adversary), which predict
+like the base model inside the BiLSTM, should help the MLP less if attention says something about
+the words themselves rather than about how the BiLSTM happened to use them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from torch import Tensor
+
+from xai_tf.tasks.recurrent import AttentionClassifier, Guide, accuracy, train_attention_classifier
+from xai_tf.tasks.words import Example
+
+#: The attentions W&P's table 3 compares, in its order.
+GUIDES = ("uniform", "trained MLP", "base", "adversary")
+
+
+def frozen_guide(model: AttentionClassifier) -> Guide:
+    """``(ids, lengths) ↦ α``: ``model``'s attention on padded ids, to be used frozen."""
+    if not isinstance(model, AttentionClassifier):
+        raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
+
+    def guide(ids: Tensor, lengths: Tensor | None) -> Tensor:
+        return model.run(ids, lengths)[1].detach()
+
+    return guide
+
+
+def guided_mlp(
+    train: Sequence[Example], vocab_size: int, guide: AttentionClassifier, steps: int = 150, seed: int = 0
+) -> AttentionClassifier:
+    """A per-word MLP trained with ``guide``'s attention frozen in place of its own."""
+    return train_attention_classifier(
+        train, vocab_size, "none", steps=steps, seed=seed, guide=frozen_guide(guide)
+    )
+
+
+def mlp_diagnostic(
+    base: AttentionClassifier,
+    adversary: AttentionClassifier,
+    train: Sequence[Example],
+    test: Sequence[Example],
+    steps: int = 150,
+    seed: int = 0,
+) -> dict[str, float]:
+    """Test accuracy ``{guide: accuracy}`` of the per-word MLP with each of ``GUIDES``: uniform α,
+    its own trained α, ``base``'s α frozen, ``adversary``'s α frozen."""
+    size = base.config.vocab_size
+    if adversary.config.vocab_size != size:
+        raise ValueError(
+            f"base and adversary must share a vocabulary, got {size} and {adversary.config.vocab_size}"
+        )
+    models = {
+        "uniform": train_attention_classifier(train, size, "none", "uniform", steps=steps, seed=seed),
+        "trained MLP": train_attention_classifier(train, size, "none", steps=steps, seed=seed),
+        "base": guided_mlp(train, size, base, steps, seed),
+        "adversary": guided_mlp(train, size, adversary, steps, seed),
+    }
+    return {name: accuracy(model, test) for name, model in models.items()}
