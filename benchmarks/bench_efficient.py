@@ -34,7 +34,7 @@ from xai_tf.efficient._common import available_ram
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACT = ROOT / "xai_tf" / "data" / "efficient_sweep.json"
-MEASURED = ["cost.py", "chunked.py", "sparse.py", "linear.py", "performer.py", "linformer.py"]
+MEASURED = ["_common.py", "cost.py", "chunked.py", "sparse.py", "linear.py", "performer.py", "linformer.py"]
 D = 64
 WIDTH = {"convolution": 3, "restricted attention": 32, "performer": 64, "linformer": 64}
 
