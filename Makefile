@@ -3,18 +3,19 @@
 #             workers, one torch thread each (each worker that runs browser checks starts its own JupyterLab)
 # make bench — the benchmarks: timings against the reference libraries, printed as ratios
 # make student — the students' copy of the lessons, solution cells left out, in build/student/
+# make site — the course website: every lesson executed (offline, one thread), rendered to build/site/html/
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: setup lab test bench student
+.PHONY: setup lab test bench student site
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,lab]'
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,lab,site]'
 	touch $@
 
 lab: setup
@@ -24,6 +25,7 @@ lab: setup
 test: setup
 	$(VENV)/bin/python -m xai_tf.corpus
 	$(VENV)/bin/python -m xai_tf.tasks.tweets
+	$(VENV)/bin/python scripts/build_site.py --fetch
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist worksteal
@@ -33,3 +35,7 @@ bench: setup
 
 student: setup
 	$(VENV)/bin/python scripts/student_copy.py --out build/student
+
+site: setup
+	$(VENV)/bin/python scripts/build_site.py --fetch
+	$(VENV)/bin/python scripts/build_site.py --out build/site

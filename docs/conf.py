@@ -1,7 +1,8 @@
 """Sphinx configuration of the course website (built by ``scripts/build_site.py``, which puts the executed
 lessons into ``lessons/`` next to this file's copy). Nothing here fetches anything: the lessons are not
 re-executed, MathJax 3 is served from the site itself (``sphinx-mathjax-offline``) and so is the ipywidgets
-renderer (``_static/html-manager/embed.js``, in place of myst-nb's CDN default), which calls MathJax 2's
+renderer (``_static/html-manager/embed.js``, copied there by ``build_site.py`` from the pinned npm tarball
+in xai_tf's cache, in place of myst-nb's CDN default), which calls MathJax 2's
 ``MathJax.Hub.Queue``: ``_static/mathjax2-api.js`` maps that call onto MathJax 3."""
 
 project = "xai_tf"
