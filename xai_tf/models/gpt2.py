@@ -51,6 +51,7 @@ HOOK_POINTS: dict[str, str] = {
     "k": "[batch, heads, T, d_h] keys",
     "v": "[batch, heads, T, d_h] values",
     "attn": "[batch, heads, T, T] attention probabilities (rows sum to 1)",
+    "z": "[batch, heads, T, d_h] each head's output A V before W_O (head h writes z_h W_O^h)",
     "attn_out": "[batch, T, d] attention output added to the residual stream",
     "resid_mid": "[batch, T, d] residual stream between attention and MLP",
     "mlp_post": "[batch, T, 4d] MLP hidden activations after GELU",
@@ -89,6 +90,7 @@ class CausalSelfAttention(nn.Module):
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=None if T == 1 else ~future, scale=scale)
+        y = tap("z", layer, y)
         return self.c_proj(y.transpose(1, 2).reshape(batch, T, d))
 
 

@@ -1,0 +1,127 @@
+"""Bad-input probes for lesson 15 (circuits, ``xai_tf.circuits``), collected by ``test_bad_inputs.py``."""
+
+import re
+
+import torch
+from probe_kit import TE, VE, lm, tiny, z
+
+from xai_tf.circuits import ablation, attribution, composition, induction, metrics, patching
+
+
+def _ids(*tokens: int) -> torch.Tensor:
+    return torch.tensor([list(tokens)])
+
+
+def _encoder():
+    import xai_tf
+
+    return xai_tf.load_model("minilm")
+
+
+def _metric() -> metrics.LogitDifference:
+    return metrics.LogitDifference(1, 2, 1.0, 0.0)
+
+
+RAISES = [
+    (
+        "xai_tf.circuits.induction.repeated_tokens",
+        lambda: induction.repeated_tokens(lm(), 1),
+        VE,
+        "half must be an integer in 2..128, got 1",
+    ),
+    (
+        "xai_tf.circuits.induction.per_token_loss",
+        lambda: induction.per_token_loss(lm(), _ids(1, 5000)),
+        VE,
+        "input_ids must lie in 0..4095",
+    ),
+    (
+        "xai_tf.circuits.induction.token_losses",
+        lambda: induction.token_losses(z(1, 3, 4), _ids(1, 2)),
+        VE,
+        "logits must be [batch, T, vocab] and ids [batch, T]",
+    ),
+    (
+        "xai_tf.circuits.induction.attention_patterns",
+        lambda: induction.attention_patterns(_encoder(), _ids(1)),
+        VE,
+        "is an encoder: attention patterns of a causal model needs",
+    ),
+    (
+        "xai_tf.circuits.induction.induction_scores",
+        lambda: induction.induction_scores(z(2, 1, 2, 5, 5)),
+        VE,
+        "even number of tokens",
+    ),
+    (
+        "xai_tf.circuits.induction.previous_token_scores",
+        lambda: induction.previous_token_scores(z(2, 5, 5)),
+        VE,
+        "pattern must be [layers, batch, heads, T, T]",
+    ),
+    (
+        "xai_tf.circuits.composition.qk_ov",
+        lambda: composition.qk_ov(lm(), 6, 0),
+        VE,
+        "layer must be an integer in 0..5, got 6",
+    ),
+    (
+        "xai_tf.circuits.composition.k_composition",
+        lambda: composition.k_composition(z(4, 4), z(4, 3)),
+        VE,
+        "W_QK and W_OV must be square [d, d] of one shape",
+    ),
+    (
+        "xai_tf.circuits.composition.k_composition_baseline",
+        lambda: composition.k_composition_baseline(8, 9),
+        VE,
+        "d_h must be an integer in 1..8, got 9",
+    ),
+    (
+        "xai_tf.circuits.metrics.prompt_pair",
+        lambda: metrics.prompt_pair(lm(), _ids(1, 2, 3), _ids(1, 2)),
+        VE,
+        "clean_ids has 3 tokens but corrupted_ids has 2",
+    ),
+    (
+        "xai_tf.circuits.metrics.logit_difference_metric",
+        lambda: metrics.logit_difference_metric(lm(), _ids(1, 2), _ids(1, 3), 4096, 0),
+        VE,
+        "correct must be an integer in 0..4095, got 4096",
+    ),
+    (
+        "xai_tf.circuits.patching.check_request",
+        lambda: patching.check_request("resid", "denoising"),
+        VE,
+        "component must be one of",
+    ),
+    (
+        "xai_tf.circuits.patching.source_and_target",
+        lambda: patching.source_and_target(tiny(), _ids(1, 2), _ids(1), "noising"),
+        VE,
+        "clean_ids has 2 tokens but corrupted_ids has 1",
+    ),
+    (
+        "xai_tf.circuits.patching.activation_patching",
+        lambda: patching.activation_patching(lm(), _ids(1, 2), _ids(1, 3), _metric(), direction="both"),
+        VE,
+        "direction must be one of ['denoising', 'noising']",
+    ),
+    (
+        "xai_tf.circuits.attribution.attribution_patching",
+        lambda: attribution.attribution_patching(lm(), _ids(1, 2), _ids(1, 3), "ld"),
+        TE,
+        "metric must map logits",
+    ),
+    (
+        "xai_tf.circuits.ablation.ablate_head",
+        lambda: ablation.ablate_head(lm(), _ids(1, 2), 0, 4),
+        VE,
+        "head must be an integer in 0..3, got 4",
+    ),
+]
+
+RAISES = [(name, call, error, re.escape(message)) for name, call, error, message in RAISES]
+
+CHECKERS: dict = {}
+PANELS: dict = {}

@@ -1,0 +1,290 @@
+"""Lesson 15's helpers against independent references: TransformerLens (its ``TransformerBridge``
+around a Hugging Face GPT-2 holding the same weights, and ``transformer_lens.patching``) for the
+attention patterns, induction scores, logit differences and activation-patching grids; a float64
+central finite difference for attribution patching; numpy float64 for the composition score."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import transformers
+from conftest import random_hf_gpt2
+
+from xai_tf import circuits as C
+from xai_tf.models.gpt2 import GPT2
+
+patching = pytest.importorskip("transformer_lens.patching")
+_builder = pytest.importorskip("transformer_lens.model_bridge.sources._bridge_builder")
+
+TOL = 1e-5
+
+
+def _bridge(hf: transformers.GPT2LMHeadModel):
+    return _builder.build_bridge_from_module(hf, "GPT2LMHeadModel", hf_config=hf.config)
+
+
+def _hf_from_ours(gpt2: GPT2) -> transformers.GPT2LMHeadModel:
+    """A Hugging Face GPT-2 (eager attention) holding our weights: Conv1D weights are our transposes."""
+    c = gpt2.config
+    config = transformers.GPT2Config(
+        attn_implementation="eager",
+        vocab_size=c.vocab_size,
+        n_positions=c.n_ctx,
+        n_embd=c.n_embd,
+        n_layer=c.n_layer,
+        n_head=c.n_head,
+        layer_norm_epsilon=c.layer_norm_epsilon,
+        activation_function="gelu_new",
+    )
+    hf = transformers.GPT2LMHeadModel(config).eval()
+    conv1d = ("c_attn.weight", "c_proj.weight", "c_fc.weight")
+    state = {
+        f"transformer.{k}": (v.t() if k.endswith(conv1d) else v).detach().clone()
+        for k, v in gpt2.state_dict().items()
+    }
+    state["lm_head.weight"] = state["transformer.wte.weight"]
+    hf.load_state_dict(state, strict=False)
+    return hf
+
+
+def _random_pair(seed: int, **sizes) -> tuple[GPT2, object]:
+    hf = random_hf_gpt2(seed, **sizes)
+    return GPT2.from_hf(hf), _bridge(hf)
+
+
+SIZES = [
+    dict(vocab_size=50, n_positions=32, n_embd=16, n_layer=2, n_head=2),
+    dict(vocab_size=97, n_positions=40, n_embd=24, n_layer=3, n_head=3),
+]
+
+
+@pytest.fixture(scope="module")
+def bundled_pair(bundled):
+    return bundled, _bridge(_hf_from_ours(bundled.model))
+
+
+def _prompts(vocab: int, T: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, int, int]:
+    g = torch.Generator().manual_seed(seed)
+    clean = torch.randint(0, vocab, (1, T), generator=g)
+    corrupted = clean.clone()
+    corrupted[0, T // 3] = (clean[0, T // 3] + 1) % vocab
+    return clean, corrupted, int(clean[0, T // 3]), int(corrupted[0, T // 3])
+
+
+def _check_scores(ours, bridge, ids: torch.Tensor) -> None:
+    pattern = C.attention_patterns(ours, ids)
+    _, cache = bridge.run_with_cache(ids)
+    L, half = pattern.size(0), ids.size(1) // 2
+    theirs = torch.stack([cache[f"blocks.{layer}.attn.hook_pattern"] for layer in range(L)])
+    torch.testing.assert_close(pattern, theirs, atol=TOL, rtol=0)
+    # the scores by a hand loop over TransformerLens's patterns
+    ind = torch.zeros(pattern.shape[0], pattern.shape[2])
+    prev = torch.zeros_like(ind)
+    for layer in range(L):
+        for h in range(pattern.shape[2]):
+            a = theirs[layer, :, h].double()
+            ind[layer, h] = np.mean(
+                [a[b, t, t - half + 1].item() for b in range(a.shape[0]) for t in range(half, 2 * half)]
+            )
+            prev[layer, h] = np.mean(
+                [a[b, t, t - 1].item() for b in range(a.shape[0]) for t in range(1, 2 * half)]
+            )
+    torch.testing.assert_close(C.induction_scores(pattern), ind, atol=TOL, rtol=0)
+    torch.testing.assert_close(C.previous_token_scores(pattern), prev, atol=TOL, rtol=0)
+
+
+@pytest.mark.parametrize("sizes", SIZES)
+def test_induction_scores_equal_transformer_lens_on_random_models(sizes):
+    ours, bridge = _random_pair(1, **sizes)
+    _check_scores(ours, bridge, C.repeated_tokens(ours, 6, batch=3, seed=0))
+
+
+def test_induction_scores_equal_transformer_lens_on_the_bundled_model(bundled_pair):
+    ours, bridge = bundled_pair
+    _check_scores(ours, bridge, C.repeated_tokens(ours, 20, batch=2, seed=0))
+
+
+def test_repeated_tokens_repeat_and_the_loss_is_the_cross_entropy(bundled):
+    ids = C.repeated_tokens(bundled, 7, batch=2, seed=3)
+    assert ids.shape == (2, 14) and torch.equal(ids[:, :7], ids[:, 7:])
+    logits = bundled(ids).double()
+    hand = [[-torch.log_softmax(logits[b, t], -1)[ids[b, t + 1]].item() for t in range(13)] for b in range(2)]
+    torch.testing.assert_close(
+        C.per_token_loss(bundled, ids).double(), torch.tensor(hand, dtype=torch.float64), atol=1e-4, rtol=0
+    )
+
+
+TL_GRIDS = {
+    "resid_pre": patching.get_act_patch_resid_pre,
+    "attn_out": patching.get_act_patch_attn_out,
+    "mlp_out": patching.get_act_patch_mlp_out,
+    "z": patching.get_act_patch_attn_head_out_all_pos,
+}
+
+
+def _check_grids(ours, bridge, clean, corrupted, correct, wrong, normalised: bool) -> None:
+    """Ours and TransformerLens's grids of the (normalised, or raw) logit difference agree.
+
+    A random GPT-2 has a clean − corrupted gap of 0.01-0.5, so its normalised metric divides float32
+    noise by that gap: random models are compared on the raw logit difference, the bundled model on
+    the normalised one."""
+    normalised_metric = C.logit_difference_metric(ours, clean, corrupted, correct, wrong)
+    metric = normalised_metric if normalised else normalised_metric.raw
+    _, clean_cache = bridge.run_with_cache(clean)
+    _, corrupted_cache = bridge.run_with_cache(corrupted)
+    with torch.no_grad():
+        ld = [normalised_metric.raw(bridge(ids)).item() for ids in (clean, corrupted)]
+    assert abs(normalised_metric.clean - ld[0]) <= TOL and abs(normalised_metric.corrupted - ld[1]) <= TOL
+    for component, theirs in TL_GRIDS.items():
+        for direction, target, cache in (
+            ("denoising", corrupted, clean_cache),
+            ("noising", clean, corrupted_cache),
+        ):
+            grid = C.activation_patching(ours, clean, corrupted, metric, component, direction)
+            expected = theirs(bridge, target, cache, lambda logits: metric(logits)[0])
+            torch.testing.assert_close(
+                grid, expected.to(grid.dtype), atol=TOL, rtol=0, msg=f"{component} {direction}"
+            )
+
+
+@pytest.mark.parametrize("sizes", SIZES)
+def test_patching_grids_equal_transformer_lens_on_random_models(sizes):
+    ours, bridge = _random_pair(2, **sizes, initializer_range=0.2)  # logit differences of order 0.1-1
+    _check_grids(ours, bridge, *_prompts(sizes["vocab_size"], 7, seed=5), normalised=False)
+
+
+def test_patching_grids_equal_transformer_lens_on_the_bundled_model(bundled_pair):
+    ours, bridge = bundled_pair
+    clean = torch.tensor([ours.encode("Romeo, Romeo, wherefore art thou")])
+    corrupted = clean.clone()
+    corrupted[0, 0] = ours.encode(" Hamlet")[0]
+    correct, wrong = ours.encode(" Romeo")[0], ours.encode(" Hamlet")[0]
+    _check_grids(ours, bridge, clean, corrupted, correct, wrong, normalised=True)
+
+
+def test_normalised_metric_is_zero_on_corrupted_and_one_on_clean():
+    ours, _ = _random_pair(3, **SIZES[0])
+    clean, corrupted, c, w = _prompts(50, 6, seed=1)
+    metric = C.logit_difference_metric(ours, clean, corrupted, c, w)
+    out = metric(ours(torch.cat([clean, corrupted])))
+    torch.testing.assert_close(out, torch.tensor([1.0, 0.0]), atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("component", list(C.COMPONENTS))
+@pytest.mark.parametrize("direction", ["denoising", "noising"])
+def test_attribution_patching_is_the_directional_derivative(component, direction):
+    """The estimate − m_target equals the float64 central difference of m along a_source − a_target."""
+    ours, _ = _random_pair(4, **SIZES[1])
+    clean, corrupted, c, w = _prompts(97, 6, seed=2)
+    metric = C.logit_difference_metric(ours, clean, corrupted, c, w)
+    estimate = C.attribution_patching(ours, clean, corrupted, metric, component, direction)
+    model = ours.double()
+    source, target = (clean, corrupted) if direction == "denoising" else (corrupted, clean)
+    _, src = model.run_with_cache(source)
+    _, tgt = model.run_with_cache(target)
+    with torch.no_grad():
+        m0 = metric(model(target)).item()
+    eps = 1e-5
+    n = ours.config.n_head if component == "z" else 6
+    for layer in range(ours.config.n_layer):
+        for i in range(n):
+            step = torch.zeros_like(src[component, layer])
+            step[0, i] = (src[component, layer] - tgt[component, layer])[0, i]
+
+            def moved(sign, layer=layer, step=step):
+                return metric(
+                    model(target, hooks={(component, layer): lambda a: a + sign * eps * step})
+                ).item()
+
+            derivative = (moved(1) - moved(-1)) / (2 * eps)
+            assert abs(estimate[layer, i].item() - (m0 + derivative)) <= 2e-4, (layer, i)
+    ours.float()
+
+
+def test_attribution_patching_is_exact_where_patching_is_linear():
+    """With LN_f replaced by the identity, the last layer's MLP output reaches the logits linearly
+    (through W_U alone), so the raw logit difference is linear in it: there the first-order estimate
+    is the exact patch, cell by cell. (The last layer's heads are not a linear case: their output
+    passes through LN_2 and the MLP.)"""
+    ours = GPT2.from_hf(random_hf_gpt2(5, **SIZES[1], initializer_range=0.2))
+    ours.ln_f = torch.nn.Identity()
+    clean, corrupted, c, w = _prompts(97, 6, seed=3)
+    metric = C.logit_difference_metric(ours, clean, corrupted, c, w).raw
+    last = ours.config.n_layer - 1
+    for direction in ("denoising", "noising"):
+        exact = C.activation_patching(ours, clean, corrupted, metric, "mlp_out", direction)[last]
+        estimate = C.attribution_patching(ours, clean, corrupted, metric, "mlp_out", direction)[last]
+        assert (exact - exact[0]).abs().max() > 0.1  # the patch moves the metric: the test can fail
+        torch.testing.assert_close(estimate, exact, atol=1e-5, rtol=0)
+
+
+def test_k_composition_equals_numpy_float64(bundled):
+    for (l1, h1), (l2, h2) in [((0, 1), (1, 2)), ((2, 0), (5, 3))]:
+        _, W_OV = C.qk_ov(bundled, l1, h1)
+        W_QK, _ = C.qk_ov(bundled, l2, h2)
+        a, b = W_QK.double().numpy(), W_OV.double().numpy()
+        expected = np.linalg.norm(a @ b.T) / (np.linalg.norm(a) * np.linalg.norm(b))
+        assert abs(C.k_composition(W_QK, W_OV).item() - expected) <= 1e-5
+
+
+def test_qk_ov_reproduce_the_attention_scores(bundled):
+    """With the biases zeroed in a copy, x̂_i W_QK x̂_jᵀ / √d_h are the head's scores and A x̂ W_OV is
+    what it writes (z W_O^h), x̂ LN_1's normalised input."""
+    import copy
+
+    model = copy.deepcopy(bundled.model)
+    for block in model.h:
+        block.attn.c_attn.bias.data.zero_()
+        block.attn.c_proj.bias.data.zero_()
+        block.ln_1.bias.data.zero_()
+    ids = torch.tensor([bundled.encode("To be, or not to be")])
+    _, cache = model.run_with_cache(ids)
+    layer, head = 2, 1
+    x = cache["resid_pre", layer][0]
+    x_hat = (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, unbiased=False, keepdim=True) + 1e-5)
+    W_QK, W_OV = C.qk_ov(model, layer, head)
+    d_h = 256 // 4
+    scores = (x_hat @ W_QK @ x_hat.t()) / d_h**0.5
+    mask = torch.ones_like(scores, dtype=torch.bool).triu(1)
+    torch.testing.assert_close(
+        scores.masked_fill(mask, -torch.inf).softmax(-1), cache["attn", layer][0, head], atol=1e-4, rtol=0
+    )
+    W_O = model.h[layer].attn.c_proj.weight[:, head * d_h : (head + 1) * d_h].t()
+    written = cache["attn", layer][0, head] @ x_hat @ W_OV
+    torch.testing.assert_close(written, cache["z", layer][0, head] @ W_O, atol=1e-4, rtol=0)
+
+
+def test_k_composition_baseline_matches_numpy(bundled):
+    mean, std = C.k_composition_baseline(32, 8, samples=400, seed=0)
+    rng = np.random.default_rng(0)
+    draws = []
+    for _ in range(400):
+        U, V, U2, V2 = (
+            rng.standard_normal((32, 8)),
+            rng.standard_normal((32, 8)),
+            rng.standard_normal((32, 8)),
+            rng.standard_normal((8, 32)),
+        )
+        a, b = U @ V.T, U2 @ V2
+        draws.append(np.linalg.norm(a @ b.T) / (np.linalg.norm(a) * np.linalg.norm(b)))
+    assert abs(mean - np.mean(draws)) <= 3 * np.std(draws) / np.sqrt(400) * 2
+
+
+def test_ablation_zero_and_mean(bundled):
+    ids = C.repeated_tokens(bundled, 5, batch=2, seed=1)
+
+    def hand(how):
+        def hook(z):
+            z = z.clone()
+            z[:, 1] = 0 if how == "zero" else z[:, 1].mean(dim=(0, 1))
+            return z
+
+        with torch.no_grad():
+            logits = bundled(ids, hooks={("z", 3): hook})
+        return torch.nn.functional.cross_entropy(
+            logits[:, :-1].reshape(-1, logits.size(-1)), ids[:, 1:].reshape(-1), reduction="none"
+        ).view(2, 9)
+
+    for how in ("zero", "mean"):
+        torch.testing.assert_close(C.ablate_head(bundled, ids, 3, 1, how), hand(how))

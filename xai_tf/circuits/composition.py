@@ -1,0 +1,72 @@
+"""K-composition between two heads, and its chance level (lesson 15; Elhage et al. 2021, §"Virtual weights").
+
+In row-vector convention (a token's residual vector x is a row; LN_1's gain γ is folded in, biases
+and LayerNorm's centring and scaling left out) head h of layer l has
+
+    W_QK^h = diag(γ) W_Q^h (diag(γ) W_K^h)ᵀ ∈ ℝ^{d×d}   (score of query x_i on key x_j: x_i W_QK x_jᵀ)
+    W_OV^h = diag(γ) W_V^h W_O^h ∈ ℝ^{d×d}              (what it writes: Σ_j A_ij x_j W_OV)
+
+A later head B *K-composes* with an earlier head A when B's keys read what A wrote: a key x W_OV^A
+gives scores q W_QK^B (W_OV^A)ᵀ xᵀ, and the K-composition score is
+
+    C_K(A, B) = ‖W_QK^B (W_OV^A)ᵀ‖_F / (‖W_QK^B‖_F ‖W_OV^A‖_F)  ∈ [0, 1].
+
+The baseline: the same score for random matrices of the same factored shapes (W_QK = U Vᵀ and
+W_OV = U' V' with standard normal U, V, U' ∈ ℝ^{d×d_h}, V' ∈ ℝ^{d_h×d}), averaged over draws.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from xai_tf import _checks, seeds
+from xai_tf.models.loaded import LoadedModel, causal
+
+
+def _head(lm: LoadedModel, layer: object, head: object) -> tuple[int, int]:
+    return (
+        _checks.integer("layer", layer, 0, lm.n_layer - 1),
+        _checks.integer("head", head, 0, lm.n_head - 1),
+    )
+
+
+def qk_ov(model: LoadedModel | nn.Module, layer: int, head: int) -> tuple[Tensor, Tensor]:
+    """``(W_QK, W_OV)``, each ``[d, d]``, of one head of a GPT-2 (LN_1's gain folded in)."""
+    lm = causal(model, "the QK and OV circuits of a GPT-2")
+    layer, head = _head(lm, layer, head)
+    block = lm.model.h[layer]
+    d, d_h = lm.d_model, lm.d_model // lm.n_head
+    rows = slice(head * d_h, (head + 1) * d_h)
+    gamma = block.ln_1.weight.detach()[:, None]
+    W_q, W_k, W_v = (gamma * w[rows].t() for w in block.attn.c_attn.weight.detach().split(d))
+    W_O = block.attn.c_proj.weight.detach()[:, rows].t()
+    return W_q @ W_k.t(), W_v @ W_O
+
+
+def k_composition(W_QK: Tensor, W_OV: Tensor) -> Tensor:
+    """C_K = ‖W_QK (W_OV)ᵀ‖_F / (‖W_QK‖_F ‖W_OV‖_F): reading head's W_QK, writing head's W_OV."""
+    W_QK, W_OV = _checks.tensor("W_QK", W_QK), _checks.tensor("W_OV", W_OV)
+    if W_QK.dim() != 2 or W_QK.shape != W_OV.shape or W_QK.size(0) != W_QK.size(1):
+        raise ValueError(
+            f"W_QK and W_OV must be square [d, d] of one shape, got {tuple(W_QK.shape)}, {tuple(W_OV.shape)}"
+        )
+    norms = torch.linalg.matrix_norm(W_QK) * torch.linalg.matrix_norm(W_OV)
+    if not torch.isfinite(norms) or norms == 0:
+        raise ValueError("W_QK and W_OV must be finite and nonzero")
+    return torch.linalg.matrix_norm(W_QK @ W_OV.t()) / norms
+
+
+def k_composition_baseline(d: int, d_h: int, samples: int = 200, seed: int = 0) -> tuple[float, float]:
+    """Mean and standard deviation of C_K over ``samples`` random W_QK = U Vᵀ, W_OV = U' V' (rank d_h)."""
+    d = _checks.integer("d", d, 1, 8192)
+    d_h = _checks.integer("d_h", d_h, 1, d)
+    samples = _checks.integer("samples", samples, 2, 100_000)
+    g = seeds.generator(seed)
+    U, V, U2 = (torch.randn(samples, d, d_h, generator=g) for _ in range(3))
+    V2 = torch.randn(samples, d_h, d, generator=g)
+    W_QK, W_OV = U @ V.transpose(1, 2), U2 @ V2
+    scores = torch.linalg.matrix_norm(W_QK @ W_OV.transpose(1, 2)) / (
+        torch.linalg.matrix_norm(W_QK) * torch.linalg.matrix_norm(W_OV)
+    )
+    return float(scores.mean()), float(scores.std())

@@ -1,0 +1,94 @@
+"""Activation patching, batched over positions (lesson 15; Meng et al. 2022, Wang et al. 2022,
+Heimersheim & Nanda 2024).
+
+Run the *target* prompt while one activation a is replaced by its value in the *source* prompt, and
+score the run with a metric m (``metrics.LogitDifference``: 0 = corrupted, 1 = clean):
+
+    denoising: target = corrupted, source = clean     (is this activation *sufficient* to restore?)
+    noising:   target = clean, source = corrupted     (is this activation *necessary*?)
+
+    grid[l, p] = m(run of target with a^{l}_p := a^{l}_p(source))      for resid_pre, attn_out, mlp_out
+    grid[l, h] = m(run of target with z^{l,h} := z^{l,h}(source))      for every head (all positions)
+
+One forward pass per layer: the target is repeated once per position (or head), and row p of that
+batch patches position p only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import Tensor, nn
+
+from xai_tf.circuits.metrics import prompt_pair
+from xai_tf.models.loaded import LoadedModel, causal
+
+Metric = Callable[[Tensor], Tensor]
+
+#: What can be patched, and the grid's second axis.
+COMPONENTS: dict[str, str] = {
+    "resid_pre": "residual stream entering each layer, by position",
+    "attn_out": "each layer's attention output, by position",
+    "mlp_out": "each layer's MLP output, by position",
+    "z": "each head's output (all positions)",
+}
+DIRECTIONS = ("denoising", "noising")
+
+
+def check_request(component: object, direction: object) -> tuple[str, str]:
+    """``component`` from ``COMPONENTS`` and ``direction`` from ``DIRECTIONS``."""
+    if component not in COMPONENTS:
+        raise ValueError(f"component must be one of {list(COMPONENTS)}, got {component!r}")
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {list(DIRECTIONS)}, got {direction!r}")
+    return component, direction
+
+
+def source_and_target(
+    model: LoadedModel | nn.Module, clean_ids: object, corrupted_ids: object, direction: str
+) -> tuple[LoadedModel, Tensor, Tensor]:
+    """The causal model, and ``(source, target)`` ids of one length for ``direction``."""
+    lm = causal(model, "activation patching")
+    clean, corrupted = prompt_pair(lm, clean_ids, corrupted_ids)
+    return (lm, clean, corrupted) if direction == "denoising" else (lm, corrupted, clean)
+
+
+def _patch_rows(source: Tensor) -> Callable[[Tensor], Tensor]:
+    """A hook on a batch of n copies that puts source's entry i (position or head) into row i."""
+
+    def hook(x: Tensor) -> Tensor:
+        rows = torch.arange(x.size(0), device=x.device)
+        x = x.clone()
+        x[rows, rows] = source[0, rows].to(x.dtype)
+        return x
+
+    return hook
+
+
+def activation_patching(
+    model: LoadedModel | nn.Module,
+    clean_ids: object,
+    corrupted_ids: object,
+    metric: Metric,
+    component: str = "resid_pre",
+    direction: str = "denoising",
+) -> Tensor:
+    """``[layers, T]`` (or ``[layers, heads]`` for ``"z"``): the metric of every single-activation patch."""
+    component, direction = check_request(component, direction)
+    if not callable(metric):
+        raise TypeError(f"metric must map logits [batch, T, vocab] to [batch], got {type(metric).__name__}")
+    lm, source, target = source_and_target(model, clean_ids, corrupted_ids, direction)
+    n = lm.n_head if component == "z" else target.size(1)
+    with torch.no_grad():
+        _, cache = lm.run_with_cache(source)
+        grid = [
+            metric(
+                lm(
+                    target.expand(n, -1),
+                    hooks={(component, layer): _patch_rows(cache[component, layer])},
+                )
+            )
+            for layer in range(lm.n_layer)
+        ]
+    return torch.stack(grid)
