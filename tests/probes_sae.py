@@ -8,6 +8,7 @@ from probe_kit import NAN, TE, VE, lm, z
 
 from xai_tf.sae import activations as sae_act
 from xai_tf.sae import browse as sae_browse
+from xai_tf.sae import decompose as sae_decompose
 from xai_tf.sae import metrics as sae_metrics
 from xai_tf.sae import model as sae_model
 from xai_tf.sae import penalty as sae_penalty
@@ -230,6 +231,12 @@ RAISES = [
         lambda: sae_steer.token_share(lm(), " hast thou", " hast"),
         TE,
         "tokens must be a collection of token strings",
+    ),
+    (
+        "xai_tf.sae.decompose.decompose",
+        lambda: sae_decompose.decompose(lm(), sae10(), "A"),
+        VE,
+        "text must be 2 to 256 tokens for shakespeare, got 1",
     ),
     (
         "xai_tf.sae.superposition.represented_features",

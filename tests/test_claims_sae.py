@@ -18,7 +18,7 @@ import pytest
 import torch
 from claims import SEEDS
 
-from xai_tf.sae import activations, browse, metrics, steer, superposition
+from xai_tf.sae import activations, browse, decompose, metrics, steer, superposition
 from xai_tf.sae.model import SHIPPED, load
 
 SPARSITIES = [0.0, 0.5, 0.8, 0.9, 0.95, 0.99]
@@ -141,3 +141,22 @@ def test_the_prompt_never_lights_the_thou_feature_and_both_baselines_wreck_the_m
     }
     assert min(ce["zero"]["zero"], ce["mean"]["zero"]) > ce["zero"]["clean"] + 3  # "far higher loss"
     assert abs(ce["zero"]["recovered"] - ce["mean"]["recovered"]) > 0.05  # "scores differently"
+
+
+def test_one_line_is_explained_by_a_few_features_mostly_its_own_tokens(bundled, shipped):
+    """Section 7's line: 14–29 active features per token; on 12 of 15 tokens the largest is a feature
+    whose top 8 contexts all peak on that same token, among them ' thou' and ' lord' by the features of
+    section 6; ' dost' led by a feature labelled 'wilt'."""
+    sae, ids, H, thou = shipped
+    parts = decompose.decompose(bundled, sae, "KING.\nWhat dost thou know of this, my good lord?\n")
+    sizes = [len(a) for a in parts.active]
+    assert (min(sizes), max(sizes), len(sizes)) == (14, 29, 15)
+    own = 0
+    for token, a in zip(parts.tokens, parts.active, strict=True):
+        peaks = {c.tokens[c.peak] for c in browse.top_contexts(bundled, sae, H, ids, a[0][0], 8)}
+        own += peaks == {token}
+    assert own == 12
+    lead = dict(zip(parts.tokens, (a[0][0] for a in parts.active), strict=False))
+    assert lead[" thou"] == thou[0][0]
+    assert lead[" lord"] == browse.features_for_token(bundled, sae, H, ids, " lord", k=1)[0][0]
+    assert browse.labels(bundled, sae, H, ids, [lead[" dost"]])[lead[" dost"]].startswith("'wilt'")

@@ -15,7 +15,7 @@ from sklearn.metrics import r2_score
 
 from xai_tf import corpus, seeds
 from xai_tf.exercises import sae as ex
-from xai_tf.sae import activations, browse, metrics, penalty, steer, superposition
+from xai_tf.sae import activations, browse, decompose, metrics, penalty, steer, superposition
 from xai_tf.sae.model import (
     SAEConfig,
     SparseAutoencoder,
@@ -274,6 +274,32 @@ def test_token_share_counts_by_hand(bundled):
     want = sum(t in (" hast", " art") for t in strings) / len(strings)
     assert steer.token_share(bundled, text, [" hast", " art"]) == pytest.approx(want)
     assert steer.token_share(bundled, text, []) == 0
+
+
+def test_decompose_lists_every_active_feature_largest_first(bundled, shipped):
+    """Against a brute-force pass: the text's stream from the cache, f_j = a_j ‖W^dec_j‖ by a loop over
+    the features, A_t = {j : f_j > 0} sorted by f_j, and the FVU from its definition in float64."""
+    sae, _ = shipped
+    text = "KING.\nWhat dost thou know?\n"
+    got = decompose.decompose(bundled, sae, text)
+    ids = torch.tensor([bundled.encode(text)])
+    h = bundled.run_with_cache(ids)[1]["resid_post", 2][0].double() * sae.config.scale
+    W_enc, b_enc, W_dec, b_dec = (p.double() for p in (sae.W_enc, sae.b_enc, sae.W_dec, sae.b_dec))
+    assert got.tokens == bundled.token_strings(ids[0].tolist())
+    for t in range(len(h)):
+        f = [max(0.0, float(W_enc[j] @ h[t] + b_enc[j])) * float(W_dec[:, j].norm()) for j in range(1024)]
+        want = {j: v for j, v in enumerate(f) if v > 1e-3}  # codes at the rounding level may differ
+        values = dict(got.active[t])
+        assert {j for j, v in values.items() if v > 1e-3} == set(want)
+        assert [values[j] for j in want] == pytest.approx(list(want.values()), rel=1e-3, abs=1e-3)
+        assert all(a[1] >= b[1] for a, b in zip(got.active[t], got.active[t][1:], strict=False))
+    s = torch.relu(h @ W_enc.T + b_enc) @ W_dec.T + b_dec
+    fvu = float(((h - s) ** 2).sum() / ((h - h.mean(0)) ** 2).sum())
+    assert got.fvu == pytest.approx(fvu, rel=1e-3)  # float16 stream and float32 SAE against float64
+    assert got.l0 == pytest.approx(sum(len(a) for a in got.active) / len(h))
+    assert got.top(1) == list(dict.fromkeys(a[0][0] for a in got.active))
+    lines = got.table({got.active[0][0][0]: "'X' (8/8)"}, k=2).splitlines()
+    assert len(lines) == len(h) + 1 and "'X' (8/8)" in lines[1] and f"{len(got.active[0]):5d}" in lines[1]
 
 
 def test_label_and_html():
