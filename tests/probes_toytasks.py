@@ -21,6 +21,12 @@ RAISES = [
         "x must be a torch.Tensor, got list",
     ),
     (
+        "xai_tf.tasks.histogram.count_probability",
+        lambda: histogram.count_probability(11),
+        VE,
+        "c must be an integer in 1..10, got 11",
+    ),
+    (
         "xai_tf.tasks.histogram.histogram_data",
         lambda: histogram.histogram_data(0),
         VE,

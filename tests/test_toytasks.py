@@ -57,6 +57,19 @@ def test_the_model_attention_is_xai_tf_attention_and_torch_sdpa_on_its_weights(b
         assert histogram.off_block_share(model, other) == pytest.approx(1.0)
 
 
+def test_count_probability_against_every_sequence():
+    """P(y_i = c) counted exactly over all T^L sequences (L = 5, T = 3) and the lesson's 0.176 %."""
+    L, T = 5, 3
+    tally = Counter()
+    for seq in itertools.product(range(T), repeat=L):
+        tally.update(Counter(seq)[t] for t in seq)
+    for c in range(1, L + 1):
+        assert histogram.count_probability(c, L, T) == pytest.approx(tally[c] / (L * T**L), rel=1e-12)
+    assert sum(histogram.count_probability(c) for c in range(1, 11)) == pytest.approx(1.0)
+    assert histogram.count_probability(5) == pytest.approx(126 * 14**5 / 15**9, rel=1e-12)
+    assert round(100 * histogram.count_probability(5), 3) == 0.176
+
+
 def test_off_block_share_closed_form():
     model = histogram.HistogramModel(d_tok=2, d_pos=2, d_att=1)
     with torch.no_grad():
@@ -171,6 +184,31 @@ def test_targets_corruption_and_encoding():
     with pytest.raises(ValueError, match="closes nothing"):
         dyck.next_close_targets(["())("])
     assert "exceeds D = 2" in dyck.parse_dyck("((()))", D=2).error
+
+
+def test_after_an_error_the_automaton_keeps_the_state_from_before_it():
+    """Issue 29 item 4: a bracket that would exceed D is not pushed, like every other error: from the
+    error's position on, depth and top are those of the prefix before it (hand-checked example, then
+    every invalid string up to length 8 at D = 2 against the parse of its valid prefix)."""
+    s = "[([]([])(()[][]))[[[(]]]"  # position 20's "(" would be the fifth open bracket
+    p = dyck.parse_dyck(s)
+    assert p.error == "position 20: depth 5 exceeds D = 4"
+    assert p.depth[17:] == [2, 3, 4, 4, 4, 4, 4] and p.top[17:] == [17, 18, 19, 19, 19, 19, 19]
+    n_errors = Counter()
+    for N in range(1, 9):
+        for chars in itertools.product("()[]", repeat=N):
+            s = "".join(chars)
+            p = dyck.parse_dyck(s, 2, 2)
+            if not p.error.startswith("position "):
+                continue
+            e = int(p.error.split(":")[0].removeprefix("position "))
+            before = dyck.parse_dyck(s[:e], 2, 2)
+            assert before.error == "" or before.error.startswith("unbalanced"), s
+            last_depth, last_top = (before.depth[-1], before.top[-1]) if e else (0, -1)
+            assert p.depth == before.depth + [last_depth] * (N - e), s
+            assert p.top == before.top + [last_top] * (N - e), s
+            n_errors.update(k for k in ("exceeds D", "closes nothing", "does not match") if k in p.error)
+    assert min(n_errors.values()) > 0 and len(n_errors) == 3
 
 
 # ---------------------------------------------------------------- Dyck: the model
@@ -297,7 +335,8 @@ def test_crossing_and_the_papers_alpha_c():
 
 
 def test_the_shipped_models_are_current_and_give_their_recorded_numbers():
-    """Rerun `python scripts/train_toytasks.py` after changing the training code."""
+    """Rerun `python scripts/train_toytasks.py` after changing the training code. Re-evaluating the
+    shipped weights is deterministic up to float summation order: every recorded metric to 1e-6."""
     metrics = json.loads(toytasks.METRICS.read_text())
     assert metrics["fingerprint"] == toytasks.fingerprint(), "stale: rerun scripts/train_toytasks.py"
     hist, dyck_models, _ = toytasks.load_toytasks()
@@ -306,7 +345,15 @@ def test_the_shipped_models_are_current_and_give_their_recorded_numbers():
         rec = metrics["histogram"][name]
         assert histogram.histogram_accuracy(model, x, y) == pytest.approx(rec["test accuracy"], abs=1e-6)
         assert rec["test accuracy"] >= 0.99, name
-        assert histogram.off_block_share(model, "semantic") == pytest.approx(rec["outside semantic block"])
+        for block in histogram.BLOCKS:
+            got = histogram.off_block_share(model, block)
+            assert got == pytest.approx(rec[f"outside {block} block"], abs=1e-6), (name, block)
+    for block in histogram.BLOCKS:
+        W = hist[f"{block}, restricted"].weight().detach()
+        W_free = hist[f"{block}, restricted → unrestricted"].weight().detach()
+        moved = float((W_free - W).norm() / W.norm())
+        rec = metrics["histogram"][f"{block}, restricted → unrestricted"]["relative change of W"]
+        assert moved == pytest.approx(rec, abs=1e-6), block
     test = dyck.sample_dyck(1000, 24, seed=999)
     _, top = dyck.next_close_targets(test)
     for name, model in dyck_models.items():
@@ -328,13 +375,27 @@ def test_the_shipped_sweep_at_alpha_2_is_what_the_code_computes():
             assert got[start][key][0] == pytest.approx(run[start][key][i], rel=1e-6), (start, key)
 
 
-def test_the_shipped_restricted_semantic_model_is_what_the_script_trains():
+def test_retraining_the_restricted_semantic_model_reproduces_its_recorded_metrics():
+    """Checked by what it does, not by its bits (issue 28): on another CPU the retrained weights differ
+    (float reductions are summed in another order and 1,500 Adam steps amplify it), so the retrained
+    model must land where another seed would. Measured by running this same call with ``seed=`` 0–5
+    (AMD EPYC, one thread): test accuracy 0.99684–0.99860 (range 0.0018), same-token share
+    0.450–0.467 (range 0.017). The tolerance is that across-seed range, rounded up: 0.002 and 0.02. The
+    off-block shares are 0 and 1 by construction of the restriction, so they hold exactly."""
     hist, _, metrics = toytasks.load_toytasks()
+    rec = metrics["histogram"]["semantic, restricted"]
     model, _ = histogram.train_histogram(
         "semantic", restrict=True, steps=metrics["settings"]["histogram steps"]
     )
-    for key, value in model.state_dict().items():
-        torch.testing.assert_close(value, hist["semantic, restricted"].state_dict()[key], atol=1e-5, rtol=0)
+    x, y = histogram.histogram_data(5000, seed=999)
+    assert histogram.histogram_accuracy(model, x, y) == pytest.approx(rec["test accuracy"], abs=0.002)
+    assert histogram.off_block_share(model, "semantic") == rec["outside semantic block"] == 0.0
+    assert histogram.off_block_share(model, "positional") == rec["outside positional block"] == 1.0
+    with torch.no_grad():
+        same, same_shipped = (
+            histogram.same_token_share(m(x)[1], x) for m in (model, hist["semantic, restricted"])
+        )
+    assert same == pytest.approx(same_shipped, abs=0.02)
 
 
 # ---------------------------------------------------------------- exercises
