@@ -11,7 +11,8 @@ import torch
 import torch.nn.functional as F
 
 from xai_tf import attention as att
-from xai_tf.efficient import adaptive, chunked, cost, linear, linformer, performer, positions, sparse
+from xai_tf import seeds
+from xai_tf.efficient import adaptive, chunked, compare, cost, linear, linformer, performer, positions, sparse
 from xai_tf.tasks import offsets
 
 SDPA = F.scaled_dot_product_attention
@@ -248,6 +249,43 @@ def test_fit_exponent_and_crossover_on_known_curves():
     assert cost.crossover(ns, [n**2 for n in ns], [300 * n for n in ns]) == 512
     assert cost.crossover(ns, [1, 1, 1, 1], [2, 0, 2, 0]) == 1024
     assert cost.crossover(ns, [1, 1, 1, 1], [2, 2, 2, 2]) is None
+
+
+@pytest.mark.parametrize("n", [20, 37])
+def test_multiply_adds_match_torchs_flop_counter_and_the_lstm_weights(n):
+    from torch.utils.flop_counter import FlopCounterMode
+
+    d = 16
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:  # counts every matmul's m·k·n
+        cost.layer("self-attention", n, d, width=3)(torch.randn(1, n, d))
+    assert cost.multiply_adds("self-attention", n, d) == counter.get_total_flops() // 2
+    lstm = torch.nn.LSTM(d, d)  # one multiply-add per weight of W_ih and W_hh per position
+    assert cost.multiply_adds("LSTM", n, d) == n * (lstm.weight_ih_l0.numel() + lstm.weight_hh_l0.numel())
+    assert cost.multiply_adds("self-attention", 160, 64) == cost.multiply_adds("LSTM", 160, 64)  # n = 2.5 d
+
+
+def test_approximation_errors_uniform_bars_and_outside_weight_by_hand():
+    n, d, sigma = 12, 4, 0.7
+    r = compare.approximation_errors(sigma, n=n, d=d, knobs=[2, n], seed=5, feature_draws=1, window=3)
+    g = seeds.generator(5)  # the same draw, redone by hand in float64 loops
+    Q, K = (torch.randn(1, n, d, generator=g, dtype=torch.float64) * sigma for _ in range(2))
+    V = torch.randn(1, n, d, generator=g, dtype=torch.float64)[0]
+    S = (Q[0] @ K[0].T / math.sqrt(d)).tolist()
+    full = torch.zeros(n, d, dtype=torch.float64)
+    causal = torch.zeros(n, d, dtype=torch.float64)
+    outside = 0.0
+    for i in range(n):
+        w = [math.exp(s) for s in S[i]]
+        full[i] = sum(w[j] * V[j] for j in range(n)) / sum(w)
+        c = sum(w[: i + 1])
+        causal[i] = sum(w[j] * V[j] for j in range(i + 1)) / c
+        outside += sum(w[j] for j in range(i - 3)) / c / n if i > 3 else 0.0
+    uniform = V.mean(0).expand(n, d)
+    prefix = torch.stack([V[: i + 1].mean(0) for i in range(n)])
+    assert r["uniform"] == pytest.approx(float((uniform - full).norm() / full.norm()), rel=1e-12)
+    assert r["causal uniform"] == pytest.approx(float((prefix - causal).norm() / causal.norm()), rel=1e-12)
+    assert r["outside window"] == pytest.approx(outside, rel=1e-12)
+    assert r["Linformer, pooled (rank k)"][-1] < 1e-12 and r["sliding window (l), causal"][-1] < 1e-12
 
 
 def _reference_graph(kind, n, width):

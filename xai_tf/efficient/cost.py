@@ -186,6 +186,16 @@ def fit_exponent(ns: Sequence[float], costs: Sequence[float], last: int | None =
     return float(np.polyfit(x, y, 1)[0])
 
 
+def multiply_adds(kind: str, n: int, d: int = 64) -> int:
+    """Multiply-adds of one forward pass on n positions of d features, counting every matrix product:
+    self-attention 3·n·d² (Q = E W_qᵀ, K = E W_kᵀ, V = E W_vᵀ) + 2·n²·d (Q Kᵀ and A V); an LSTM
+    8·n·d² (four gates, each an input and a recurrent d × d matrix). Equal at n = 2.5·d."""
+    if kind not in ("self-attention", "LSTM"):
+        raise ValueError(f"kind must be 'self-attention' or 'LSTM', got {kind!r}")
+    n, d = _checks.integer("n", n, 1), _checks.integer("d", d, 1)
+    return 3 * n * d**2 + 2 * n**2 * d if kind == "self-attention" else 8 * n * d**2
+
+
 def crossover(ns: Sequence[float], reference: Sequence[float], other: Sequence[float]) -> float | None:
     """The smallest n of ``ns`` from which ``other`` costs less than ``reference`` at every larger n
     measured; None if it never does."""
