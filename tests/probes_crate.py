@@ -53,6 +53,12 @@ RAISES = [
         "each U_k must be d × r with r ≤ d, got r = 5 > d = 4",
     ),
     (
+        "xai_tf.crate.rate.sparse_rate_reduction",
+        lambda: rate.sparse_rate_reduction(z(6, 3).double(), crate_u(), 0.5, -0.1),
+        VE,
+        "lam must be a finite number in",
+    ),
+    (
         "xai_tf.crate.rate.compression_rate_grad",
         lambda: rate.compression_rate_grad(torch.full((6, 3), NAN, dtype=torch.float64), crate_u()),
         VE,

@@ -82,6 +82,34 @@ def test_gradients_against_autograd_and_finite_differences():
         assert torch.allclose(got, fd, atol=1e-7)
 
 
+def test_sparse_rate_reduction_against_numpy_and_a_hand_l1():
+    U = mixture.random_bases(6, 3, 2, seed=2)
+    Y = tokens(6, 9, seed=3)
+    want_R = numpy_rate(Y, 0.5)
+    want_Rc = sum(numpy_rate(U[k].T @ Y, 0.5) for k in range(3))
+    l1 = float(np.abs(Y.numpy()).sum())
+    got = rate.sparse_rate_reduction(Y, U, eps=0.5, lam=0.2)
+    assert got["R"] == pytest.approx(want_R, rel=1e-12)
+    assert got["R^c"] == pytest.approx(want_Rc, rel=1e-12)
+    assert got["ΔR"] == pytest.approx(want_R - want_Rc, rel=1e-12)
+    assert got["objective"] == pytest.approx(want_R - want_Rc - 0.2 * l1, rel=1e-12)
+
+
+def test_rate_reduction_is_blind_to_a_rotation_and_the_l1_term_is_not():
+    # R(QY) = R(Y) and R^c(QY; QU) = R^c(Y; U) for orthogonal Q (QᵀQ = I leaves every Gram matrix
+    # alone), while ‖QY‖₁ ≠ ‖Y‖₁: axis-aligned tokens (each in r of the d coordinates) are sparse,
+    # their rotation is not. Only the sparsity term can prefer one basis.
+    d, K, r = 6, 3, 2
+    U_axis = torch.eye(d, dtype=torch.float64).reshape(d, K, r).permute(1, 0, 2)
+    Y, _, _ = mixture.sample_tokens(U_axis, 10, seed=1)
+    Q, _ = torch.linalg.qr(tokens(d, d, seed=7))
+    before = rate.sparse_rate_reduction(Y, U_axis)
+    after = rate.sparse_rate_reduction(Q @ Y, Q @ U_axis)
+    for key in ("R", "R^c", "ΔR"):
+        assert after[key] == pytest.approx(before[key], rel=1e-10)
+    assert (Y != 0).sum() == r * 10 and after["l1"] > 1.3 * before["l1"]
+
+
 # ---------------------------------------------------------------- MSSA
 
 
@@ -410,7 +438,7 @@ def test_layer_measures_against_numpy_at_the_input_and_zeros_by_counting():
     want = sum(
         (flat == k).mean() * numpy_rate(torch.from_numpy(tokens_np[:, flat == k]), 0.5) for k in range(4)
     )
-    assert rows[0]["R_c"] == pytest.approx(want, rel=1e-9)
+    assert rows[0]["Rc_true"] == pytest.approx(want, rel=1e-9)
     assert rows[0]["R"] == pytest.approx(numpy_rate(torch.from_numpy(tokens_np), 0.5), rel=1e-9)
     out = m.trace(Y)[-1]["out"].detach().numpy()
     assert rows[-1]["zeros"] == pytest.approx((out == 0).mean())

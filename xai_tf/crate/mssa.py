@@ -1,8 +1,8 @@
-"""Multi-head subspace self-attention from one gradient step on R_mix (lesson 13; Yu et al. 2023, §2.3).
+"""Multi-head subspace self-attention from one gradient step on R^c (lesson 13; Yu et al. 2023, §2.3).
 
 Descending the compression term, with Z_k = U_kᵀY and α = r/(Tε²),
 
-    Y − γ∇R_mix(Y) = Y − γα Σ_k U_k Z_k (I + α Z_kᵀZ_k)⁻¹                       (exact)
+    Y − γ∇R^c(Y) = Y − γα Σ_k U_k Z_k (I + α Z_kᵀZ_k)⁻¹                       (exact)
                    ≈ Y − γα Σ_k U_k Z_k (I − α Z_kᵀZ_k)          ((I + M)⁻¹ ≈ I − M, ‖M‖ < 1)
                    = (1 − γ̂) Y + γ̂ Σ_k U_k Z_k (α Z_kᵀZ_k)          (if Σ_k U_kU_kᵀ = I), γ̂ = γα
                    ≈ (1 − γ̂) Y + γ̂ MSSA(Y)                     (α Z_kᵀZ_k replaced by a softmax)
@@ -36,7 +36,7 @@ def mssa(Y: Tensor, U: Tensor) -> Tensor:
 
 
 def gradient_step(Y: Tensor, U: Tensor, eps: float, gamma: float) -> Tensor:
-    """The exact step Y − γ∇R_mix(Y)."""
+    """The exact step Y − γ∇R^c(Y)."""
     gamma = _checks.positive("gamma", gamma)
     return Y - gamma * rate.compression_rate_grad(Y, U, eps)
 
@@ -65,7 +65,7 @@ def neumann_radius(Y: Tensor, U: Tensor, eps: float) -> Tensor:
 
 
 def step_errors(Y: Tensor, U: Tensor, eps: float, gamma: float) -> dict[str, float]:
-    """Relative errors of the approximate updates Δ = step − Y against the exact Δ_G = −γ∇R_mix(Y):
+    """Relative errors of the approximate updates Δ = step − Y against the exact Δ_G = −γ∇R^c(Y):
     ``neumann`` and ``mssa`` (whole update), ``attention`` (the softmax term Z_k softmax(Z_kᵀZ_k)
     against the term it replaces, α Z_k Z_kᵀZ_k), and ``radius`` (see ``neumann_radius``).
     U must be orthonormal (the derivation assumes it)."""

@@ -1,14 +1,19 @@
-"""The coding rate and the compression term of CRATE (lesson 13); tokens are columns of Y ∈ ℝ^{d×T}.
+"""The coding rate, the compression term and the sparse rate reduction objective of CRATE (lesson 13);
+tokens are columns of Y ∈ ℝ^{d×T}. Notation of Yu et al. (2023); lecture 004 writes R_gauss for R and
+R_mix for R^c.
 
-    R(Y) = ½ logdet(I_T + α YᵀY),   α = d / (T ε²)          (the Gaussian rate, up to ε)
-    R_mix(Y) = Σ_k R(U_kᵀY),        U_k ∈ ℝ^{d×r}, so α = r / (T ε²) inside each term
-    ∇R(Y) = α Y (I_T + α YᵀY)⁻¹,     ∇R_mix(Y) = Σ_k U_k ∇R(U_kᵀY)
+    R(Y) = ½ logdet(I_T + α YᵀY),   α = d / (T ε²)          (the expansion term: the Gaussian rate)
+    R^c(Y; U_[K]) = Σ_k R(U_kᵀY),   U_k ∈ ℝ^{d×r}, so α = r / (T ε²) inside each term (compression)
+    ∇R(Y) = α Y (I_T + α YᵀY)⁻¹,     ∇R^c(Y; U_[K]) = Σ_k U_k ∇R(U_kᵀY)
+    ΔR(Y; U_[K]) = R(Y) − R^c(Y; U_[K]),   sparse rate reduction ΔR − λ‖Y‖₁ (to maximise)
 
-(Yu et al. 2023, eq. 3 and 8.) logdet(I_T + α YᵀY) = logdet(I_d + α YYᵀ) (Sylvester), so the
+(Yu et al. 2023, section 2.) logdet(I_T + α YᵀY) = logdet(I_d + α YYᵀ) (Sylvester), so the
 smaller of the two Gram matrices is used. Leading dimensions of Y are a batch.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 from torch import Tensor
@@ -51,15 +56,31 @@ def project(Y: Tensor, U: Tensor) -> Tensor:
 
 
 def compression_rate(Y: Tensor, U: Tensor, eps: float = 0.5) -> Tensor:
-    """R_mix(Y) = Σ_k R(U_kᵀY) (each term with α = r/(Tε²)); returns ``[...]``. U_k need not be
+    """R^c(Y; U_[K]) = Σ_k R(U_kᵀY) (each term with α = r/(Tε²)); returns ``[...]``. U_k need not be
     orthonormal here: the term is the rate of the projection."""
     return coding_rate(project(Y, U), eps).sum(-1)
 
 
 def compression_rate_grad(Y: Tensor, U: Tensor, eps: float = 0.5) -> Tensor:
-    """∇R_mix(Y) = Σ_k U_k α Z_k (I + α Z_kᵀZ_k)⁻¹ with Z_k = U_kᵀY; shape of ``Y``."""
+    """∇R^c(Y; U_[K]) = Σ_k U_k α Z_k (I + α Z_kᵀZ_k)⁻¹ with Z_k = U_kᵀY; shape of ``Y``."""
     Z = project(Y, U)
     return (U @ coding_rate_grad(Z, eps)).sum(-3)
+
+
+def sparse_rate_reduction(Y: Tensor, U: Tensor, eps: float = 0.5, lam: float = 0.1) -> dict[str, float]:
+    """The objective CRATE is named after, for one token matrix ``Y [d, T]`` and subspaces ``U [K, d, r]``:
+
+        ΔR(Y; U_[K]) − λ‖Y‖₁ = R(Y) − R^c(Y; U_[K]) − λ Σ_{i,t} |y_it|      (to maximise)
+
+    (Yu et al. 2023 write λ‖Y‖₀ and relax it to λ‖Y‖₁ with Y ≥ 0; lecture 004 minimises the negative,
+    λ‖Y‖₁ + R_mix(Y) − R_gauss(Y).) Returns the terms "R", "R^c", "ΔR", "l1" and "objective"."""
+    Y = _common.tokens("Y", Y)
+    if Y.dim() != 2:
+        raise ValueError(f"Y must be one token matrix [d, T], got {tuple(Y.shape)}")
+    lam = _checks.real("lam", lam, 0.0, math.inf)
+    R, Rc = float(coding_rate(Y, eps)), float(compression_rate(Y, U, eps))
+    l1 = float(Y.abs().sum())
+    return {"R": R, "R^c": Rc, "ΔR": R - Rc, "l1": l1, "objective": R - Rc - lam * l1}
 
 
 def _eye(M: Tensor) -> Tensor:

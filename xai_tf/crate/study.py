@@ -4,14 +4,19 @@ The task: K orthonormal subspaces U_k ∈ ℝ^{d×r}; a sequence of class c has 
 y_t = U_{k_t} a_t + σ w_t (columns of Y ∈ ℝ^{d×T}) whose components are k_t = c with probability
 p, otherwise uniform over 1..K. The mean of the tokens carries no class information (E a = 0), so a
 model must measure each token's energy ‖U_kᵀy_t‖² — a non-linear, per-token computation — and pool.
-It is the data model CRATE is derived from, so R_mix is measurable against the true subspaces.
+It is the data model CRATE is derived from, so the compression term R^c is measurable against the true
+subspaces.
 
-Per layer, on held-out tokens (each scaled to unit norm, ε = 0.5):
+Per layer, on held-out tokens (each scaled to unit norm, ε = 0.5), in the notation of Yu et al. (2023)
+(lecture 004: R_gauss = R, R_mix = R^c):
 
-    R_c(Z) = Σ_k (N_k/N) R(Z_k)       Z_k: the tokens of true component k (model-agnostic compression)
-    R(Z)                              the rate of all tokens (expansion)
-    R_mix(·|U^ℓ)                      before and after block ℓ's attention, with the block's own value
+    R^c(Z | Π) = Σ_k (N_k/N) R(Z_k)    Z_k: the tokens of true component k, Π the true memberships
+                                      (the compression term with memberships in place of subspaces, as
+                                      in Yu et al. 2020's MCR²: model-agnostic) — key "Rc_true"
+    R(Z)                              the rate of all tokens (the expansion term) — key "R"
+    R^c(·; U^ℓ)                       before and after block ℓ's attention, with the block's own value
                                       subspaces (U^ℓ for CRATE; W_v's rows, orthonormalised, otherwise)
+                                      — keys "Rc_in", "Rc_mid"
     zeros, l1                         ``ista.sparsity`` of the block's output Z^{ℓ+1}
     zeros_relu                        the zeros of ReLU(LN(Z^{ℓ+1/2})) alone: ISTA with η = 0
 """
@@ -98,7 +103,7 @@ def unit_tokens(Z: Tensor) -> Tensor:
 
 
 def grouped_rate(Z: Tensor, components: Tensor, eps: float = 0.5) -> float:
-    """R_c = Σ_k (N_k/N) R(Z_k) over the tokens of each true component (``Z [d, N]``, ``[N]``)."""
+    """R^c(Z | Π) = Σ_k (N_k/N) R(Z_k) over the tokens of each true component (``Z [d, N]``, ``[N]``)."""
     Z = _common.tokens("Z", Z)
     N = Z.size(-1)
     if Z.dim() != 2 or components.shape != (N,):
@@ -117,22 +122,22 @@ def grouped_rate(Z: Tensor, components: Tensor, eps: float = 0.5) -> float:
 def layer_measures(
     model: Classifier, Y: Tensor, components: Tensor, eps: float = 0.5
 ) -> list[dict[str, float]]:
-    """Per depth (0 = the input, then each block's output) R_c, R and sparsity; for each block also
-    R_mix with its own value subspaces on the LayerNormed input (``mix_in``) and after attention
-    (``mix_mid``). Rates are per token batch of B·T unit-norm tokens."""
+    """Per depth (0 = the input, then each block's output) R^c(Z | Π) (``Rc_true``), R and sparsity; for
+    each block also R^c with its own value subspaces on the LayerNormed input (``Rc_in``) and after
+    attention (``Rc_mid``). Rates are per token batch of B·T unit-norm tokens."""
     comps = components.reshape(-1)
     rows = []
     steps = model.trace(Y)
     for depth, Z in enumerate([Y] + [s["out"] for s in steps]):
         Zu = unit_tokens(Z)
         rows.append(
-            {"R_c": grouped_rate(Zu, comps, eps), "R": float(rate.coding_rate(Zu, eps)), **sparsity(Z)}
+            {"Rc_true": grouped_rate(Zu, comps, eps), "R": float(rate.coding_rate(Zu, eps)), **sparsity(Z)}
         )
         if depth > 0:  # the zeros a bare ReLU of the block's normalised input would give
             rows[-1]["zeros_relu"] = sparsity(steps[depth - 1]["mlp_in"].relu())["zeros"]
         if depth < len(steps):
             U = model.blocks[depth].value_bases().double()
-            for key, name in (("attn_in", "mix_in"), ("mid", "mix_mid")):
+            for key, name in (("attn_in", "Rc_in"), ("mid", "Rc_mid")):
                 rows[-1][name] = float(rate.compression_rate(unit_tokens(steps[depth][key]), U, eps))
     return rows
 
