@@ -283,7 +283,7 @@ def test_decompose_lists_every_active_feature_largest_first(bundled, shipped):
     text = "KING.\nWhat dost thou know?\n"
     got = decompose.decompose(bundled, sae, text)
     ids = torch.tensor([bundled.encode(text)])
-    h = bundled.run_with_cache(ids)[1]["resid_post", 2][0].double() * sae.config.scale
+    h = bundled.run_with_cache(ids)[1]["resid_post", 2][0].detach().double() * sae.config.scale
     W_enc, b_enc, W_dec, b_dec = (p.double() for p in (sae.W_enc, sae.b_enc, sae.W_dec, sae.b_dec))
     assert got.tokens == bundled.token_strings(ids[0].tolist())
     for t in range(len(h)):
