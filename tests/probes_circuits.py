@@ -6,6 +6,7 @@ import torch
 from probe_kit import TE, VE, lm, tiny, z
 
 from xai_tf.circuits import ablation, attribution, composition, induction, metrics, patching
+from xai_tf.widgets import circuits as circuits_widgets
 
 
 def _ids(*tokens: int) -> torch.Tensor:
@@ -114,6 +115,18 @@ RAISES = [
         "metric must map logits",
     ),
     (
+        "xai_tf.circuits.patching.patched_top_tokens",
+        lambda: patching.patched_top_tokens(lm(), _ids(1, 2), _ids(1, 3), "z", 0, 4),
+        VE,
+        "index must be an integer in 0..3, got 4",
+    ),
+    (
+        "xai_tf.widgets.circuits.plot_grid",
+        lambda: circuits_widgets.plot_grid(z(2, 3), ["a", "b"]),
+        VE,
+        "grid must be [layers, 2] for 2 columns, got (2, 3)",
+    ),
+    (
         "xai_tf.circuits.ablation.ablate_head",
         lambda: ablation.ablate_head(lm(), _ids(1, 2), 0, 4),
         VE,
@@ -123,5 +136,14 @@ RAISES = [
 
 RAISES = [(name, call, error, re.escape(message)) for name, call, error, message in RAISES]
 
-CHECKERS: dict = {}
-PANELS: dict = {}
+CHECKERS = {"xai_tf.exercises.circuits.check_induction_scores": "induction score is None"}
+
+PANELS = {
+    "xai_tf.widgets.circuits.patching_panel": (
+        lambda: circuits_widgets.patching_panel(
+            lm(), "Enter Romeo and", "Enter Hamlet and", " Juliet", " Romeo"
+        ),
+        "corrupted",
+        "Enter Hamlet and Juliet",
+    ),
+}

@@ -288,3 +288,45 @@ def test_ablation_zero_and_mean(bundled):
 
     for how in ("zero", "mean"):
         torch.testing.assert_close(C.ablate_head(bundled, ids, 3, 1, how), hand(how))
+
+
+def test_the_checker_passes_the_helper_and_names_the_known_mistakes(capsys):
+    from xai_tf.exercises.circuits import check_induction_scores
+
+    assert check_induction_scores(C.induction_scores)
+    half = 5
+    assert not check_induction_scores(lambda p: p.diagonal(-half, -2, -1).mean(dim=(1, 3)))
+    assert "earlier copy of x_t itself" in capsys.readouterr().out
+    assert not check_induction_scores(lambda p: p.diagonal(-1, -2, -1).mean(dim=(1, 3)))
+    assert "previous-token score" in capsys.readouterr().out
+
+
+def test_the_panel_draws_every_component_and_method(bundled):
+    from xai_tf.widgets.circuits import patching_panel
+
+    panel = patching_panel(bundled, "Enter Romeo and Juliet", "Enter Hamlet and Juliet", " Romeo", " Hamlet")
+    for method in ("exact", "attribution"):
+        panel["method"].value = method
+        for component in C.COMPONENTS:
+            panel["component"].value = component
+            assert panel.message.value == "" and "<svg" in panel.view.value, (method, component)
+    panel["cell"].value = 2
+    assert panel.message.value == "" and "top next tokens" in panel.view.value
+
+
+def test_patched_top_tokens_of_a_cell_equal_the_grid_run(bundled):
+    """The panel's table reads the same patched run as the grid's cell: its probabilities are the
+    softmax of the run in which only that cell is patched."""
+    clean = torch.tensor([bundled.encode("Enter Romeo and Juliet")])
+    corrupted = torch.tensor([bundled.encode("Enter Hamlet and Juliet")])
+    top = C.patching.patched_top_tokens(bundled, clean, corrupted, "resid_pre", 0, 1, k=3)
+    with torch.no_grad():
+        _, cache = bundled.run_with_cache(clean)
+        replaced = torch.cat(
+            [cache["resid_pre", 0][:, :2], bundled.run_with_cache(corrupted)[1]["resid_pre", 0][:, 2:]], 1
+        )
+        replaced[:, 0] = bundled.run_with_cache(corrupted)[1]["resid_pre", 0][:, 0]
+        probs = bundled(corrupted, hooks={("resid_pre", 0): lambda a: replaced})[0, -1].softmax(-1)
+    want = probs.topk(3)
+    assert [t for t, _ in top] == bundled.token_strings(want.indices.tolist())
+    assert max(abs(p - q) for (_, p), q in zip(top, want.values.tolist(), strict=True)) < 1e-6

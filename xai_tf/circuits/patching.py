@@ -21,6 +21,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
+from xai_tf import _checks
 from xai_tf.circuits.metrics import prompt_pair
 from xai_tf.models.loaded import LoadedModel, causal
 
@@ -92,3 +93,33 @@ def activation_patching(
             for layer in range(lm.n_layer)
         ]
     return torch.stack(grid)
+
+
+def patched_top_tokens(
+    model: LoadedModel | nn.Module,
+    clean_ids: object,
+    corrupted_ids: object,
+    component: str,
+    layer: int,
+    index: int,
+    direction: str = "denoising",
+    k: int = 5,
+) -> list[tuple[str, float]]:
+    """The top ``k`` next tokens (string, probability) of the target run with one cell of the grid
+    patched: position (or head, for ``"z"``) ``index`` of ``component`` at ``layer``."""
+    component, direction = check_request(component, direction)
+    lm, source, target = source_and_target(model, clean_ids, corrupted_ids, direction)
+    layer = _checks.integer("layer", layer, 0, lm.n_layer - 1)
+    index = _checks.integer("index", index, 0, (lm.n_head if component == "z" else target.size(1)) - 1)
+    k = _checks.integer("k", k, 1, 100)
+    with torch.no_grad():
+        _, cache = lm.run_with_cache(source)
+
+        def patch(x: Tensor) -> Tensor:
+            x = x.clone()
+            x[:, index] = cache[component, layer][:, index]
+            return x
+
+        probs = lm(target, hooks={(component, layer): patch})[0, -1].softmax(-1)
+    top = probs.topk(k)
+    return list(zip(lm.token_strings(top.indices.tolist()), top.values.tolist(), strict=True))
