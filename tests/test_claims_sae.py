@@ -146,7 +146,7 @@ def test_the_prompt_never_lights_the_thou_feature_and_both_baselines_wreck_the_m
 def test_one_line_is_explained_by_a_few_features_mostly_its_own_tokens(bundled, shipped):
     """Section 7's line: 14–29 active features per token; on 12 of 15 tokens the largest is a feature
     whose top 8 contexts all peak on that same token, among them ' thou' and ' lord' by the features of
-    section 6; ' dost' led by a feature labelled 'wilt'."""
+    section 6; ' dost' led by a feature whose top 8 contexts peak on ' wilt', ' shalt', ' dost', ' canst'."""
     sae, ids, H, thou = shipped
     parts = decompose.decompose(bundled, sae, "KING.\nWhat dost thou know of this, my good lord?\n")
     sizes = [len(a) for a in parts.active]
@@ -159,4 +159,5 @@ def test_one_line_is_explained_by_a_few_features_mostly_its_own_tokens(bundled, 
     lead = dict(zip(parts.tokens, (a[0][0] for a in parts.active), strict=False))
     assert lead[" thou"] == thou[0][0]
     assert lead[" lord"] == browse.features_for_token(bundled, sae, H, ids, " lord", k=1)[0][0]
-    assert browse.labels(bundled, sae, H, ids, [lead[" dost"]])[lead[" dost"]].startswith("'wilt'")
+    dost = browse.top_contexts(bundled, sae, H, ids, lead[" dost"], 8)
+    assert {c.tokens[c.peak] for c in dost} == {" wilt", " shalt", " dost", " canst"}
