@@ -103,6 +103,12 @@ RAISES = [
         "clean_ids has 2 tokens but corrupted_ids has 1",
     ),
     (
+        "xai_tf.circuits.patching.source_run",
+        lambda: patching.source_run(lm(), _ids(1, 2), _ids(1, 3), "logit difference", "resid_pre", "noising"),
+        TE,
+        "metric must map logits",
+    ),
+    (
         "xai_tf.circuits.patching.activation_patching",
         lambda: patching.activation_patching(lm(), _ids(1, 2), _ids(1, 3), _metric(), direction="both"),
         VE,

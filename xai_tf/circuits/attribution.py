@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from xai_tf.circuits.patching import Metric, check_request, source_and_target
+from xai_tf.circuits.patching import Metric, source_run
 from xai_tf.models.loaded import LoadedModel
 
 
@@ -28,12 +28,7 @@ def attribution_patching(
     direction: str = "denoising",
 ) -> Tensor:
     """The first-order estimate of ``activation_patching``'s grid, same shape, same metric."""
-    component, direction = check_request(component, direction)
-    if not callable(metric):
-        raise TypeError(f"metric must map logits [batch, T, vocab] to [batch], got {type(metric).__name__}")
-    lm, source, target = source_and_target(model, clean_ids, corrupted_ids, direction)
-    with torch.no_grad():
-        _, cache = lm.run_with_cache(source)
+    lm, target, cache = source_run(model, clean_ids, corrupted_ids, metric, component, direction)
     seen: dict[int, tuple[Tensor, Tensor]] = {}
 
     def tap(layer: int):

@@ -23,6 +23,7 @@ from torch import Tensor, nn
 
 from xai_tf import _checks
 from xai_tf.circuits.metrics import prompt_pair
+from xai_tf.models.hooks import ActivationCache
 from xai_tf.models.loaded import LoadedModel, causal
 
 Metric = Callable[[Tensor], Tensor]
@@ -55,6 +56,25 @@ def source_and_target(
     return (lm, clean, corrupted) if direction == "denoising" else (lm, corrupted, clean)
 
 
+def source_run(
+    model: LoadedModel | nn.Module,
+    clean_ids: object,
+    corrupted_ids: object,
+    metric: object,
+    component: object,
+    direction: object,
+) -> tuple[LoadedModel, Tensor, ActivationCache]:
+    """What a patching grid starts from, its arguments checked: the causal model, the target's ids and
+    the source run's activation cache (exact and attribution patching share it)."""
+    component, direction = check_request(component, direction)
+    if not callable(metric):
+        raise TypeError(f"metric must map logits [batch, T, vocab] to [batch], got {type(metric).__name__}")
+    lm, source, target = source_and_target(model, clean_ids, corrupted_ids, direction)
+    with torch.no_grad():
+        _, cache = lm.run_with_cache(source)
+    return lm, target, cache
+
+
 def _patch_rows(source: Tensor) -> Callable[[Tensor], Tensor]:
     """A hook on a batch of n copies that puts source's entry i (position or head) into row i."""
 
@@ -76,13 +96,9 @@ def activation_patching(
     direction: str = "denoising",
 ) -> Tensor:
     """``[layers, T]`` (or ``[layers, heads]`` for ``"z"``): the metric of every single-activation patch."""
-    component, direction = check_request(component, direction)
-    if not callable(metric):
-        raise TypeError(f"metric must map logits [batch, T, vocab] to [batch], got {type(metric).__name__}")
-    lm, source, target = source_and_target(model, clean_ids, corrupted_ids, direction)
+    lm, target, cache = source_run(model, clean_ids, corrupted_ids, metric, component, direction)
     n = lm.n_head if component == "z" else target.size(1)
     with torch.no_grad():
-        _, cache = lm.run_with_cache(source)
         grid = [
             metric(
                 lm(
