@@ -29,8 +29,8 @@ from pathlib import Path
 
 import torch
 
+from xai_tf._checks import available_ram
 from xai_tf.efficient import cost
-from xai_tf.efficient._common import available_ram
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACT = ROOT / "xai_tf" / "data" / "efficient_sweep.json"

@@ -23,12 +23,15 @@ from probe_kit import NAN, TE, VE, lm, tiny, z
 import xai_tf
 from xai_tf import attention as att
 from xai_tf import blocks, bpe, corpus, decoding, decoding_cost, lm_eval, tokenization, viz
+from xai_tf.cbm.data import ConceptData
 from xai_tf.efficient import adaptive, chunked, cost, linear, linformer, performer, positions, sparse
 from xai_tf.explain import agreement as ag
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import lens
 from xai_tf.explain import wordlevel as wl
 from xai_tf.models import GPT2Config, as_model, causal
+from xai_tf.rationales.sparsity import Lagrangian
+from xai_tf.sae.model import SAEConfig
 from xai_tf.tasks import language_model, offsets, sentiment, train
 
 #: Functions with nothing a caller can get wrong (no arguments), or that reach the network.
@@ -562,14 +565,80 @@ RAISES = [
         "xai_tf.tasks.sentiment.train_classifier",
         lambda: sentiment.train_classifier(lm(), [("good", 1)], steps=0),
         VE,
-        "steps must be an integer ≥ 1, got 0",
+        "steps must be an integer in 1..100000, got 0",
     ),
     ("xai_tf.tasks.sentiment.accuracy", lambda: sentiment.accuracy(None, lm(), []), VE, "data is empty"),
     (
         "xai_tf.tasks.train.fit",
         lambda: train.fit([torch.nn.Parameter(z(2))], lambda k: z(1).sum(), 3, NAN),
         VE,
-        "lr must be a finite number > 0",
+        r"lr must be a finite number in \(0, 1\], got nan",
+    ),
+    (
+        "xai_tf.tasks.train.fit",
+        lambda: train.fit(
+            [torch.nn.Parameter(z(2))], lambda k: torch.tensor(NAN, requires_grad=True), 3, 0.1
+        ),
+        VE,
+        "the loss became nan at step 0: training diverged; choose a smaller lr",
+    ),
+    (
+        "xai_tf.tasks.train.TrainOptions",
+        lambda: train.TrainOptions(10**6, 0.1),
+        VE,
+        "steps must be an integer in 1..100000",
+    ),
+    (
+        "xai_tf.tasks.train.TrainOptions",
+        lambda: train.TrainOptions(5, 1e8),
+        VE,
+        r"lr must be a finite number in \(0, 1\]",
+    ),
+    (
+        "xai_tf.tasks.train.TrainOptions",
+        lambda: train.TrainOptions(5, 0.1, batch_size=0),
+        VE,
+        "batch_size must be an integer in 1..1000000, got 0",
+    ),
+    (
+        "xai_tf.tasks.train.TrainOptions",
+        lambda: train.TrainOptions(5, 0.1, seed=1.5),
+        TE,
+        "seed must be an integer ≥ 0, got 1.5",
+    ),
+    (
+        "xai_tf.models.gpt2_config.GPT2Config",
+        lambda: GPT2Config(n_embd=10, n_head=3),
+        VE,
+        "n_embd=10 must be divisible by n_head=3",
+    ),
+    (
+        "xai_tf.models.gpt2_config.GPT2Config",
+        lambda: GPT2Config(gelu="relu"),
+        VE,
+        "gelu 'relu' is not supported",
+    ),
+    ("xai_tf.sae.model.SAEConfig", lambda: SAEConfig(d=4, F=6, lam=0.1), VE, "F must be a positive multiple of d = 4"),
+    ("xai_tf.sae.model.SAEConfig", lambda: SAEConfig(d=0, F=6, lam=0.1), VE, "d must be an integer ≥ 1, got 0"),
+    (
+        "xai_tf.rationales.sparsity.Lagrangian",
+        lambda: Lagrangian(1.5),
+        VE,
+        r"selection must be a finite number in \(0, 1\)",
+    ),
+    (
+        "xai_tf.cbm.data.ConceptData",
+        lambda: ConceptData(
+            z(3, 2), z(3, 2), z(2), torch.ones(2, dtype=torch.bool), ("a", "b"), ((0,), (1,)), "binary"
+        ),
+        VE,
+        "x, c and y must have one row per example",
+    ),
+    (
+        "xai_tf.tasks.train.minibatches",
+        lambda: train.minibatches(0, 4, 0),
+        VE,
+        "n must be an integer ≥ 1, got 0",
     ),
     # figures
     (
@@ -952,9 +1021,14 @@ def _public_functions() -> set[str]:
         names |= {
             f"{info.name}.{k}"
             for k, v in vars(module).items()
-            if not k.startswith("_") and inspect.isfunction(v) and v.__module__ == info.name
+            if not k.startswith("_") and _checked_callable(v) and v.__module__ == info.name
         }
     return names
+
+
+def _checked_callable(v: object) -> bool:
+    """A function, or a class that checks its arguments when made (``__post_init__``)."""
+    return inspect.isfunction(v) or (inspect.isclass(v) and "__post_init__" in vars(v))
 
 
 def test_every_public_function_is_probed():

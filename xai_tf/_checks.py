@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Sized
+from pathlib import Path
 
 import torch
 from torch import Tensor
@@ -95,3 +97,111 @@ def scores(name: str, z: Tensor, dim: int = -1) -> Tensor:
     if torch.isnan(z).any() or torch.isposinf(z).any():
         raise ValueError(f"{name} has +inf or NaN scores: use −inf to mask a position")
     return z
+
+
+def strings(name: str, texts: object) -> list[str]:
+    """A list of strings (sentences, words); a bare string is refused, since iterating it would
+    silently treat every character as one text."""
+    if isinstance(texts, str):
+        raise TypeError(f"{name} must be a list of strings, got one str: wrap it as [{texts[:20]!r}]")
+    if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
+        raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}")
+    return list(texts)
+
+
+def indices(name: str, idx: object, n: int) -> list[int]:
+    """Positions in 0..n−1 (a list, tuple or integer tensor); 1.7 is refused, not truncated to 1."""
+    if isinstance(idx, Tensor):
+        if idx.is_floating_point() or idx.is_complex() or idx.dtype == torch.bool:
+            raise TypeError(f"{name} must hold integer positions in 0..{n - 1}, got a {idx.dtype} tensor")
+        idx = idx.flatten().tolist()
+    if not isinstance(idx, (list, tuple, range)):
+        raise TypeError(f"{name} must be a list of integer positions in 0..{n - 1}, got {type(idx).__name__}")
+    return [integer(f"{name}[{k}]", i, 0, n - 1) for k, i in enumerate(idx)]
+
+
+def token_ids(name: str, ids: object, vocab_size: int) -> Tensor:
+    """Token ids of one vocabulary as a long tensor: integers in 0..V−1. An id outside means the data
+    were encoded with another vocabulary than the model's (torch would say "index out of range")."""
+    if isinstance(ids, (list, tuple)):
+        if not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in _flat(ids)):
+            raise TypeError(f"{name} must hold integer token ids in 0..{vocab_size - 1}")
+        ids = torch.tensor(ids, dtype=torch.long)
+    ids = tensor(name, ids)
+    if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+        raise TypeError(f"{name} must hold integer token ids in 0..{vocab_size - 1}, got {ids.dtype}")
+    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
+        bad = int(ids.min()) if int(ids.min()) < 0 else int(ids.max())
+        raise ValueError(
+            f"{name} must be token ids in 0..{vocab_size - 1} (the model's vocabulary), got {bad}: "
+            "were the data encoded with another vocabulary?"
+        )
+    return ids.long()
+
+
+def _flat(xs: object) -> list[object]:
+    if isinstance(xs, (list, tuple)):
+        return [y for x in xs for y in _flat(x)]
+    return [xs]
+
+
+def real_tensor(name: str, x: object, dims: int | None = None) -> Tensor:
+    """A floating tensor (of ``dims`` dimensions when given) with finite entries.
+
+    The dtype rule of the package: integer, bool and complex data are refused by name; parameter-free
+    computations follow the input's floating dtype (``compute_dtype``: float16/bfloat16 are computed in
+    float32, which CPU linear algebra needs); a trained module converts its input once, where it
+    enters, to its parameters' dtype (``like``)."""
+    x = tensor(name, x)
+    if not x.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor (float32 or float64), got {x.dtype}")
+    if dims is not None and x.dim() != dims:
+        raise ValueError(f"{name} must have {dims} dimensions, got shape {tuple(x.shape)}")
+    if not torch.isfinite(x).all():
+        raise ValueError(f"{name} has NaN or ±inf entries: every entry must be a finite number")
+    return x
+
+
+def compute_dtype(x: Tensor) -> torch.dtype:
+    """The dtype a parameter-free computation on ``x`` runs in: x's, with half precision raised to float32."""
+    return torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+
+
+def like(name: str, x: object, module: torch.nn.Module, dims: int | None = None) -> Tensor:
+    """``x`` checked by ``real_tensor`` and converted once to the dtype and device of ``module``'s
+    parameters (float64 data into a float32 model are computed in float32)."""
+    p = next(module.parameters())
+    return real_tensor(name, x, dims).to(dtype=p.dtype, device=p.device)
+
+
+def same_shape(what: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> None:
+    """Two tensors that pair entry by entry (scores and their mask, φ and z) have one shape."""
+    if tuple(a.shape) != tuple(b.shape):
+        raise ValueError(
+            f"{a_name} is {tuple(a.shape)} but {b_name} is {tuple(b.shape)}: {what} pairs them entry by entry"
+        )
+
+
+def available_ram() -> int:
+    """Bytes of RAM available now: MemAvailable on Linux, free pages elsewhere."""
+    meminfo = Path("/proc/meminfo")
+    if meminfo.exists():
+        for line in meminfo.read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2**63  # unknown: let torch say so if it runs out
+
+
+def fits(what: str, n_bytes: float, advice: str, device: torch.device | str = "cpu") -> None:
+    """Refuse, before allocating, a computation whose largest buffers need more than the memory free
+    now (the CPU's available RAM, or the GPU's free memory); ``advice`` says what to choose instead."""
+    device = torch.device(device)
+    free = torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else available_ram()
+    if n_bytes > free:
+        raise ValueError(
+            f"{what} needs {n_bytes / 2**30:.1f} GiB, more than the {free / 2**30:.1f} GiB free on "
+            f"{device.type}: {advice}"
+        )

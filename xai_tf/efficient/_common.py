@@ -4,8 +4,6 @@ values of one attention call, and the memory a computation would need, refused b
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 
 import torch
 from torch import Tensor
@@ -50,32 +48,13 @@ def mask(name: str, M: object, n: int, m: int) -> Tensor | None:
 
 
 def fits(what: str, n_bytes: float, device: torch.device | str = "cpu") -> None:
-    """Refuse, before allocating, a computation whose largest buffers need more than the memory
-    available now (the CPU's free RAM, or the GPU's free memory)."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        free = torch.cuda.mem_get_info(device)[0]
-    else:
-        free = available_ram()
-    if n_bytes > free:
-        raise ValueError(
-            f"{what} needs {n_bytes / 2**30:.1f} GiB, more than the {free / 2**30:.1f} GiB free on "
-            f"{device.type}: choose a smaller n (or chunked_attention, which never builds the n × n matrix)"
-        )
-
-
-def available_ram() -> int:
-    """Bytes of RAM available now: MemAvailable on Linux, free pages elsewhere (psutil is a
-    development dependency only)."""
-    meminfo = Path("/proc/meminfo")
-    if meminfo.exists():
-        for line in meminfo.read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 2**63  # unknown: let torch say so if it runs out
+    """``_checks.fits`` with lesson 14's advice: a smaller n, or chunked attention."""
+    _checks.fits(
+        what,
+        n_bytes,
+        "choose a smaller n (or chunked_attention, which never builds the n × n matrix)",
+        device,
+    )
 
 
 def scale(d: int) -> float:
