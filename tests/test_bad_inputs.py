@@ -21,8 +21,8 @@ import torch
 from probe_kit import NAN, TE, VE, lm, tiny, z
 
 import xai_tf
+from xai_tf import artifacts, blocks, bpe, corpus, decoding, decoding_cost, lm_eval, tokenization, viz
 from xai_tf import attention as att
-from xai_tf import blocks, bpe, corpus, decoding, decoding_cost, lm_eval, tokenization, viz
 from xai_tf.cbm.data import ConceptData
 from xai_tf.efficient import adaptive, chunked, cost, linear, linformer, performer, positions, sparse
 from xai_tf.explain import agreement as ag
@@ -618,8 +618,18 @@ RAISES = [
         VE,
         "gelu 'relu' is not supported",
     ),
-    ("xai_tf.sae.model.SAEConfig", lambda: SAEConfig(d=4, F=6, lam=0.1), VE, "F must be a positive multiple of d = 4"),
-    ("xai_tf.sae.model.SAEConfig", lambda: SAEConfig(d=0, F=6, lam=0.1), VE, "d must be an integer ≥ 1, got 0"),
+    (
+        "xai_tf.sae.model.SAEConfig",
+        lambda: SAEConfig(d=4, F=6, lam=0.1),
+        VE,
+        "F must be a positive multiple of d = 4",
+    ),
+    (
+        "xai_tf.sae.model.SAEConfig",
+        lambda: SAEConfig(d=0, F=6, lam=0.1),
+        VE,
+        "d must be an integer ≥ 1, got 0",
+    ),
     (
         "xai_tf.rationales.sparsity.Lagrangian",
         lambda: Lagrangian(1.5),
@@ -633,6 +643,13 @@ RAISES = [
         ),
         VE,
         "x, c and y must have one row per example",
+    ),
+    ("xai_tf.artifacts.fingerprint", lambda: artifacts.fingerprint(), VE, "modules is empty"),
+    (
+        "xai_tf.artifacts.import_graph",
+        lambda: artifacts.import_graph("torch"),
+        VE,
+        "modules must be dotted names inside xai_tf, got 'torch'",
     ),
     (
         "xai_tf.tasks.train.minibatches",
