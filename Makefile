@@ -4,6 +4,7 @@
 # make bench — the benchmarks: timings against the reference libraries, printed as ratios
 # make student — the students' copy of the lessons, solution cells left out, in build/student/
 # make site — the course website: every lesson executed (offline, one thread), rendered to build/site/html/
+# Every install takes its exact versions from constraints.txt (pyproject.toml keeps ranges).
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
@@ -12,10 +13,10 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,lab,site]'
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev,lab,site]'
 	touch $@
 
 lab: setup
