@@ -24,13 +24,13 @@ import hashlib
 import json
 import platform
 import statistics
-import time
 from pathlib import Path
 
 import torch
 
 from xai_tf._checks import available_ram
 from xai_tf.efficient import cost
+from xai_tf.timing import interleaved_times
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACT = ROOT / "xai_tf" / "data" / "efficient_sweep.json"
@@ -59,14 +59,7 @@ def sweep(ns: list[int], runs: int) -> dict[str, dict[str, list[float | None]]]:
             run = cost.layer(method, n, D, width=min(WIDTH.get(method, 16), n))
             fns[method] = lambda run=run, E=E: run(E)
         with torch.no_grad():
-            for fn in fns.values():  # warm-up
-                fn()
-            times = {m: [] for m in fns}
-            for _ in range(runs):  # interleaved, so that a busy moment of the machine hits all alike
-                for m, fn in fns.items():
-                    start = time.perf_counter()
-                    fn()
-                    times[m].append(time.perf_counter() - start)
+            times = interleaved_times(fns, runs)
             for method in cost.METHODS:
                 if method in fns:
                     results[method]["seconds"].append(min(times[method]))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
 
 import psutil
+
+# the one timing loop (a warm-up, then interleaved runs), shared with the lessons and panels
+from xai_tf.timing import interleaved_seconds as median_seconds  # noqa: F401
 
 
 def rss_mb() -> float:
@@ -21,17 +22,3 @@ def peak_mb() -> float:
 
 def reset_peak() -> None:
     Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current RSS
-
-
-def median_seconds(fns: dict, runs: int) -> dict[str, float]:
-    """Median wall time of each function, the functions interleaved run by run so that a slow
-    moment of the machine hits both alike."""
-    for fn in fns.values():  # warm-up
-        fn(), fn()
-    times = {name: [] for name in fns}
-    for _ in range(runs):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}

@@ -21,7 +21,7 @@ import torch
 from probe_kit import NAN, TE, VE, lm, tiny, z
 
 import xai_tf
-from xai_tf import artifacts, blocks, bpe, corpus, decoding, decoding_cost, lm_eval, tokenization, viz
+from xai_tf import artifacts, blocks, bpe, corpus, decoding, decoding_cost, lm_eval, timing, tokenization, viz
 from xai_tf import attention as att
 from xai_tf.cbm.data import ConceptData
 from xai_tf.efficient import adaptive, chunked, cost, linear, linformer, performer, positions, sparse
@@ -643,6 +643,24 @@ RAISES = [
         ),
         VE,
         "x, c and y must have one row per example",
+    ),
+    (
+        "xai_tf.timing.median_seconds",
+        lambda: timing.median_seconds(print, repeats=0),
+        VE,
+        "repeats must be an integer in 1..1000, got 0",
+    ),
+    (
+        "xai_tf.timing.interleaved_seconds",
+        lambda: timing.interleaved_seconds({"a": 3}),
+        TE,
+        "fns must map names to functions",
+    ),
+    (
+        "xai_tf.timing.interleaved_times",
+        lambda: timing.interleaved_times({}, 3),
+        TE,
+        "fns must map names to functions",
     ),
     ("xai_tf.artifacts.fingerprint", lambda: artifacts.fingerprint(), VE, "modules is empty"),
     (

@@ -20,9 +20,7 @@ layers (stacked, identical) a signal needs from position j to position i, the lo
 from __future__ import annotations
 
 import os
-import statistics
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -32,7 +30,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 from torch import Tensor, nn
 
-from xai_tf import _checks, seeds
+from xai_tf import _checks, seeds, timing
 from xai_tf.efficient.chunked import chunked_attention, naive_attention
 from xai_tf.efficient.linear import linear_attention
 from xai_tf.efficient.linformer import linformer_attention
@@ -154,20 +152,10 @@ def measure(
 ) -> dict[str, float]:
     """Median seconds of one forward pass of ``layer(method, n, d, width)`` on ``E [1, n, d]`` (one
     warm-up, then ``repeats`` runs, no autograd) and, if ``memory``, its ``peak_bytes``."""
-    repeats = _checks.integer("repeats", repeats, 1)
     run = layer(method, n, d, width)
     E = torch.randn(1, n, d, generator=seeds.generator(1), device="cpu").to(device)
-    sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
     with torch.no_grad():
-        run(E)
-        sync()
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            run(E)
-            sync()
-            times.append(time.perf_counter() - start)
-        result = {"seconds": statistics.median(times)}
+        result = {"seconds": timing.median_seconds(lambda: run(E), repeats, device)}
         if memory:
             result["peak_bytes"] = float(peak_bytes(lambda: run(E), device))
     return result

@@ -5,13 +5,12 @@ mask: exact zeros are white)."""
 from __future__ import annotations
 
 import html
-import time
 
 import ipywidgets as widgets
 import torch
 from torch import Tensor
 
-from xai_tf import _checks, seeds
+from xai_tf import _checks, seeds, timing
 from xai_tf.efficient import chunked, cost, linear, linformer, performer, sparse
 from xai_tf.widgets._panel import Panel, side_by_side
 
@@ -58,16 +57,6 @@ def _svg_pattern(A: Tensor, title: str) -> str:
     return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">{"".join(parts)}</svg>'
 
 
-def _median_seconds(fn, repeats: int = 3) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
-
-
 def efficiency_panel(max_n: int = 2048, d: int = 32, scale: float = 0.5, seed: int = 0) -> Panel:
     """Pick n (16..``max_n``, typed), a method and its width w (window / stride, features, rank,
     or chunk size); see time and peak memory of the method and of full attention, the relative error
@@ -98,8 +87,8 @@ def efficiency_panel(max_n: int = 2048, d: int = 32, scale: float = 0.5, seed: i
         with torch.no_grad():
             Y = attend(Q, K, V, w)  # raises the helper's one-line error for a bad w
             Y_full = chunked.naive_attention(Q, K, V, causal=causal)
-            t = _median_seconds(lambda: attend(Q, K, V, w))
-            t_full = _median_seconds(lambda: chunked.naive_attention(Q, K, V, causal=causal))
+            t = timing.median_seconds(lambda: attend(Q, K, V, w))
+            t_full = timing.median_seconds(lambda: chunked.naive_attention(Q, K, V, causal=causal))
             mem = cost.peak_bytes(lambda: attend(Q, K, V, w))
             mem_full = cost.peak_bytes(lambda: chunked.naive_attention(Q, K, V, causal=causal))
             m = min(n, SHOWN)
