@@ -20,7 +20,6 @@ fingerprint of the code it measured: tests/test_efficient_artifact.py checks tha
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import platform
 import statistics
@@ -28,23 +27,21 @@ from pathlib import Path
 
 import torch
 
+from xai_tf import artifacts
 from xai_tf._checks import available_ram
 from xai_tf.efficient import cost
 from xai_tf.timing import interleaved_times
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACT = ROOT / "xai_tf" / "data" / "efficient_sweep.json"
-MEASURED = ["_common.py", "cost.py", "chunked.py", "sparse.py", "linear.py", "performer.py", "linformer.py"]
 D = 64
 WIDTH = {"convolution": 3, "restricted attention": 32, "performer": 64, "linformer": 64}
 
 
 def fingerprint() -> str:
-    """sha256 of the measured modules' source: the artifact is current while this is unchanged."""
-    h = hashlib.sha256()
-    for name in MEASURED:
-        h.update((ROOT / "xai_tf" / "efficient" / name).read_bytes())
-    return h.hexdigest()
+    """The measured code's fingerprint (``cost.layer`` and everything it imports): the artifact is
+    current while this is unchanged."""
+    return artifacts.fingerprint("xai_tf.efficient.cost")
 
 
 def sweep(ns: list[int], runs: int) -> dict[str, dict[str, list[float | None]]]:
