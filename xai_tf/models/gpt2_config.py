@@ -63,13 +63,15 @@ class GPT2Config:
         return scale / float(layer + 1) if self.scale_attn_by_inverse_layer_idx else scale
 
     def backward_bytes(self, T: int) -> int:
-        """An upper estimate of the memory one sequence of T tokens keeps for a backward pass:
-        4 bytes × (L·T·(16 d + 3 H T) + 3 T V) — activations, attention maps, logits and their
-        gradients. On GPT-2 small autograd saves 2.85 MB at T = 5 and 28.5 MB at T = 50 (this gives
-        5.7 and 61), and one more path point of IG raised the peak by 7.4 MB at T = 12, 68 MB at T = 100
-        (this gives 13.9 and 130)."""
+        """An upper estimate of the memory one sequence of T tokens takes through a backward pass of
+        one output at one position (integrated gradients unembeds one row, so no T × V logits):
+        4 bytes × ((L + 2)·T·(16 d + 3 H T) + 3 V) — the L blocks' saved activations and attention
+        maps, about two blocks' worth of gradients in flight, and one position's V logits. On GPT-2
+        small autograd saves 2.85 MB at T = 5 and 28.5 MB at T = 50 (this gives 3.9 and 38), and one
+        more path point of IG raised the peak by 8.2 MB at T = 12, 21.6 MB at T = 32 and 65 MB at
+        T = 100 (this gives 8.7, 23.5 and 85; MB = 2²⁰ bytes)."""
         d, H, L, V = self.n_embd, self.n_head, self.n_layer, self.vocab_size
-        return 4 * (L * T * (16 * d + 3 * H * T) + 3 * T * V)
+        return 4 * ((L + 2) * T * (16 * d + 3 * H * T) + 3 * V)
 
     @classmethod
     def from_hf(cls, hf: Mapping[str, Any]) -> GPT2Config:
