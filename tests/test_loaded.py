@@ -120,10 +120,10 @@ def test_attention_panels_work_on_an_encoder(minilm, panel):
 def test_bert_hooks_replace_the_residual_stream(minilm):
     ids = minilm.encode("But soft, what light")
     layer0 = minilm.model.hf.encoder.layer[0]
-    hooks_before = (dict(layer0._forward_hooks), dict(layer0._forward_pre_hooks))
     with torch.no_grad():
-        plain, cache = minilm.run_with_cache(ids)
         hidden = minilm.model.hf(input_ids=torch.tensor([ids]), output_hidden_states=True).hidden_states
+        hooks_before = (dict(layer0._forward_hooks), dict(layer0._forward_pre_hooks))
+        plain, cache = minilm.run_with_cache(ids)
         zeroed = minilm(ids, hooks={("resid_post", 5): torch.zeros_like})
         doubled_in = minilm(ids, hooks={("resid_pre", 5): lambda x: 2 * x})
     for layer in range(minilm.n_layer):  # the cache's stream is Hugging Face's hidden states
@@ -131,7 +131,7 @@ def test_bert_hooks_replace_the_residual_stream(minilm):
         torch.testing.assert_close(cache["resid_post", layer], hidden[layer + 1], rtol=0, atol=0)
     assert torch.equal(zeroed, torch.zeros_like(plain))
     assert not torch.allclose(doubled_in, plain, atol=1e-3)
-    assert (dict(layer0._forward_hooks), dict(layer0._forward_pre_hooks)) == hooks_before  # removed after
+    assert (dict(layer0._forward_hooks), dict(layer0._forward_pre_hooks)) == hooks_before  # none left behind
 
 
 @pytest.mark.parametrize("lm_name", ["bundled", "minilm"])

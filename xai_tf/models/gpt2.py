@@ -33,14 +33,19 @@ over the whole text, at a cost per step that grows with T instead of T².
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from xai_tf.models.architecture import Sizes
 from xai_tf.models.gpt2_config import CONFIGS, GPT2Config
 from xai_tf.models.hooks import ActivationCache, Hooks, Tap
 from xai_tf.models.kv_cache import KVCache
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 __all__ = ["CONFIGS", "GPT2", "HOOK_POINTS", "GPT2Config"]
 
@@ -150,10 +155,9 @@ class GPT2(nn.Module):
         return self.wte.weight if self.config.tie_word_embeddings else self.lm_head.weight
 
     @property
-    def sizes(self) -> tuple[int, int, int, int]:
-        """``(n_layer, n_head, d_model, n_ctx)``."""
+    def sizes(self) -> Sizes:
         c = self.config
-        return c.n_layer, c.n_head, c.n_embd, c.n_ctx
+        return Sizes(c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.vocab_size)
 
     def _tap(self, cache: ActivationCache | None, hooks: Hooks | None) -> Tap:
         return Tap(HOOK_POINTS, self.config.n_layer, cache, hooks or {})
@@ -232,7 +236,7 @@ class GPT2(nn.Module):
         return ids.long()
 
     @classmethod
-    def from_hf(cls, hf_model: nn.Module) -> GPT2:
+    def from_hf(cls, hf_model: PreTrainedModel) -> GPT2:
         """Ours, with the weights of a ``transformers.GPT2LMHeadModel`` (or ``GPT2Model``)."""
         config = GPT2Config.from_hf(hf_model.config.to_dict())
         state = {name: t.detach().clone() for name, t in hf_model.state_dict().items()}

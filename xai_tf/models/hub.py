@@ -15,6 +15,7 @@ import socket
 import sys
 from collections.abc import Iterator
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -36,7 +37,7 @@ GET_GPT2 = "to use GPT-2, run `python -m xai_tf.models.hub gpt2` once with a net
 def load_model(name: str = "auto", device: str = "cpu") -> LoadedModel:
     """Load a model by name (``MODEL_NAMES``) or from a local Hugging Face GPT-2 directory onto
     ``device``: "cpu", "cuda", "mps", or "auto" (the first of CUDA, MPS, CPU this machine has; says which)."""
-    device = _auto_device() if device == "auto" else _check_device(device)
+    target = _auto_device() if device == "auto" else _check_device(device)
     if name == "auto":
         name = "gpt2" if _gpt2_on_disk("gpt2") else "shakespeare"
         notice = "GPT-2 small, found on disk" if name == "gpt2" else f"bundled; {GET_GPT2}"
@@ -54,7 +55,7 @@ def load_model(name: str = "auto", device: str = "cpu") -> LoadedModel:
             f"unknown model {name!r}: choose one of {', '.join(MODEL_NAMES)}, "
             f"or a directory holding a Hugging Face GPT-2 checkpoint ({' + '.join(GPT2_FILES)})"
         )
-    loaded.model.to(device).eval()
+    loaded.model.to(target).eval()
     return loaded
 
 
@@ -117,7 +118,7 @@ def _load_gpt2(name: str, paths: list[Path]) -> LoadedModel:
     return LoadedModel(model, tokenizer, name)
 
 
-def _tensors(path: Path) -> Iterator[tuple[str, torch.Tensor]]:
+def _tensors(path: Path | Traversable) -> Iterator[tuple[str, torch.Tensor]]:
     """The ``(name, tensor)`` pairs of a safetensors file, read one at a time (never unpickled)."""
     with safe_open(str(path), framework="pt") as f:
         for name in f.keys():

@@ -3,26 +3,35 @@
 The model owns its tokenizer (TransformerLens's idea): ``lm.encode(prompt)``, ``lm.token_strings(ids)``.
 It knows its shape — ``n_layer``, ``n_head``, ``d_model``, ``n_ctx`` — and its ``kind``: "causal"
 (predicts the next token: GPT-2, the bundled model) or "encoder" (reads the whole text at once:
-MiniLM). Every architecture answers the same calls (``models/gpt2.py``, ``models/bert.py``):
-``kind``, ``hook_points``, ``sizes``, ``check_input_ids``, ``model(ids, hooks=…)`` and
-``run_with_cache(ids, hooks=…)`` with the hooks and cache of ``models/hooks.py``.
+MiniLM). ``lm.model`` is an ``Architecture`` (``models/architecture.py``): every architecture answers
+the same calls (``models/gpt2.py``, ``models/bert.py``): ``kind``, ``hook_points``, ``sizes``,
+``check_input_ids``, ``model(ids, hooks=…)`` and ``run_with_cache(ids, hooks=…)`` with the hooks and
+cache of ``models/hooks.py``.
 
 Every public helper that needs a model takes this handle. ``as_model`` also accepts a bare module
 and wraps it, in this one place; ``causal(model, task)`` is the capability check of helpers that
-need next-token prediction, and says so in one line when the model cannot do it.
+need next-token prediction, and says so in one line when the model cannot do it. Its handle is a
+``LoadedModel[GPT2]``: every causal architecture here is a GPT-2, so the causal helpers may use
+GPT-2's own calls (``forward_embeddings``, ``unembedding``, ``kv_cache``, …) and mypy checks them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, cast
 
 import torch
 from torch import Tensor, nn
+from typing_extensions import TypeVar
 
 from xai_tf import tokenization
+from xai_tf.models.architecture import Architecture, Sizes
+from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.hooks import ActivationCache, Hooks
+
+#: The architecture a handle holds; a bare ``LoadedModel`` holds any ``Architecture``.
+Model = TypeVar("Model", bound=Architecture, default=Architecture, covariant=True)
 
 #: What each kind is, and which models have it (for the one-line capability message).
 KINDS = {
@@ -32,10 +41,10 @@ KINDS = {
 
 
 @dataclass
-class LoadedModel:
+class LoadedModel(Generic[Model]):
     """A model ready for the lessons: ``.model`` (the network), ``.tokenizer``, ``.name``, ``.card``."""
 
-    model: nn.Module
+    model: Model
     tokenizer: Any
     name: str
     card: dict = field(default_factory=dict)
@@ -46,22 +55,32 @@ class LoadedModel:
         return self.model.kind
 
     @property
+    def sizes(self) -> Sizes:
+        """L, H, d_e, T_max and D at once (``Sizes``)."""
+        return self.model.sizes
+
+    @property
     def n_layer(self) -> int:
-        return self.model.sizes[0]
+        return self.model.sizes.n_layer
 
     @property
     def n_head(self) -> int:
-        return self.model.sizes[1]
+        return self.model.sizes.n_head
 
     @property
     def d_model(self) -> int:
         """d_e, the width of the residual stream."""
-        return self.model.sizes[2]
+        return self.model.sizes.d_model
 
     @property
     def n_ctx(self) -> int:
         """T_max, the most tokens the model reads at once."""
-        return self.model.sizes[3]
+        return self.model.sizes.n_ctx
+
+    @property
+    def vocab_size(self) -> int:
+        """D, the number of token ids."""
+        return self.model.sizes.vocab_size
 
     @property
     def device(self) -> torch.device:
@@ -121,7 +140,7 @@ def as_model(model: LoadedModel | nn.Module) -> LoadedModel:
     """The handle for ``model``: a ``LoadedModel`` as it is, a bare ``GPT2``/``BertEncoder`` wrapped."""
     if isinstance(model, LoadedModel):
         return model
-    if isinstance(model, nn.Module) and getattr(model, "kind", None) in KINDS:
+    if isinstance(model, nn.Module) and isinstance(model, Architecture) and model.kind in KINDS:
         return LoadedModel(model, None, type(model).__name__)
     raise TypeError(
         f"model must be a model from xai_tf.load_model (or a GPT2 / BertEncoder module), "
@@ -129,11 +148,13 @@ def as_model(model: LoadedModel | nn.Module) -> LoadedModel:
     )
 
 
-def causal(model: LoadedModel | nn.Module, task: str) -> LoadedModel:
+def causal(model: LoadedModel | nn.Module, task: str) -> LoadedModel[GPT2]:
     """The handle of a model that must predict the next token for ``task``; a one-line ValueError
     for any other model."""
     if not isinstance(task, str):
         raise TypeError(f"task must be a string naming what needs the model, got {task!r}")
     lm = as_model(model)
     lm.require("causal", task)
-    return lm
+    if not isinstance(lm.model, GPT2):  # a second causal architecture would widen the type above
+        raise TypeError(f"{task} runs GPT-2 modules, got {type(lm.model).__name__}")
+    return cast("LoadedModel[GPT2]", lm)
