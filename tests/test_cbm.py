@@ -300,7 +300,7 @@ def test_leakage_is_found_where_it_was_built_in():
                 m, torch.zeros(2, 12), torch.zeros(2, 12), [12], torch.zeros(2, 12)
             ),
             ValueError,
-            r"concept indices in 0\.\.11, got \[12\]",
+            r"which\[0\] must be an integer in 0\.\.11, got 12",
         ),
         (
             lambda d, m: losses.concept_loss(torch.zeros(2, 3), torch.zeros(2, 3), d.binary),

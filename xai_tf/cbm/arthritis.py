@@ -38,6 +38,7 @@ SCALES = (0.8, 1.0, 0.5, 0.7, 0.4, 0.9)
 WEIGHTS = (0.6, 0.5, 0.3, 0.4, 0.2, 0.5, 0.4, 0.3, 0.3, 0.2, 0.2, 0.3)
 THRESHOLDS = (-1.5, -0.5, 0.5, 1.5)
 STRUCTURE_SEED = 12  # A, B and u are the same for every data seed
+ROW_BYTES = 100 * 8  # about a hundred float64 numbers per patient while drawing (x, z, noise, c, s …)
 
 
 def structure() -> tuple[Tensor, Tensor, Tensor]:
@@ -69,6 +70,7 @@ def arthritis(
     """``n`` patients drawn as in the module docstring (float32; ``binary=False`` makes all twelve
     concepts real-valued, the six binary ones with μ = 0, σ = 1)."""
     n = _checks.integer("n", n, 1)
+    _checks.fits(f"arthritis(n = {n})", n * ROW_BYTES, "choose a smaller n")
     seed = _checks.integer("seed", seed, 0)
     noise = _checks.at_least("noise", noise, 0)
     curvature = _checks.at_least("curvature", curvature, 0)

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from xai_tf import seeds
-from xai_tf.cbm._common import check_concepts
+from xai_tf import _checks, seeds
+from xai_tf.cbm._common import check_concepts, check_data
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.metrics import task_error
 from xai_tf.cbm.models import ConceptBottleneck
@@ -47,6 +47,7 @@ def _model(model: object) -> ConceptBottleneck:
 def percentiles(model: ConceptBottleneck, train: ConceptData) -> Tensor:
     """[2, k]: the 5th and 95th percentiles of each b_j(x) over the training set."""
     model = _model(model)
+    train = check_data("train", train, model.k)
     with torch.no_grad():
         b = model.bottleneck(train.x)
     return torch.quantile(b, torch.tensor([0.05, 0.95], dtype=b.dtype, device=b.device), dim=0)
@@ -57,6 +58,7 @@ def class_medians(model: ConceptBottleneck, train: ConceptData) -> Tensor:
     a milder low/high than the percentiles, for comparison (real-valued concepts: 0, unused, since
     ``intervene`` puts in c_j there)."""
     model = _model(model)
+    train = check_data("train", train, model.k)
     with torch.no_grad():
         b = model.bottleneck(train.x)
     out = torch.zeros(2, model.k, dtype=b.dtype, device=b.device)
@@ -69,32 +71,46 @@ def class_medians(model: ConceptBottleneck, train: ConceptData) -> Tensor:
 
 
 def intervene(
-    model: ConceptBottleneck, b: Tensor, c: Tensor, which: Sequence[int] | Tensor, low_high: Tensor
+    model: ConceptBottleneck,
+    b: Tensor,
+    c: Tensor,
+    which: Sequence[int] | Tensor,
+    low_high: Tensor | None,
 ) -> Tensor:
     """b′: the bottleneck ``b [n, k]`` with the concepts ``which`` (indices, or a boolean ``[n, k]``
-    mask per example) replaced as in the module docstring; ``low_high [2, k]`` holds q05 and q95."""
+    mask per example) replaced as in the module docstring; ``low_high [2, k]`` holds q05 and q95.
+    ``low_high = None`` puts in ``c`` as concept values, a binary one as a probability p (a slider's
+    value): g then reads p, or logit(p) (p clipped to [0.001, 0.999]) if it reads logits."""
     model = _model(model)
     k = model.k
     b, c = check_concepts("b", b, k), check_concepts("c", c, k)
-    low_high = check_concepts("low_high", low_high, k)
-    if low_high.size(0) != 2 or b.shape != c.shape:
-        raise ValueError(f"low_high must be [2, {k}] and b, c the same shape, got {tuple(low_high.shape)}")
+    _checks.same_shape("intervene", "b", b, "c", c)
+    mask = _mask(which, b)
+    c = c.to(b.dtype)
+    if model.g_input == "probability":
+        true = c
+    elif low_high is None:
+        true = torch.where(model.binary, torch.logit(c.clamp(1e-3, 1 - 1e-3)), c)
+    else:
+        low_high = check_concepts("low_high", low_high, k).to(b.dtype)
+        if low_high.size(0) != 2:
+            raise ValueError(
+                f"low_high must be [2, {k}] (q05 and q95 of each concept), got {tuple(low_high.shape)}"
+            )
+        true = torch.where(model.binary, torch.where(c > 0.5, low_high[1], low_high[0]), c)
+    return torch.where(mask, true, b)
+
+
+def _mask(which: object, b: Tensor) -> Tensor:
+    """``which`` as a boolean mask of b's shape: a mask as given, or concept indices in 0..k−1."""
     if isinstance(which, Tensor) and which.dtype == torch.bool:
         if which.shape != b.shape:
             raise ValueError(f"which as a mask must be [n, k] = {tuple(b.shape)}, got {tuple(which.shape)}")
-        mask = which
-    else:
-        index = [int(j) for j in which]
-        bad = [j for j in index if not 0 <= j < k]
-        if bad:
-            raise ValueError(f"which must hold concept indices in 0..{k - 1}, got {bad}")
-        mask = torch.zeros(k, dtype=torch.bool, device=b.device)
-        mask[index] = True
-        mask = mask.expand_as(b)
-    true = c
-    if model.g_input == "logit":
-        true = torch.where(model.binary, torch.where(c > 0.5, low_high[1], low_high[0]), c)
-    return torch.where(mask, true, b)
+        return which.to(b.device)
+    index = _checks.indices("which", which, b.size(1))
+    mask = torch.zeros(b.size(1), dtype=torch.bool, device=b.device)
+    mask[index] = True
+    return mask.expand_as(b)
 
 
 def intervened_error(
@@ -107,6 +123,7 @@ def intervened_error(
     """Task error on ``data`` with the concepts ``which`` intervened on for every example
     (``low_high`` defaults to ``percentiles(model, train)``)."""
     model = _model(model)
+    data = check_data("data", data, model.k)
     low_high = percentiles(model, train) if low_high is None else low_high
     with torch.no_grad():
         b = intervene(model, model.bottleneck(data.x), data.c, which, low_high)
@@ -116,6 +133,7 @@ def intervened_error(
 def uncertainty(model: ConceptBottleneck, data: ConceptData, train: ConceptData) -> Tensor:
     """u [n, k] of the module docstring for the examples of ``data`` (R²_j from ``train``)."""
     model = _model(model)
+    data, train = check_data("data", data, model.k), check_data("train", train, model.k)
     with torch.no_grad():
         p = model.concept_outputs(data.x).sigmoid()
         train_out = model.concept_outputs(train.x)
@@ -130,6 +148,7 @@ def group_order(
     model = _model(model)
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+    data = check_data("data", data, model.k)
     n, G = len(data), len(data.groups)
     if order == "random":
         g = seeds.generator(seed)
@@ -151,6 +170,7 @@ def intervention_curve(
     """Task error on ``data`` after intervening on 0, 1, …, G groups per example (the curve of Koh et
     al.'s Figure 4); ``low_high`` defaults to ``percentiles(model, train)``."""
     model = _model(model)
+    data = check_data("data", data, model.k)
     low_high = percentiles(model, train) if low_high is None else low_high
     ranks = group_order(model, data, train, order, seed)
     member = torch.zeros(len(data.groups), data.k, dtype=torch.bool, device=data.x.device)

@@ -19,20 +19,19 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks, seeds
-from xai_tf.cbm._common import check_concepts
+from xai_tf.cbm._common import check_binary, check_concepts, check_data
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.metrics import task_error
 from xai_tf.cbm.models import ConceptBottleneck
 from xai_tf.cbm.training import default_g, fit_g
+from xai_tf.tasks.train import TrainOptions
 
 
 def scramble(b: Tensor, c: Tensor, binary: Tensor, seed: int = 0) -> Tensor:
     """b̃ of the module docstring for bottlenecks ``b [n, k]`` and true concepts ``c [n, k]``."""
-    _checks.tensor("binary", binary)
-    k = binary.numel()
+    k = check_binary(binary).numel()
     b, c = check_concepts("b", b, k), check_concepts("c", c, k)
-    if b.shape != c.shape:
-        raise ValueError(f"b {tuple(b.shape)} and c {tuple(c.shape)} must have the same shape")
+    _checks.same_shape("scramble", "b", b, "c", c)
     g = seeds.generator(seed)
     out = b.clone()
     for j in range(k):
@@ -60,8 +59,8 @@ def leakage(
     each g trained for ``steps`` Adam steps on ``train``."""
     if not isinstance(model, ConceptBottleneck):
         raise TypeError(f"model must be a ConceptBottleneck, got {type(model).__name__}")
-    _checks.integer("steps", steps, 1)
-    _checks.positive("lr", lr)
+    TrainOptions(steps, lr, seed=seed)
+    train, test = check_data("train", train, model.k), check_data("test", test, model.k)
     with torch.no_grad():
         b_train, b_test = model.bottleneck(train.x), model.bottleneck(test.x)
     errors = {}

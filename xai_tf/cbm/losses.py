@@ -14,19 +14,17 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.cbm._common import check_concepts
+from xai_tf.cbm._common import check_binary, check_concepts, check_targets
 from xai_tf.cbm.data import TASKS
 
 
 def concept_loss(out: Tensor, c: Tensor, binary: Tensor) -> Tensor:
     """L_c for concept outputs ``out [n, k]`` (logits where ``binary [k]``, values elsewhere) and
     true concepts ``c [n, k]``: ℓ_j summed over the k concepts, averaged over the n examples."""
-    _checks.tensor("binary", binary)
-    k = binary.numel()
-    check_concepts("out", out, k)
-    check_concepts("c", c, k)
-    if out.shape != c.shape:
-        raise ValueError(f"out {tuple(out.shape)} and c {tuple(c.shape)} must have the same shape")
+    k = check_binary(binary).numel()
+    out, c = check_concepts("out", out, k), check_concepts("c", c, k)
+    _checks.same_shape("the concept loss", "out", out, "c", c)
+    c = c.to(out.dtype)  # the dtype rule: the data follow the model's outputs
     per_entry = (
         binary * F.binary_cross_entropy_with_logits(out, c, reduction="none") + (~binary) * (out - c).square()
     )
@@ -34,16 +32,15 @@ def concept_loss(out: Tensor, c: Tensor, binary: Tensor) -> Tensor:
 
 
 def task_loss(out: Tensor, y: Tensor, task: str) -> Tensor:
-    """L_y for outputs ``out [n]`` and targets ``y [n]``."""
-    _checks.tensor("out", out)
-    _checks.tensor("y", y)
-    if out.shape != y.shape:
-        raise ValueError(f"out {tuple(out.shape)} and y {tuple(y.shape)} must have the same shape")
+    """L_y for outputs ``out [n]`` and targets ``y [n]`` (0 or 1 for a binary task), n ≥ 1."""
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    out, y = check_targets("out", out, "regression"), _checks.tensor("y", y)
+    _checks.same_shape("the task loss", "out", out, "y", y)
+    y = check_targets("y", y, task).to(out.dtype)
     if task == "regression":
         return (out - y).square().mean()
-    if task == "binary":
-        return F.binary_cross_entropy_with_logits(out, y)
-    raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    return F.binary_cross_entropy_with_logits(out, y)
 
 
 def joint_loss(

@@ -14,30 +14,29 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.cbm._common import check_concepts
+from xai_tf.cbm._common import check_binary, check_concepts, check_data, check_targets
 from xai_tf.cbm.data import TASKS, ConceptData
 from xai_tf.cbm.models import ConceptBottleneck
 
 
 def task_error(out: Tensor, y: Tensor, task: str) -> float:
-    """RMSE (regression) or error rate (binary task) of outputs ``out [n]`` against ``y [n]``."""
-    _checks.tensor("out", out)
-    _checks.tensor("y", y)
-    if out.shape != y.shape or out.dim() != 1 or out.numel() == 0:
-        raise ValueError(f"out {tuple(out.shape)} and y {tuple(y.shape)} must both be [n] with n ≥ 1")
+    """RMSE (regression) or error rate (binary task: y 0 or 1) of outputs ``out [n]`` against ``y [n]``."""
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    out, y = check_targets("out", out, "regression"), _checks.tensor("y", y)
+    _checks.same_shape("the task error", "out", out, "y", y)
+    y = check_targets("y", y, task)
     if task == "regression":
         return math.sqrt(float((out.double() - y.double()).square().mean()))
-    if task == "binary":
-        return float(((out > 0).float() != y).float().mean())
-    raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    return float(((out > 0).to(y.dtype) != y).float().mean())
 
 
 def concept_errors(out: Tensor, c: Tensor, binary: Tensor) -> dict[str, float]:
     """{"binary concept error": share wrong, "real concept RMSE": RMSE} of concept outputs ``out [n, k]``
     (NaN where the model has no concept of that kind)."""
-    _checks.tensor("binary", binary)
-    check_concepts("out", out, binary.numel())
-    check_concepts("c", c, binary.numel())
+    k = check_binary(binary).numel()
+    out, c = check_concepts("out", out, k), check_concepts("c", c, k)
+    _checks.same_shape("the concept errors", "out", out, "c", c)
     wrong = ((out[:, binary] > 0).float() != c[:, binary]).float()
     real = (out[:, ~binary].double() - c[:, ~binary].double()).square()
     return {
@@ -50,8 +49,7 @@ def evaluate(model: ConceptBottleneck, data: ConceptData) -> dict[str, float]:
     """{"task error": …, "binary concept error": …, "real concept RMSE": …} of ``model`` on ``data``."""
     if not isinstance(model, ConceptBottleneck):
         raise TypeError(f"model must be a ConceptBottleneck, got {type(model).__name__}")
-    if model.k != data.k:
-        raise ValueError(f"the model has k = {model.k} concepts but the data has {data.k}")
+    data = check_data("data", data, model.k)
     with torch.no_grad():
         out = model.concept_outputs(data.x)
         return {

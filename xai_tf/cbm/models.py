@@ -13,9 +13,11 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.cbm._common import check_concepts
+from xai_tf.cbm._common import check_concepts, module_input
 
 G_INPUTS = ("probability", "logit")
+#: bytes per float32 weight while training by Adam: the weight, its gradient and Adam's two moments
+TRAINING_BYTES = 16
 
 
 def mlp(
@@ -25,6 +27,8 @@ def mlp(
     on the CPU, then moved to ``device``: the same weights on every device)."""
     d_in, d_out = _checks.integer("d_in", d_in, 1), _checks.integer("d_out", d_out, 1)
     hidden = _checks.integer("hidden", hidden, 0)
+    weights = d_in * d_out if hidden == 0 else (d_in + d_out + 1) * hidden + d_out
+    _checks.fits(f"an MLP {d_in} → {hidden} → {d_out}", TRAINING_BYTES * weights, "choose a smaller hidden")
     with seeds.seeded(seed):
         if hidden == 0:
             return nn.Sequential(nn.Linear(d_in, d_out, device="cpu")).to(device)
@@ -36,6 +40,8 @@ def small_cnn(k: int, channels: int = 3, seed: int = 0, device: torch.device | s
     """A CNN for [n, channels, 16, 16] images → k outputs: two 3 × 3 convolutions (8, 16 channels),
     each with ReLU and 2 × 2 max pooling, then a linear map of the 16 × 4 × 4 features."""
     k, channels = _checks.integer("k", k, 1), _checks.integer("channels", channels, 1)
+    weights = 8 * 9 * channels + 16 * 8 * 9 + 16 * 4 * 4 * k
+    _checks.fits(f"a CNN for {channels} channels", TRAINING_BYTES * weights, "choose fewer channels")
     with seeds.seeded(seed):
         return nn.Sequential(
             nn.Conv2d(channels, 8, 3, padding=1, device="cpu"),
@@ -65,8 +71,9 @@ class ConceptBottleneck(nn.Module):
         return self.binary.numel()
 
     def concept_outputs(self, x: Tensor) -> Tensor:
-        """h(x) [n, k]: logits of binary concepts, values of real-valued ones."""
-        return self.h(x)
+        """h(x) [n, k]: logits of binary concepts, values of real-valued ones (``x`` checked against
+        h's first layer and converted to its dtype)."""
+        return self.h(module_input("h", self.h, x))
 
     def bottleneck(self, x: Tensor) -> Tensor:
         """b(x) [n, k], what g reads."""
@@ -80,7 +87,7 @@ class ConceptBottleneck(nn.Module):
 
     def predict_from(self, b: Tensor) -> Tensor:
         """g(b) [n]: the output for a bottleneck b [n, k] (predicted, intervened, or true concepts)."""
-        return self.g(check_concepts("b", b, self.k)).squeeze(-1)
+        return self.g(_checks.like("b", check_concepts("b", b, self.k), self.g)).squeeze(-1)
 
     def forward(self, x: Tensor) -> Tensor:
         return self.g(self.bottleneck(x)).squeeze(-1)

@@ -21,6 +21,7 @@ SIZE = 16
 NAMES = ("red", "green", "blue", "square", "circle", "triangle", "large", "left", "top")
 GROUPS = ((0, 1, 2), (3, 4, 5), (6,), (7,), (8,))
 GROUP_NAMES = ("colour", "shape", "size", "horizontal", "vertical")
+IMAGE_BYTES = 6 * 3 * SIZE * SIZE * 8  # the float64 image, its noise and the masks' grids, per image
 RADIUS = {False: 2.5, True: 4.5}  # half-width of a small / large shape, in pixels
 
 
@@ -49,6 +50,7 @@ def shapes(n: int, seed: int = 0, noise: float = 0.1) -> ConceptData:
     """``n`` images ``x [n, 3, 16, 16]`` in [0, 1] (pixel noise of standard deviation ``noise``),
     their nine concepts and the label of the module docstring."""
     n = _checks.integer("n", n, 1)
+    _checks.fits(f"shapes(n = {n})", n * IMAGE_BYTES, "choose a smaller n")
     seed = _checks.integer("seed", seed, 0)
     noise = _checks.at_least("noise", noise, 0)
     g = seeds.generator(seed)

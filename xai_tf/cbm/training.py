@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 
 import torch
 from torch import Tensor, nn
 
-from xai_tf import _checks, seeds
+from xai_tf import _checks
 from xai_tf._threads import one_thread
-from xai_tf.cbm._common import check_concepts
+from xai_tf.cbm._common import check_concepts, check_data, module_input
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.losses import concept_loss, joint_loss, task_loss
 from xai_tf.cbm.models import ConceptBottleneck, mlp, small_cnn
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import TrainOptions, fit, minibatches
 
 MODES = ("independent", "sequential", "joint", "standard")
 
@@ -33,12 +34,12 @@ def _check_mode(mode: object) -> str:
     """``mode`` must be one of MODES."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    return mode
+    return str(mode)
 
 
 def default_h(data: ConceptData, seed: int = 0) -> nn.Module:
     """A small CNN for images ([n, 3, 16, 16]), else an MLP d → 32 → k, on the data's device."""
-    _check_data(data)
+    data = check_data("data", data)
     if data.x.dim() == 4:
         return small_cnn(data.k, data.x.size(1), seed=seed, device=data.x.device)
     return mlp(data.x[0].numel(), data.k, 32, seed=seed, device=data.x.device)
@@ -46,29 +47,37 @@ def default_h(data: ConceptData, seed: int = 0) -> nn.Module:
 
 def default_g(data: ConceptData, seed: int = 0) -> nn.Module:
     """An MLP k → 16 → 1, on the data's device."""
-    _check_data(data)
+    data = check_data("data", data)
     return mlp(data.k, 1, 16, seed=seed + 1, device=data.x.device)
 
 
-def _check_data(data: object) -> None:
-    if not isinstance(data, ConceptData):
-        raise TypeError(f"data must be a ConceptData, got {type(data).__name__}")
+def _concepts_of(h: object, data: ConceptData) -> Tensor:
+    """x in h's dtype, after checking that h reads x and outputs the data's k concepts."""
+    x = module_input("h", h, data.x)
+    with torch.no_grad():
+        out = h(x[:1])  # type: ignore[operator]
+    if out.dim() != 2 or out.size(1) != data.k:
+        raise ValueError(
+            f"h must output k = {data.k} concepts, got {out.shape[-1]} (shape {tuple(out.shape)})"
+        )
+    return x
 
 
-def _batches(n: int, batch_size: int | None, seed: int) -> Callable[[int], Tensor | slice]:
-    """Step k's examples: all of them, or a seeded random minibatch."""
-    if batch_size is None or batch_size >= n:
-        return lambda k: slice(None)
-    gen = seeds.generator(seed)
-    return lambda k: torch.randint(n, (batch_size,), generator=gen, device="cpu")
+def _reads_k(g: object, k: int) -> nn.Module:
+    """g must read the k concepts (its first Linear layer takes k features)."""
+    if not isinstance(g, nn.Module):
+        raise TypeError(f"g must be a torch.nn.Module, got {type(g).__name__}")
+    first = next((m for m in g.modules() if isinstance(m, nn.Linear)), None)
+    if first is not None and first.in_features != k:
+        raise ValueError(f"g must read the k = {k} concepts: its first layer takes {first.in_features}")
+    return g
 
 
-def _fit(params: list[nn.Parameter], loss: Callable[[Tensor | slice], Tensor], n: int, opts: dict) -> None:
-    """``opts["steps"]`` Adam steps at rate ``opts["lr"]`` on minibatches of ``opts["batch_size"]``."""
-    opts = _options(**opts)
-    pick = _batches(n, opts["batch_size"], opts["seed"])
+def _fit(params: list[nn.Parameter], loss: Callable[[Tensor], Tensor], n: int, opts: TrainOptions) -> None:
+    """``opts.steps`` Adam steps at rate ``opts.lr`` on seeded minibatches of ``opts.batch_size``."""
+    pick = minibatches(n, opts.batch_size, opts.seed)
     with one_thread():
-        fit(params, lambda k: loss(pick(k)), opts["steps"], opts["lr"])
+        fit(params, lambda k: loss(pick(k)), opts.steps, opts.lr)
 
 
 def fit_concepts(
@@ -80,9 +89,10 @@ def fit_concepts(
     seed: int = 0,
 ) -> nn.Module:
     """ĥ = argmin_h L_c(h) on ``data`` (h is trained in place and returned; the options as ``train``'s)."""
-    opts = {"steps": steps, "lr": lr, "batch_size": batch_size, "seed": seed}
-    _check_data(data)
-    _fit(list(h.parameters()), lambda i: concept_loss(h(data.x[i]), data.c[i], data.binary), len(data), opts)
+    opts = TrainOptions(steps, lr, batch_size, seed)
+    data = check_data("data", data)
+    x = _concepts_of(h, data)
+    _fit(list(h.parameters()), lambda i: concept_loss(h(x[i]), data.c[i], data.binary), len(data), opts)
     return h
 
 
@@ -97,11 +107,11 @@ def fit_g(
 ) -> nn.Module:
     """ĝ = argmin_g (1/n) Σ_i ℓ(g(b_i), y_i) for fixed bottlenecks ``b [n, k]`` (true concepts or ĥ(x));
     g is trained in place and returned."""
-    opts = {"steps": steps, "lr": lr, "batch_size": batch_size, "seed": seed}
-    _check_data(data)
-    b = check_concepts("b", b, data.k).detach()
-    if len(b) != len(data):
-        raise ValueError(f"b has {len(b)} rows but data has {len(data)} examples: one bottleneck each")
+    opts = TrainOptions(steps, lr, batch_size, seed)
+    data = check_data("data", data)
+    b = check_concepts("b", b, data.k)
+    _checks.same_length("fit_g", "rows of b", b, "examples", data)
+    b = _checks.like("b", b, _reads_k(g, data.k)).detach()
     _fit(
         list(g.parameters()), lambda i: task_loss(g(b[i]).squeeze(-1), data.y[i], data.task), len(data), opts
     )
@@ -119,24 +129,17 @@ def fit_joint(
     seed: int = 0,
 ) -> None:
     """ĥ, ĝ = argmin L_y(g ∘ h) + λ L_c(h) (λ = 0: the standard model), in place."""
-    opts = {"steps": steps, "lr": lr, "batch_size": batch_size, "seed": seed}
-    _check_data(data)
+    opts = TrainOptions(steps, lr, batch_size, seed)
+    data = check_data("data", data)
     lam = _checks.at_least("lam", lam, 0)
+    x = _concepts_of(h, data)
+    _reads_k(g, data.k)
 
-    def loss(i: Tensor | slice) -> Tensor:
-        out = h(data.x[i])
+    def loss(i: Tensor) -> Tensor:
+        out = h(x[i])
         return joint_loss(g(out).squeeze(-1), data.y[i], out, data.c[i], data.binary, lam, data.task)
 
     _fit([*h.parameters(), *g.parameters()], loss, len(data), opts)
-
-
-def _options(steps: int, lr: float, batch_size: int | None, seed: int) -> dict:
-    return {
-        "steps": _checks.integer("steps", steps, 1),
-        "lr": _checks.positive("lr", lr),
-        "batch_size": None if batch_size is None else _checks.integer("batch_size", batch_size, 1),
-        "seed": _checks.integer("seed", seed, 0),
-    }
 
 
 def train(
@@ -156,10 +159,10 @@ def train(
     ``batch_size`` (None: the whole set)."""
     mode = _check_mode(mode)
     lam = _checks.at_least("lam", lam, 0)
-    _check_data(data)
-    opts = _options(steps, lr, batch_size, seed)
+    data = check_data("data", data)
+    opts = asdict(TrainOptions(steps, lr, batch_size, seed))
     h = default_h(data, seed) if h is None else copy.deepcopy(h)
-    g = default_g(data, seed) if g is None else copy.deepcopy(g)
+    g = _reads_k(default_g(data, seed) if g is None else copy.deepcopy(g), data.k)
     if mode in ("independent", "sequential"):
         fit_concepts(h, data, **opts)
         model = ConceptBottleneck(
@@ -180,6 +183,7 @@ def train_all(data: ConceptData, lams: Sequence[float], **kwargs: object) -> dic
     and sequential train the same ĥ (same initialisation, same batches)."""
     if isinstance(lams, str) or not isinstance(lams, Sequence) or not lams:
         raise ValueError(f"lams must be a non-empty sequence of λ ≥ 0 for the joint model, got {lams!r}")
+    lams = [_checks.at_least("lam", lam, 0) for lam in lams]
     models = {mode: train(mode, data, **kwargs) for mode in ("independent", "sequential", "standard")}
     for lam in lams:
         models[f"joint λ={lam:g}"] = train("joint", data, lam=lam, **kwargs)

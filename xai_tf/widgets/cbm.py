@@ -12,7 +12,9 @@ from collections.abc import Mapping
 import ipywidgets as widgets
 import torch
 
+from xai_tf.cbm._common import check_data
 from xai_tf.cbm.data import ConceptData
+from xai_tf.cbm.intervention import intervene
 from xai_tf.cbm.models import ConceptBottleneck
 from xai_tf.widgets._panel import Panel
 
@@ -29,12 +31,14 @@ def _predicted(model: ConceptBottleneck, data: ConceptData, i: int) -> list[floa
 def concept_panel(models: Mapping[str, ConceptBottleneck], data: ConceptData, example: int = 0) -> Panel:
     """The panel of the module docstring for ``models`` (name → a trained bottleneck model that is not
     standard) on the examples of ``data``."""
-    if not models or not all(isinstance(m, ConceptBottleneck) for m in models.values()):
+    if not isinstance(models, Mapping) or not models:
+        raise TypeError("models must map names to trained ConceptBottleneck models (at least one)")
+    if not all(isinstance(m, ConceptBottleneck) for m in models.values()):
         raise TypeError("models must map names to trained ConceptBottleneck models (at least one)")
     if any(m.mode == "standard" for m in models.values()):
         raise ValueError("a standard model has no concepts to move: leave it out of models")
-    if any(m.k != data.k for m in models.values()):
-        raise ValueError(f"every model must have k = {data.k} concepts, as the data does")
+    for m in models.values():
+        check_data("data", data, m.k)
     pick = widgets.IntText(value=example, description="example", continuous_update=False)
     which = widgets.Dropdown(options=list(models), description="model")
     lows, highs = data.c.min(0).values.tolist(), data.c.max(0).values.tolist()
@@ -65,18 +69,17 @@ def concept_panel(models: Mapping[str, ConceptBottleneck], data: ConceptData, ex
     def render() -> str:
         model, i = models[which.value], index()
         predicted = _predicted(model, data, i)
+        now = [slider.value for slider in sliders.values()]
+        moved = [
+            j
+            for j, (slider, p) in enumerate(zip(sliders.values(), predicted, strict=True))
+            if abs(slider.value - min(max(p, slider.min), slider.max)) > STEP / 2
+        ]
         with torch.no_grad():
-            b = model.bottleneck(data.x[i : i + 1]).clone()
+            b = model.bottleneck(data.x[i : i + 1])
             before = float(model.predict_from(b))
-            moved = []
-            for j, (slider, p) in enumerate(zip(sliders.values(), predicted, strict=True)):
-                if abs(slider.value - min(max(p, slider.min), slider.max)) > STEP / 2:
-                    moved.append(j)
-                    v = torch.tensor(slider.value)
-                    if data.binary[j] and model.g_input == "logit":
-                        v = torch.logit(v.clamp(1e-3, 1 - 1e-3))
-                    b[0, j] = v
-            after = float(model.predict_from(b))
+            values = torch.tensor([now], dtype=b.dtype, device=b.device)
+            after = float(model.predict_from(intervene(model, b, values, moved, None)))
         rows = "".join(
             f"<tr style='{'background:#ffe9a8' if j in moved else ''}'><td>{html.escape(name)}</td>"
             f"<td>{float(data.c[i, j]):.2f}</td><td>{predicted[j]:.2f}</td><td>{slider.value:.2f}</td></tr>"
