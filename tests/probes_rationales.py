@@ -1,35 +1,64 @@
 """Bad-input probes for lesson 11 (ERASER, conicity, the diversity and tying penalties, rationalizers),
-collected by ``test_bad_inputs.py``."""
+collected by ``test_bad_inputs.py``. Each class of issue 31 is covered for every public helper and panel
+of lesson 11: wrong shapes, empty data, NaN, wrong dtypes, paired inputs of different lengths, lists and
+strings where tensors are expected, out-of-range and float indices, odd seeds, huge sizes, and data
+encoded with another vocabulary than the model's (cue-task vocabulary: ids 0..37)."""
 
 from functools import cache
 
 import torch
-from probe_kit import TE, VE, lm, z
+from probe_kit import NAN, TE, VE, lm, z
 
 from xai_tf.faithfulness import conicity, eraser, regularised
-from xai_tf.rationales import hardkuma, penalty, reinforce
+from xai_tf.rationales import examples, hardkuma, penalty, reinforce
 from xai_tf.rationales import model as rat
+from xai_tf.rationales.sparsity import Lagrangian
 from xai_tf.tasks import cues, recurrent
+from xai_tf.tasks.words import Example, Vocabulary
 from xai_tf.widgets import rationales as rationale_panels
 
 EXEMPT = {}
+V = len(cues.VOCAB)  # 38
 
 
 @cache
 def classifier() -> recurrent.AttentionClassifier:
-    return recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB), d_e=32, d_h=16))
+    return recurrent.AttentionClassifier(recurrent.RecurrentConfig(V, d_e=32, d_h=16))
 
 
 @cache
 def rationalizer() -> rat.Rationalizer:
-    return rat.Rationalizer(len(cues.VOCAB), "reinforce", 0.1, 0.1)
+    return rat.Rationalizer(V, "reinforce", 0.1, 0.1)
+
+
+def data(n: int = 4) -> list[Example]:
+    return cues.cue_sentences(n, length=(4, 6))
+
+
+def foreign() -> list[Example]:
+    """A sentence of another vocabulary: id 999 does not exist in the cue task's 38 words."""
+    return [*data(2), Example([5, 999, 7], 1, [0, 0, 0])]
+
+
+def relabelled(label: object) -> list[Example]:
+    return [*data(2), Example([5, 6, 7], label, [0, 0, 0])]
 
 
 def probs(ids):
     return torch.tensor([0.4, 0.6])
 
 
+def train(*args, **kwargs):
+    """``train_rationalizer`` on four cue sentences, two steps (the probes only reach its checks)."""
+    kwargs = {"steps": 2, **kwargs}
+    args = args or (data(), V, "reinforce")
+    return rat.train_rationalizer(*args, **kwargs)
+
+
 ONE = torch.ones(3)
+NAN3 = torch.tensor([0.1, NAN, 0.3])
+ERASER = "xai_tf.faithfulness.eraser"
+RAT = "xai_tf.rationales.model"
 RAISES = [
     ("xai_tf.faithfulness.conicity.conicity", lambda: conicity.conicity(z(0, 3)), VE, "H must be vectors"),
     (
@@ -45,48 +74,6 @@ RAISES = [
         "texts must be a non-empty list",
     ),
     (
-        "xai_tf.faithfulness.eraser.top_k",
-        lambda: eraser.top_k([0.1, 0.2, 0.3], 4),
-        VE,
-        r"k must be an integer in 1..3, got 4",
-    ),
-    (
-        "xai_tf.faithfulness.eraser.comprehensiveness",
-        lambda: eraser.comprehensiveness(probs, [2, 3], [0, 1]),
-        VE,
-        "covers every word",
-    ),
-    (
-        "xai_tf.faithfulness.eraser.sufficiency",
-        lambda: eraser.sufficiency(probs, [2, 3], []),
-        VE,
-        "the rationale is empty",
-    ),
-    (
-        "xai_tf.faithfulness.eraser.aopc",
-        lambda: eraser.aopc(probs, [2, 3], torch.ones(2), "both"),
-        VE,
-        "which must be 'comprehensiveness' or 'sufficiency'",
-    ),
-    (
-        "xai_tf.faithfulness.eraser.classifier_probabilities",
-        lambda: eraser.classifier_probabilities(None),
-        TE,
-        "model must be an AttentionClassifier",
-    ),
-    (
-        "xai_tf.faithfulness.eraser.eraser_table",
-        lambda: eraser.eraser_table(probs, {}, cues.cue_sentences(2)),
-        VE,
-        "explainers is empty",
-    ),
-    (
-        "xai_tf.faithfulness.eraser.explainers",
-        lambda: eraser.explainers(classifier(), {"r": classifier()}),
-        TE,
-        r"rationalizers\['r'\] must be a Rationalizer",
-    ),
-    (
         "xai_tf.faithfulness.regularised.describe",
         lambda: regularised.describe(classifier(), [], cues.cue_sentences(2)),
         VE,
@@ -100,7 +87,7 @@ RAISES = [
     ),
     (
         "xai_tf.faithfulness.regularised.train_regularised",
-        lambda: regularised.train_regularised(cues.cue_sentences(4), len(cues.VOCAB), "tying", -0.1),
+        lambda: regularised.train_regularised(cues.cue_sentences(4), V, "tying", -0.1),
         VE,
         r"lam must be a finite number in \[0, inf\)",
     ),
@@ -110,6 +97,129 @@ RAISES = [
         VE,
         "data is empty",
     ),
+    # ---------------------------------------------------------------- ERASER
+    (
+        f"{ERASER}.top_k",
+        lambda: eraser.top_k([0.1, 0.2, 0.3], 4),
+        VE,
+        r"k must be an integer in 1\.\.3, got 4",
+    ),
+    (f"{ERASER}.top_k", lambda: eraser.top_k([0.1, 0.2, 0.3], 1.5), TE, r"k must be an integer in 1\.\.3"),
+    (f"{ERASER}.top_k", lambda: eraser.top_k(NAN3, 1), VE, "scores has NaN"),
+    (f"{ERASER}.top_k", lambda: eraser.top_k("abc", 1), TE, r"scores must be one number per word"),
+    (f"{ERASER}.top_k", lambda: eraser.top_k(torch.ones(2, 3), 1), VE, r"scores must be one score per word"),
+    (f"{ERASER}.top_k", lambda: eraser.top_k([], 1), VE, r"scores must be one score per word \[T\], T ≥ 1"),
+    (
+        f"{ERASER}.comprehensiveness",
+        lambda: eraser.comprehensiveness(probs, [2, 3], [0, 1]),
+        VE,
+        "covers every word",
+    ),
+    (
+        f"{ERASER}.comprehensiveness",
+        lambda: eraser.comprehensiveness(probs, [2, 3], [1.7]),
+        TE,
+        r"rationale\[0\] must be an integer in 0\.\.1, got 1\.7",
+    ),
+    (
+        f"{ERASER}.comprehensiveness",
+        lambda: eraser.comprehensiveness(probs, [2, 3], [5]),
+        VE,
+        r"rationale\[0\] must be an integer in 0\.\.1, got 5",
+    ),
+    (
+        f"{ERASER}.comprehensiveness",
+        lambda: eraser.comprehensiveness(probs, [], [0]),
+        VE,
+        "ids must be the word ids of one sentence, at least 1 word",
+    ),
+    (
+        f"{ERASER}.comprehensiveness",
+        lambda: eraser.comprehensiveness(None, [2, 3], [0]),
+        TE,
+        r"m must be a function from word ids to class probabilities",
+    ),
+    (
+        f"{ERASER}.comprehensiveness",
+        lambda: eraser.comprehensiveness(lambda ids: torch.tensor([NAN, 0.5]), [2, 3], [0]),
+        VE,
+        r"m must return class probabilities \[classes\] in \[0, 1\]",
+    ),
+    (
+        f"{ERASER}.comprehensiveness",
+        lambda: eraser.comprehensiveness(lambda ids: torch.ones(1, 2) / 2, [2, 3], [0]),
+        VE,
+        r"m must return class probabilities \[classes\]",
+    ),
+    (f"{ERASER}.sufficiency", lambda: eraser.sufficiency(probs, [2, 3], []), VE, "the rationale is empty"),
+    (
+        f"{ERASER}.sufficiency",
+        lambda: eraser.sufficiency(probs, "ab", [0]),
+        TE,
+        r"ids must be a list of integer word ids, got str",
+    ),
+    (
+        f"{ERASER}.sufficiency",
+        lambda: eraser.sufficiency(probs, [1.5, 2], [0]),
+        TE,
+        r"ids must hold integer word ids",
+    ),
+    (
+        f"{ERASER}.sufficiency",
+        lambda: eraser.sufficiency(probs, [2, 3], "0"),
+        TE,
+        r"rationale must be a list of integer positions in 0\.\.1, got str",
+    ),
+    (
+        f"{ERASER}.aopc",
+        lambda: eraser.aopc(probs, [2, 3], torch.ones(2), "both"),
+        VE,
+        "which must be 'comprehensiveness' or 'sufficiency'",
+    ),
+    (
+        f"{ERASER}.aopc",
+        lambda: eraser.aopc(probs, [2], torch.ones(1), "comprehensiveness"),
+        VE,
+        r"ids has 1 word: comprehensiveness needs at least 2",
+    ),
+    (
+        f"{ERASER}.aopc",
+        lambda: eraser.aopc(probs, [2, 3, 4], torch.ones(2), "sufficiency"),
+        VE,
+        r"scores must give one score per word: 2 scores for 3 words",
+    ),
+    (f"{ERASER}.aopc", lambda: eraser.aopc(probs, [2, 3, 4], NAN3, "sufficiency"), VE, "scores has NaN"),
+    (
+        f"{ERASER}.classifier_probabilities",
+        lambda: eraser.classifier_probabilities(None),
+        TE,
+        "model must be an AttentionClassifier",
+    ),
+    (
+        f"{ERASER}.eraser_table",
+        lambda: eraser.eraser_table(probs, {}, data()),
+        VE,
+        "explainers is empty",
+    ),
+    (
+        f"{ERASER}.eraser_table",
+        lambda: eraser.eraser_table(probs, {"x": lambda ids: torch.ones(len(ids))}, "text"),
+        TE,
+        "data must be a list of Examples",
+    ),
+    (
+        f"{ERASER}.eraser_table",
+        lambda: eraser.eraser_table(probs, {"x": lambda ids: torch.full((len(ids),), NAN)}, data()),
+        VE,
+        "scores has NaN",
+    ),
+    (
+        f"{ERASER}.explainers",
+        lambda: eraser.explainers(classifier(), {"r": classifier()}),
+        TE,
+        r"rationalizers\['r'\] must be a Rationalizer",
+    ),
+    # ---------------------------------------------------------------- Ω, HardKuma, REINFORCE, λ
     (
         "xai_tf.rationales.penalty.check_lambdas",
         lambda: penalty.check_lambdas(0.1, -1.0),
@@ -123,10 +233,48 @@ RAISES = [
         r"lam1 must be a finite number in \[0, inf\)",
     ),
     (
+        "xai_tf.rationales.penalty.omega",
+        lambda: penalty.omega([0.0, 1.0], 0.1, 0.1),
+        TE,
+        "z must be a torch.Tensor, got list",
+    ),
+    (
+        "xai_tf.rationales.penalty.omega",
+        lambda: penalty.omega(torch.tensor([0, 1, 1]), 0.1, 0.1),
+        TE,
+        r"z must be a floating-point tensor",
+    ),
+    ("xai_tf.rationales.penalty.omega", lambda: penalty.omega(NAN3, 0.1, 0.1), VE, "z has NaN"),
+    (
+        "xai_tf.rationales.penalty.omega",
+        lambda: penalty.omega(ONE, 0.1, 0.1, torch.ones(2)),
+        VE,
+        r"z is \(3,\) but mask is \(2,\)",
+    ),
+    (
+        "xai_tf.rationales.penalty.omega",
+        lambda: penalty.omega(ONE, "0.1", 0.1),
+        TE,
+        r"lam1 must be a number in \[0, inf\)",
+    ),
+    (
         "xai_tf.rationales.hardkuma.kuma_cdf",
         lambda: hardkuma.kuma_cdf(ONE, -ONE, ONE),
         VE,
         "a must be finite and > 0",
+    ),
+    (
+        "xai_tf.rationales.hardkuma.kuma_cdf",
+        lambda: hardkuma.kuma_cdf([0.5], ONE, ONE),
+        TE,
+        "k must be a torch.Tensor",
+    ),
+    ("xai_tf.rationales.hardkuma.kuma_cdf", lambda: hardkuma.kuma_cdf(NAN3, ONE, ONE), VE, "k has NaN"),
+    (
+        "xai_tf.rationales.hardkuma.kuma_cdf",
+        lambda: hardkuma.kuma_cdf(ONE, torch.ones(2), ONE),
+        VE,
+        r"a is \(2,\) but b is \(3,\)",
     ),
     (
         "xai_tf.rationales.hardkuma.sample",
@@ -135,14 +283,32 @@ RAISES = [
         "b must be finite and > 0",
     ),
     (
+        "xai_tf.rationales.hardkuma.sample",
+        lambda: hardkuma.sample(torch.ones(3, dtype=torch.long), ONE),
+        TE,
+        "a must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.rationales.hardkuma.sample",
+        lambda: hardkuma.sample(ONE, ONE, generator="0"),
+        TE,
+        "generator must be a torch.Generator or None",
+    ),
+    (
         "xai_tf.rationales.hardkuma.prob_zero",
         lambda: hardkuma.prob_zero([1.0], ONE),
         TE,
         "a must be a torch.Tensor",
     ),
     (
+        "xai_tf.rationales.hardkuma.prob_zero",
+        lambda: hardkuma.prob_zero(torch.ones(2), ONE),
+        VE,
+        r"a is \(2,\) but b is \(3,\)",
+    ),
+    (
         "xai_tf.rationales.hardkuma.prob_one",
-        lambda: hardkuma.prob_one(ONE, ONE * float("nan")),
+        lambda: hardkuma.prob_one(ONE, ONE * NAN),
         VE,
         "b must be finite and > 0",
     ),
@@ -153,47 +319,275 @@ RAISES = [
         "phi must be a torch.Tensor",
     ),
     (
+        "xai_tf.rationales.reinforce.log_prob",
+        lambda: reinforce.log_prob(ONE, torch.ones(2)),
+        VE,
+        r"phi is \(3,\) but z is \(2,\)",
+    ),
+    ("xai_tf.rationales.reinforce.log_prob", lambda: reinforce.log_prob(NAN3, ONE), VE, "phi has NaN"),
+    (
+        "xai_tf.rationales.reinforce.log_prob",
+        lambda: reinforce.log_prob(torch.ones(3, dtype=torch.long), ONE),
+        TE,
+        "phi must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.rationales.reinforce.log_prob",
+        lambda: reinforce.log_prob(ONE, [1.0, 0.0, 1.0]),
+        TE,
+        "z must be a torch.Tensor",
+    ),
+    (
         "xai_tf.rationales.reinforce.estimate",
-        lambda: reinforce.estimate(ONE, sum, ONE, float("nan")),
+        lambda: reinforce.estimate(ONE, sum, ONE, NAN),
         VE,
         "baseline must be a finite number",
+    ),
+    (
+        "xai_tf.rationales.reinforce.estimate",
+        lambda: reinforce.estimate(ONE, 3.0, ONE),
+        TE,
+        r"f must be a function of a selection z \[T\]",
+    ),
+    (
+        "xai_tf.rationales.reinforce.estimate",
+        lambda: reinforce.estimate(ONE, lambda z: z, ONE),
+        VE,
+        r"f must return one number for a selection z \[T\], got shape \(3,\)",
     ),
     (
         "xai_tf.rationales.reinforce.selections",
         lambda: reinforce.selections(0),
         VE,
-        r"T must be an integer in 1..16, got 0",
+        r"T must be an integer in 1\.\.16, got 0",
     ),
     (
         "xai_tf.rationales.reinforce.expected_estimate",
         lambda: reinforce.expected_estimate(torch.zeros(20), sum),
         VE,
-        r"T must be an integer in 1..16, got 20",
+        r"phi must have 1\.\.16 entries \(2\^T selections are enumerated\), got 20",
     ),
     (
-        "xai_tf.rationales.model.train_rationalizer",
-        lambda: rat.train_rationalizer(cues.cue_sentences(4), len(cues.VOCAB), "gumbel"),
+        "xai_tf.rationales.reinforce.expected_estimate",
+        lambda: reinforce.expected_estimate(torch.zeros(0), sum),
         VE,
-        "estimator must be one of",
+        r"phi must have 1\.\.16 entries",
     ),
     (
-        "xai_tf.rationales.model.train_rationalizer",
-        lambda: rat.train_rationalizer(cues.cue_sentences(4), len(cues.VOCAB), "reinforce", selection=0.2),
+        "xai_tf.rationales.reinforce.expected_estimate",
+        lambda: reinforce.expected_estimate(torch.zeros(2, 3), sum),
+        VE,
+        r"phi must have 1 dimensions",
+    ),
+    (
+        "xai_tf.rationales.reinforce.expected_estimate",
+        lambda: reinforce.expected_estimate([0.1, 0.2], sum),
+        TE,
+        "phi must be a torch.Tensor",
+    ),
+    (
+        "xai_tf.rationales.sparsity.Lagrangian",
+        lambda: Lagrangian(1.0),
+        VE,
+        r"selection must be a finite number in \(0, 1\)",
+    ),
+    (
+        "xai_tf.rationales.sparsity.Lagrangian",
+        lambda: Lagrangian(0.2).term(torch.tensor(NAN)),
+        VE,
+        r"share must be a finite number in \[0, 1\]",
+    ),
+    (
+        "xai_tf.rationales.sparsity.Lagrangian",
+        lambda: Lagrangian(0.2).term(0.3),
+        TE,
+        "share must be a torch.Tensor",
+    ),
+    (
+        "xai_tf.rationales.sparsity.Lagrangian",
+        lambda: Lagrangian(0.2).term(torch.ones(3) / 2),
+        VE,
+        r"share must be one number \(a 0-d tensor\), got shape \(3,\)",
+    ),
+    # ---------------------------------------------------------------- the rationalizer
+    (
+        f"{RAT}.Rationalizer",
+        lambda: rat.Rationalizer(0, "hardkuma", 0.1, 0.1),
+        VE,
+        r"vocab_size must be an integer ≥ 2",
+    ),
+    (
+        f"{RAT}.Rationalizer",
+        lambda: rat.Rationalizer(V, "hardkuma", 0.1, 0.1, d=0),
+        VE,
+        r"d must be an integer in 1\.\.1024",
+    ),
+    (
+        f"{RAT}.Rationalizer",
+        lambda: rat.Rationalizer(10**9, "hardkuma", 0.1, 0.1),
+        VE,
+        r"a rationalizer of 1000000000 words needs .* GiB",
+    ),
+    (f"{RAT}.train_rationalizer", lambda: train(data(), V, "gumbel"), VE, "estimator must be one of"),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(data(), V, "reinforce", selection=0.2),
         VE,
         "selection \\(a target share\\) needs estimator 'hardkuma'",
     ),
-    ("xai_tf.rationales.model.evaluate", lambda: rat.evaluate(rationalizer(), []), VE, "data is empty"),
+    (f"{RAT}.train_rationalizer", lambda: train([], V, "reinforce"), VE, "data is empty"),
     (
-        "xai_tf.rationales.model.rationale",
+        f"{RAT}.train_rationalizer",
+        lambda: train("good film", V, "reinforce"),
+        TE,
+        "data must be a list of Examples",
+    ),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(steps=-1),
+        VE,
+        r"steps must be an integer in 1\.\.100000, got -1",
+    ),
+    (f"{RAT}.train_rationalizer", lambda: train(steps=10**9), VE, r"steps must be an integer in 1\.\.100000"),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(batch_size=0),
+        VE,
+        r"batch_size must be an integer in 1\.\.1000000",
+    ),
+    (f"{RAT}.train_rationalizer", lambda: train(lr=1e8), VE, r"lr must be a finite number in \(0, 1\]"),
+    (f"{RAT}.train_rationalizer", lambda: train(seed=1.5), TE, r"seed must be an integer ≥ 0, got 1\.5"),
+    (f"{RAT}.train_rationalizer", lambda: train(seed=-1), VE, r"seed must be an integer ≥ 0, got -1"),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(foreign(), V, "hardkuma"),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37 \(the model's vocabulary\), got 999",
+    ),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(relabelled(2), V, "reinforce"),
+        VE,
+        r"data's labels must be an integer in 0\.\.1, got 2",
+    ),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(relabelled("pos"), V, "reinforce"),
+        TE,
+        r"data's labels must be an integer in 0\.\.1, got 'pos'",
+    ),
+    (f"{RAT}.evaluate", lambda: rat.evaluate(rationalizer(), []), VE, "data is empty"),
+    (f"{RAT}.evaluate", lambda: rat.evaluate(None, data()), TE, "model must be a Rationalizer, got NoneType"),
+    (
+        f"{RAT}.evaluate",
+        lambda: rat.evaluate(rationalizer(), foreign()),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37",
+    ),
+    (f"{RAT}.evaluate", lambda: rat.evaluate(rationalizer(), "text"), TE, "data must be a list of Examples"),
+    (
+        f"{RAT}.rationale",
         lambda: rat.rationale(rationalizer(), []),
         VE,
         "ids must be the word ids of one sentence",
     ),
     (
-        "xai_tf.rationales.model.gradient_variance",
-        lambda: rat.gradient_variance(rationalizer(), cues.cue_sentences(4), samples=1),
+        f"{RAT}.rationale",
+        lambda: rat.rationale(rationalizer(), [1.5, 2]),
+        TE,
+        r"ids must hold integer token ids in 0\.\.37",
+    ),
+    (
+        f"{RAT}.rationale",
+        lambda: rat.rationale(rationalizer(), [999]),
         VE,
-        r"samples must be an integer ≥ 2, got 1",
+        r"ids must be token ids in 0\.\.37",
+    ),
+    (
+        f"{RAT}.rationale",
+        lambda: rat.rationale(rationalizer(), [-1, 2]),
+        VE,
+        r"ids must be token ids in 0\.\.37",
+    ),
+    (f"{RAT}.rationale", lambda: rat.rationale(None, [1, 2]), TE, "model must be a Rationalizer"),
+    (
+        f"{RAT}.gradient_variance",
+        lambda: rat.gradient_variance(rationalizer(), data(), samples=1),
+        VE,
+        r"samples must be an integer in 2\.\.10000, got 1",
+    ),
+    (
+        f"{RAT}.gradient_variance",
+        lambda: rat.gradient_variance(rationalizer(), data(), samples=10**9),
+        VE,
+        r"samples must be an integer in 2\.\.10000",
+    ),
+    (
+        f"{RAT}.gradient_variance",
+        lambda: rat.gradient_variance(rationalizer(), data(), seed=-1),
+        VE,
+        r"seed must be an integer ≥ 0",
+    ),
+    (
+        f"{RAT}.gradient_variance",
+        lambda: rat.gradient_variance(rationalizer(), foreign()),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37",
+    ),
+    (
+        f"{RAT}.gradient_variance",
+        lambda: rat.gradient_variance(None, data()),
+        TE,
+        "model must be a Rationalizer",
+    ),
+    (
+        "xai_tf.rationales.examples.check_examples",
+        lambda: examples.check_examples("data", [Example([], 0, [])], V),
+        VE,
+        r"data\[0\] has no word",
+    ),
+    (
+        "xai_tf.rationales.examples.same_vocabulary",
+        lambda: examples.same_vocabulary(["a", "b"], V),
+        TE,
+        "vocab must be a Vocabulary, got list",
+    ),
+    # ---------------------------------------------------------------- the panels' arguments
+    (
+        "xai_tf.widgets.rationales.eraser_panel",
+        lambda: rationale_panels.eraser_panel(classifier(), {}, Vocabulary(["a", "b"]), data()),
+        VE,
+        r"vocab has 4 words but the model's vocabulary has 38",
+    ),
+    (
+        "xai_tf.widgets.rationales.eraser_panel",
+        lambda: rationale_panels.eraser_panel(classifier(), {"r": classifier()}, cues.VOCAB, data()),
+        TE,
+        r"rationalizers\['r'\] must be a Rationalizer",
+    ),
+    (
+        "xai_tf.widgets.rationales.eraser_panel",
+        lambda: rationale_panels.eraser_panel(None, {}, cues.VOCAB, data()),
+        TE,
+        "model must be an AttentionClassifier",
+    ),
+    (
+        "xai_tf.widgets.rationales.eraser_panel",
+        lambda: rationale_panels.eraser_panel(classifier(), {}, cues.VOCAB, foreign()),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37",
+    ),
+    (
+        "xai_tf.widgets.rationales.rationale_panel",
+        lambda: rationale_panels.rationale_panel(foreign(), data(), cues.VOCAB),
+        VE,
+        r"train's word ids must be token ids in 0\.\.37",
+    ),
+    (
+        "xai_tf.widgets.rationales.rationale_panel",
+        lambda: rationale_panels.rationale_panel(data(), "text", cues.VOCAB),
+        TE,
+        "test must be a list of Examples",
     ),
 ]
 

@@ -18,6 +18,7 @@ deleted, not masked, as in ERASER. Plausibility: P@k against the planted cues (l
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,51 +41,102 @@ Probabilities = Callable[[list[int]], Tensor]
 Explainer = Callable[[list[int]], Tensor]
 
 
-def top_k(scores: Tensor | Sequence[float], k: int) -> list[int]:
-    """The positions of the k highest scores (ties broken by position), in sentence order."""
-    scores = torch.as_tensor(scores, dtype=torch.float64, device="cpu")
+def _scores(scores: Tensor | Sequence[float]) -> Tensor:
+    """One explanation's scores ``[T]`` (T ≥ 1) as float64. NaN is refused: a word without a number
+    cannot be ranked (torch would rank it first); ±inf rank last and first."""
+    if isinstance(scores, str) or not isinstance(scores, Tensor | list | tuple):
+        raise TypeError(
+            f"scores must be one number per word (a tensor or a list), got {type(scores).__name__}"
+        )
+    try:
+        scores = torch.as_tensor(scores, dtype=torch.float64, device="cpu")
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"scores must be one number per word (a tensor or a list): {err}") from None
     if scores.dim() != 1 or len(scores) == 0:
         raise ValueError(f"scores must be one score per word [T], T ≥ 1, got shape {tuple(scores.shape)}")
+    if torch.isnan(scores).any():
+        raise ValueError("scores has NaN: an explanation must give every word a number to rank")
+    return scores
+
+
+def top_k(scores: Tensor | Sequence[float], k: int) -> list[int]:
+    """The positions of the k highest scores (ties broken by position), in sentence order."""
+    scores = _scores(scores)
     k = _checks.integer("k", k, 1, len(scores))
     return sorted(int(t) for t in scores.argsort(descending=True, stable=True)[:k])
 
 
-def _split(ids: Sequence[int], rationale: Sequence[int]) -> tuple[list[int], list[int]]:
-    ids = [int(i) for i in ids]
-    chosen = {_checks.integer("rationale", t, 0, len(ids) - 1) for t in rationale}
+def _sentence(ids: object) -> list[int]:
+    """One sentence's word ids: a list, tuple or integer tensor of at least one id."""
+    if not isinstance(ids, list | tuple | Tensor):
+        raise TypeError(f"ids must be a list of integer word ids, got {type(ids).__name__}")
+    words = ids.tolist() if isinstance(ids, Tensor) else list(ids)
+    if not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in words):
+        raise TypeError(f"ids must hold integer word ids, got {words[:8]!r}")
+    if not words:
+        raise ValueError("ids must be the word ids of one sentence, at least 1 word")
+    return [int(i) for i in words]
+
+
+def _predict(m: Probabilities, ids: list[int]) -> Tensor:
+    """m(ids), checked: class probabilities ``[classes]``, finite, in [0, 1]."""
+    p = m(ids)
+    if (
+        not isinstance(p, Tensor)
+        or p.dim() != 1
+        or not torch.isfinite(p).all()
+        or (p < 0).any()
+        or (p > 1).any()
+    ):
+        shown = tuple(p.shape) if isinstance(p, Tensor) else type(p).__name__
+        raise ValueError(f"m must return class probabilities [classes] in [0, 1], got {shown}: {p!r:.80}")
+    return p
+
+
+def _split(m: object, ids: object, rationale: object) -> tuple[list[int], list[int], list[int]]:
+    """The sentence, the words of r (in order) and the rest; ``m`` must be callable."""
+    if not callable(m):
+        raise TypeError(
+            f"m must be a function from word ids to class probabilities [classes], got {type(m).__name__}"
+        )
+    ids = _sentence(ids)
+    chosen = set(_checks.indices("rationale", rationale, len(ids)))
     if not chosen:
         raise ValueError("the rationale is empty: it selects no word, so there is nothing to keep or remove")
     kept = [i for t, i in enumerate(ids) if t in chosen]
     rest = [i for t, i in enumerate(ids) if t not in chosen]
-    return kept, rest
+    return ids, kept, rest
 
 
 def comprehensiveness(m: Probabilities, ids: Sequence[int], rationale: Sequence[int]) -> float:
     """m(x)_j − m(x \\ r)_j; r covering every word is refused (no sentence is left)."""
-    _, rest = _split(ids, rationale)
+    ids, _, rest = _split(m, ids, rationale)
     if not rest:
         raise ValueError("the rationale covers every word: removing it leaves an empty sentence")
-    p = m(list(ids))
+    p = _predict(m, ids)
     j = int(p.argmax())
-    return float(p[j] - m(rest)[j])
+    return float(p[j] - _predict(m, rest)[j])
 
 
 def sufficiency(m: Probabilities, ids: Sequence[int], rationale: Sequence[int]) -> float:
     """m(x)_j − m(r)_j, the words of r kept in their order."""
-    kept, _ = _split(ids, rationale)
-    p = m(list(ids))
+    ids, kept, _ = _split(m, ids, rationale)
+    p = _predict(m, ids)
     j = int(p.argmax())
-    return float(p[j] - m(kept)[j])
+    return float(p[j] - _predict(m, kept)[j])
 
 
 def aopc(m: Probabilities, ids: Sequence[int], scores: Tensor, which: str) -> float:
     """AOPC of ``which`` ("comprehensiveness" or "sufficiency") over ERASER's bins; for
-    comprehensiveness k is capped at T − 1 so that a word is left."""
+    comprehensiveness k is capped at T − 1 so that a word is left (a one-word sentence is refused)."""
     if which not in ("comprehensiveness", "sufficiency"):
         raise ValueError(f"which must be 'comprehensiveness' or 'sufficiency', got {which!r}")
+    ids, scores = _sentence(ids), _scores(scores)
     T = len(ids)
     if len(scores) != T:
         raise ValueError(f"scores must give one score per word: {len(scores)} scores for {T} words")
+    if which == "comprehensiveness" and T < 2:
+        raise ValueError("ids has 1 word: comprehensiveness needs at least 2 (one must remain after removal)")
     score = comprehensiveness if which == "comprehensiveness" else sufficiency
     ks = [min(max(1, round(b * T)), T - 1 if which == "comprehensiveness" else T) for b in BINS]
     return float(np.mean([score(m, ids, top_k(scores, k)) for k in ks]))
@@ -119,6 +171,8 @@ def eraser_table(
     over ``data`` (sentences of ≥ 2 words), ranked by comprehensiveness − sufficiency."""
     if not explainers:
         raise ValueError("explainers is empty: give at least one {name: scores function}")
+    if not isinstance(data, list | tuple) or not all(isinstance(e, Example) for e in data):
+        raise TypeError(f"data must be a list of Examples, got {type(data).__name__}")
     data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")

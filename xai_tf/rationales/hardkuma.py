@@ -22,21 +22,29 @@ LOW, HIGH = -0.1, 1.1
 
 
 def _check(a: Tensor, b: Tensor) -> None:
+    """a and b: floating tensors of one shape (their dtype is followed), entries finite and > 0."""
     for name, x in (("a", a), ("b", b)):
         _checks.tensor(name, x)
+        if not x.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor (Kumaraswamy shapes), got {x.dtype}")
         if not (torch.isfinite(x).all() and (x > 0).all()):
             raise ValueError(f"{name} must be finite and > 0 (Kumaraswamy shapes)")
+    _checks.same_shape("HardKuma", "a", a, "b", b)
 
 
 def kuma_cdf(k: Tensor, a: Tensor, b: Tensor) -> Tensor:
-    """F_K(k) = 1 − (1 − k^a)^b for k in [0, 1]."""
+    """F_K(k) = 1 − (1 − k^a)^b for k in [0, 1] (k outside is clamped: F is 0 below, 1 above)."""
     _check(a, b)
+    k = _checks.real_tensor("k", k)
     return 1 - (1 - k.clamp(0, 1) ** a) ** b
 
 
 def sample(a: Tensor, b: Tensor, generator: torch.Generator | None = None) -> Tensor:
-    """One HardKuma sample per entry of a, b (same shape), differentiable in a and b."""
+    """One HardKuma sample per entry of a, b (same shape), differentiable in a and b; ``generator``
+    (a CPU ``torch.Generator``) draws the uniforms, torch's global one when None."""
     _check(a, b)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     u = torch.rand(a.shape, generator=generator, dtype=a.dtype, device="cpu").to(a.device)
     u = u.clamp(1e-6, 1 - 1e-6)
     k = (1 - (1 - u) ** (1 / b)) ** (1 / a)

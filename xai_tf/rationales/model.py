@@ -28,13 +28,16 @@ from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.attention.maps import sparsemax
 from xai_tf.rationales import hardkuma, reinforce
+from xai_tf.rationales.examples import check_examples
 from xai_tf.rationales.penalty import check_lambdas, omega
 from xai_tf.rationales.sparsity import Lagrangian
 from xai_tf.tasks.recurrent import Batch, batch
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import TrainOptions, fit, minibatches
 from xai_tf.tasks.words import Example
 
 ESTIMATORS = ("reinforce", "hardkuma", "sparsemax")
+MAX_D = 1024  # the width of a lesson's toy generator: 16 in the lesson, 1024 already slow on a CPU
+MAX_SAMPLES = 10_000  # draws of z for gradient_variance: one backward pass each
 
 
 class Rationalizer(nn.Module):
@@ -51,6 +54,12 @@ class Rationalizer(nn.Module):
         selection: float | None = None,
     ):
         super().__init__()
+        vocab_size, d = _checks.integer("vocab_size", vocab_size, 2), _checks.integer("d", d, 1, MAX_D)
+        _checks.fits(
+            f"a rationalizer of {vocab_size} words",
+            4 * 2 * vocab_size * d * 4,  # two float32 embedding tables, with gradients and Adam's moments
+            "give vocab_size = len(vocab), the vocabulary of the data",
+        )
         if estimator not in ESTIMATORS:
             raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
         if selection is not None and estimator != "hardkuma":
@@ -145,16 +154,30 @@ def train_rationalizer(
     seed: int = 0,
     selection: float | None = None,
 ) -> Rationalizer:
-    """Train generator and predictor together by ``fit`` (Adam) on seeded minibatches, one thread.
-    ``selection`` = ξ ∈ (0, 1) (HardKuma only): aim at that share of selected words by controlled
-    sparsity (``sparsity``; λ₁ is then unused)."""
+    """Train generator and predictor together by ``fit`` (Adam) on seeded minibatches
+    (``tasks.train.minibatches``), one thread. ``data``: labelled sentences (labels 0 and 1) of the
+    model's vocabulary (ids < ``vocab_size``). ``selection`` = ξ ∈ (0, 1) (HardKuma only): aim at that
+    share of selected words by controlled sparsity (``sparsity``; λ₁ is then unused)."""
+    options = TrainOptions(steps, lr, batch_size, seed)
+    data = check_examples("data", data, vocab_size)
     with seeds.seeded(seed):
         model = Rationalizer(vocab_size, estimator, lam1, lam2, selection=selection)
-    order = torch.randint(len(data), (steps, min(batch_size, len(data))), generator=seeds.generator(seed))
-    noise = seeds.generator(seed + 1)
+    draw, noise = minibatches(len(data), options.batch_size, seed), seeds.generator(seed + 1)
     with one_thread():
-        fit(model.parameters(), lambda k: _objective(model, batch(data, order[k]), noise), steps, lr)
+        fit(model.parameters(), lambda k: _objective(model, batch(data, draw(k).tolist()), noise), steps, lr)
     return model.eval()
+
+
+def _words(model: object) -> int:
+    """The size of ``model``'s vocabulary; ``model`` must be a ``Rationalizer``."""
+    if not isinstance(model, Rationalizer):
+        raise TypeError(f"model must be a Rationalizer, got {type(model).__name__}")
+    return model.gen_embed.num_embeddings
+
+
+def _checked(model: object, data: object) -> list[Example]:
+    """``model`` a ``Rationalizer`` and ``data`` labelled sentences of its vocabulary."""
+    return check_examples("data", data, _words(model))
 
 
 @dataclass
@@ -173,7 +196,7 @@ class RationaleScores:
 @torch.no_grad()
 def evaluate(model: Rationalizer, data: Sequence[Example]) -> RationaleScores:
     """``RationaleScores`` of the test-time rationales on ``data``."""
-    b = batch(data)
+    b = batch(_checked(model, data))
     mask = _mask(b)
     z = model.select(b.ids, mask)
     hits = float((z * b.cues).sum())
@@ -187,10 +210,9 @@ def evaluate(model: Rationalizer, data: Sequence[Example]) -> RationaleScores:
 
 
 def rationale(model: Rationalizer, ids: Sequence[int]) -> list[int]:
-    """The positions the generator selects in one sentence."""
-    if isinstance(ids, str) or len(ids) == 0:
-        raise ValueError("ids must be the word ids of one sentence, at least 1 word")
-    b = batch([Example(list(ids), 0, [0] * len(ids))])
+    """The positions the generator selects in one sentence (word ids of the model's vocabulary)."""
+    words = _sentence(ids, _words(model))
+    b = batch([Example(words, 0, [0] * len(words))])
     with torch.no_grad():
         return [int(t) for t in model.select(b.ids, _mask(b))[0].nonzero()[:, 0]]
 
@@ -200,12 +222,27 @@ def gradient_variance(
 ) -> float:
     """Σ_p Var[ĝ_p] over the generator's parameters p: the spread of the gradient estimate of one
     minibatch (``data``) across ``samples`` draws of z (REINFORCE with b = its running baseline,
-    or HardKuma)."""
-    _checks.integer("samples", samples, 2)
+    or HardKuma); Var is the unbiased sample variance (divided by samples − 1). Sparsemax draws
+    nothing, so its variance is 0."""
+    samples = _checks.integer("samples", samples, 2, MAX_SAMPLES)
+    b, noise, grads = batch(_checked(model, data)), seeds.generator(seed), []
     params = [*model.gen_embed.parameters(), *model.conv.parameters(), *model.gen_out.parameters()]
-    b, noise, grads = batch(data), seeds.generator(seed), []
     with one_thread():
         for _ in range(samples):
             flat = torch.autograd.grad(_objective(model, b, noise, update=False), params)
             grads.append(torch.cat([g.flatten() for g in flat]))
     return float(torch.stack(grads).var(0).sum())
+
+
+def _sentence(ids: object, vocab_size: int) -> list[int]:
+    """One sentence's word ids (a list, tuple or 1-d integer tensor, at least one word)."""
+    if not isinstance(ids, list | tuple | torch.Tensor):
+        raise TypeError(
+            f"ids must be the word ids of one sentence (a list of ints), got {type(ids).__name__}"
+        )
+    words = _checks.token_ids("ids", ids, vocab_size)
+    if words.dim() != 1 or words.numel() == 0:
+        raise ValueError(
+            f"ids must be the word ids of one sentence, at least 1 word, got shape {tuple(words.shape)}"
+        )
+    return words.tolist()

@@ -20,12 +20,15 @@ def check_lambdas(lam1: float, lam2: float) -> tuple[float, float]:
 
 
 def omega(z: Tensor, lam1: float, lam2: float, mask: Tensor | None = None) -> Tensor:
-    """Ω(z) ``[...]`` for selections z ``[..., T]``; ``mask [..., T]`` (1 = a word) ignores padding
-    (a transition into padding is not counted)."""
-    _checks.tensor("z", z)
+    """Ω(z) ``[...]`` for selections z ``[..., T]`` (a floating tensor; half precision is computed in
+    float32); ``mask [..., T]`` (1 = a word) ignores padding (a transition into padding is not counted)."""
+    z = _checks.real_tensor("z", z)
     lam1, lam2 = check_lambdas(lam1, lam2)
     if z.dim() < 1 or z.size(-1) == 0:
         raise ValueError(f"z must be a selection [..., T] with T ≥ 1, got shape {tuple(z.shape)}")
+    z = z.to(_checks.compute_dtype(z))
+    if mask is not None:
+        _checks.same_shape("Ω", "z", z, "mask", _checks.tensor("mask", mask))
     w = z.new_ones(z.shape) if mask is None else mask.to(z.dtype)
     jumps = (z[..., 1:] - z[..., :-1]).abs() * w[..., 1:] * w[..., :-1]
     return lam1 * (z.abs() * w).sum(-1) + lam2 * jumps.sum(-1)

@@ -18,31 +18,46 @@ from torch import Tensor
 
 from xai_tf import _checks
 
+MAX_T = 16  # 2^16 = 65 536 selections, one backward pass each: more is a typo, not a toy
+
 
 def log_prob(phi: Tensor, z: Tensor) -> Tensor:
-    """log P(z) = Σ_i z_i log σ(φ_i) + (1 − z_i) log(1 − σ(φ_i)) over the last axis."""
-    _checks.tensor("phi", phi)
+    """log P(z) = Σ_i z_i log σ(φ_i) + (1 − z_i) log(1 − σ(φ_i)) over the last axis, for logits φ and
+    selections z of one shape (z converted to φ's floating dtype)."""
+    phi = _checks.real_tensor("phi", phi)
+    _checks.same_shape("log P(z)", "phi", phi, "z", _checks.tensor("z", z))
     return -torch.nn.functional.binary_cross_entropy_with_logits(phi, z.to(phi.dtype), reduction="none").sum(
         -1
     )
 
 
 def estimate(phi: Tensor, f: Callable[[Tensor], Tensor], z: Tensor, baseline: float = 0.0) -> Tensor:
-    """One sample's REINFORCE estimate (f(z) − b) ∇_φ log P(z), shape of φ."""
+    """One sample's REINFORCE estimate (f(z) − b) ∇_φ log P(z), shape of φ; f(z) must be one number."""
     _checks.finite("baseline", baseline)
-    phi = phi.detach().requires_grad_(True)
+    if not callable(f):
+        raise TypeError(
+            f"f must be a function of a selection z [T] returning one number, got {type(f).__name__}"
+        )
+    phi = _checks.real_tensor("phi", phi).detach().requires_grad_(True)
     (grad,) = torch.autograd.grad(log_prob(phi, z), phi)
-    return (f(z).detach() - baseline) * grad
+    value = torch.as_tensor(f(z)).detach()
+    if value.numel() != 1:
+        raise ValueError(f"f must return one number for a selection z [T], got shape {tuple(value.shape)}")
+    return (value.reshape(()) - baseline) * grad
 
 
 def selections(T: int) -> Tensor:
     """All 2^T selections z ∈ {0, 1}^T ``[2^T, T]``."""
-    _checks.integer("T", T, 1, 16)
+    _checks.integer("T", T, 1, MAX_T)
     return torch.tensor(list(itertools.product((0.0, 1.0), repeat=T)), device="cpu")
 
 
 def expected_estimate(phi: Tensor, f: Callable[[Tensor], Tensor], baseline: float = 0.0) -> Tensor:
-    """E_{P(z)}[estimate] by enumerating every z (small T only): equals ∇_φ E[f] if unbiased."""
+    """E_{P(z)}[estimate] by enumerating every z: equals ∇_φ E[f] if unbiased. φ ``[T]``, T in
+    1..16 (2^T selections are enumerated)."""
+    phi = _checks.real_tensor("phi", phi, dims=1)
+    if not 1 <= len(phi) <= MAX_T:
+        raise ValueError(f"phi must have 1..{MAX_T} entries (2^T selections are enumerated), got {len(phi)}")
     zs = selections(phi.size(-1)).to(phi.device, phi.dtype)
     weights = log_prob(phi.detach().expand_as(zs), zs).exp()
     return sum(w * estimate(phi, f, z, baseline) for w, z in zip(weights, zs, strict=True))

@@ -25,6 +25,7 @@ from torch import Tensor
 from xai_tf import _checks
 
 LAMBDA_MIN, LAMBDA_MAX = 1e-6, 5.0
+SPAN = math.log(LAMBDA_MAX / LAMBDA_MIN)  # the largest step of log λ that can still matter
 
 
 @dataclass
@@ -48,11 +49,18 @@ class Lagrangian:
 
     def term(self, share: Tensor, update: bool = True) -> Tensor:
         """λ · (C + sg(c̄ − C)) for the minibatch's expected ``share`` of selected words (a scalar
-        tensor); with ``update`` (training) c̄ and λ move first, as in Bastings et al.'s code."""
-        c = share - self.selection
+        tensor in [0, 1]); with ``update`` (training) c̄ and λ move first, as in Bastings et al.'s code.
+        A step η c̄ beyond log(λ_max / λ_min) lands on the clamp from any λ, so it is cut there (a large η
+        reaches the clamp, never overflows)."""
+        share = _checks.tensor("share", share)
+        if share.numel() != 1:
+            raise ValueError(f"share must be one number (a 0-d tensor), got shape {tuple(share.shape)}")
+        _checks.real("share", float(share.detach()), 0.0, 1.0)
+        c = share.reshape(()) - self.selection
         if not update:
             return self.lam * c
         self.moving = self.alpha * self.moving + (1 - self.alpha) * float(c.detach())
-        self.lam = min(max(self.lam * math.exp(self.lr * self.moving), LAMBDA_MIN), LAMBDA_MAX)
+        step = min(self.lr * self.moving, SPAN)
+        self.lam = min(max(self.lam * math.exp(step), LAMBDA_MIN), LAMBDA_MAX)
         self.history.append((float(c.detach()), self.lam))
         return self.lam * (c + (self.moving - c.detach()))

@@ -14,6 +14,7 @@ from xai_tf._threads import one_thread
 from xai_tf.faithfulness import eraser
 from xai_tf.faithfulness.importance import METHODS, importances
 from xai_tf.rationales import model as rat
+from xai_tf.rationales.examples import check_examples, same_vocabulary
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example, Vocabulary
 from xai_tf.widgets._panel import Panel
@@ -35,9 +36,12 @@ def eraser_panel(
 ) -> Panel:
     """Pick a sentence, an explanation and k: the top-k words ([bracketed]), their comprehensiveness and
     sufficiency. A rationalizer's selection is its own (k unused), scored on the classifier."""
-    if not data:
-        raise ValueError("data must not be empty")
     m = eraser.classifier_probabilities(model)
+    for name, r in rationalizers.items():
+        if not isinstance(r, rat.Rationalizer):
+            raise TypeError(f"rationalizers[{name!r}] must be a Rationalizer, got {type(r).__name__}")
+    same_vocabulary(vocab, model.config.vocab_size)
+    data = check_examples("data", data, model.config.vocab_size, classes=None)
     instance = widgets.IntSlider(value=0, min=0, max=len(data) - 1, description="sentence #")
     method = widgets.Dropdown(options=[*METHODS, *rationalizers], description="explanation")
     k = widgets.IntSlider(value=2, min=1, max=10, description="k")
@@ -70,8 +74,9 @@ def rationale_panel(
     """Move λ₁ (compactness) and λ₂ (contiguity): a rationalizer is trained (300 steps, cached per
     setting) and its precision, recall and sparsity on ``test`` shown with a few rationales (planted
     cues shaded, selected words [bracketed])."""
-    if not train or not test:
-        raise ValueError("train and test must not be empty")
+    if not isinstance(vocab, Vocabulary):
+        raise TypeError(f"vocab must be a Vocabulary, got {type(vocab).__name__}")
+    train, test = check_examples("train", train, len(vocab)), check_examples("test", test, len(vocab))
     lam1 = widgets.FloatSlider(value=0.02, min=0.0, max=0.1, step=0.01, description="λ₁ (compact)")
     lam2 = widgets.FloatSlider(value=0.01, min=0.0, max=0.1, step=0.01, description="λ₂ (contiguous)")
 
