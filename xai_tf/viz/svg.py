@@ -6,12 +6,15 @@ the browser draws it at once, where a matplotlib figure costs 100-400 ms to rend
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 import math
 from collections.abc import Sequence
 
 import numpy as np
 import seaborn as sns
+from PIL import Image
 
 from xai_tf import _checks
 
@@ -19,9 +22,19 @@ _RAMP = sns.color_palette("rocket_r", as_cmap=True)
 _HEX2 = np.array([f"{i:02x}" for i in range(256)])
 
 
+#: Above this many rows or columns a heatmap's cells are one raster image, a pixel per cell scaled up
+#: without smoothing, instead of one ``<rect>`` each (T² of them: 9216 at T = 96).
+RASTER_ABOVE = 50
+
+
+def _rgb(values: float | np.ndarray) -> np.ndarray:
+    """The ramp's colour of each value (clipped to [0, 1]) as 0..255 integers ``[..., 3]``."""
+    return (np.asarray(_RAMP(np.clip(values, 0.0, 1.0)))[..., :3] * 255).astype(np.uint8)
+
+
 def _hex(values: float | np.ndarray) -> np.ndarray:
     """The ramp's colour of each value (clipped to [0, 1]) as "#rrggbb" strings, in one numpy pass."""
-    rgb = (np.asarray(_RAMP(np.clip(values, 0.0, 1.0)))[..., :3] * 255).astype(int)
+    rgb = _rgb(values)
     return np.char.add(
         "#", np.char.add(np.char.add(_HEX2[rgb[..., 0]], _HEX2[rgb[..., 1]]), _HEX2[rgb[..., 2]])
     )
@@ -101,10 +114,45 @@ def _short(label: str, n: int = 18) -> str:
     return label if len(label) <= n else label[: n - 1] + "…"
 
 
+def _cells_vector(
+    A: np.ndarray, left: int, top: int, cell: int, rows: list[str], cols: list[str]
+) -> list[str]:
+    """One ``<rect>`` per cell, its value on hover (and printed while a cell is 30 px or more)."""
+    parts, fills = [], _hex(A)
+    for i, row in enumerate(A.tolist()):
+        for j, v in enumerate(row):
+            x, y = left + j * cell, top + i * cell
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fills[i, j]}" stroke="#fff">'
+                f"<title>{rows[i]} → {cols[j]}: {v:.3f}</title></rect>"
+            )
+            if cell >= 30:
+                parts.append(
+                    _text(
+                        x + cell / 2, y + cell * 0.62, f"{v:.2f}", size=11, fill="#fff" if v > 0.5 else "#222"
+                    )
+                )
+    return parts
+
+
+def _cells_raster(A: np.ndarray, left: int, top: int, cell: int) -> list[str]:
+    """The cells as one PNG (a pixel per cell, the same colours as ``_cells_vector``), drawn
+    ``cell`` px a pixel without smoothing."""
+    png = io.BytesIO()
+    Image.fromarray(_rgb(A), "RGB").save(png, format="PNG")
+    uri = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
+    width, height = cell * A.shape[1], cell * A.shape[0]
+    return [
+        f'<image x="{left}" y="{top}" width="{width}" height="{height}" preserveAspectRatio="none" '
+        f'style="image-rendering:pixelated" href="{uri}"/>'
+    ]
+
+
 def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title: str = "") -> str:
     """An attention matrix as an SVG string: row i = query, column j = key, darker = more weight.
     Cells shrink so that the grid stays about 720 px wide (numbers are printed while a cell is
-    30 px or more; hover a cell for its value); column labels are written at a slant."""
+    30 px or more; hover a cell for its value); column labels are written at a slant. Above
+    ``RASTER_ABOVE`` rows or columns the cells are one image of the same colours (no hover values)."""
     A = np.asarray(A, dtype=float)
     cols = rows if cols is None else cols
     _checks.matrix_labels(A, rows, cols)
@@ -113,22 +161,14 @@ def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title
     font = min(12, int(cell * 0.75))
     left = 12 + 7 * max((len(r) for r in rows), default=1)
     top, bottom = 30, 14 + 6 * max((len(c) for c in cols), default=1)
-    parts, fills = [], _hex(A)
-    row_names, col_names = [html.escape(r) for r in rows], [html.escape(c) for c in cols]
-    for i, row in enumerate(A.tolist()):
-        parts.append(_text(left - 6, top + i * cell + cell * 0.62, rows[i], size=font, anchor="end"))
-        for j, v in enumerate(row):
-            x, y = left + j * cell, top + i * cell
-            parts.append(
-                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fills[i, j]}" stroke="#fff">'
-                f"<title>{row_names[i]} → {col_names[j]}: {v:.3f}</title></rect>"
-            )
-            if cell >= 30:
-                parts.append(
-                    _text(
-                        x + cell / 2, y + cell * 0.62, f"{v:.2f}", size=11, fill="#fff" if v > 0.5 else "#222"
-                    )
-                )
+    if max(A.shape) > RASTER_ABOVE:
+        parts = _cells_raster(A, left, top, cell)
+    else:
+        parts = _cells_vector(
+            A, left, top, cell, [html.escape(r) for r in rows], [html.escape(c) for c in cols]
+        )
+    for i, row in enumerate(rows):
+        parts.append(_text(left - 6, top + i * cell + cell * 0.62, row, size=font, anchor="end"))
     y_labels = top + len(A) * cell + 10
     for j, col in enumerate(cols):
         x = left + j * cell + cell / 2
