@@ -62,7 +62,7 @@ def _k(k: object, T: int) -> int:
 def _loss_fn(loss: object) -> LossFn:
     if not callable(loss):
         raise TypeError(f"loss must be a function of the mask m [..., T] → [...], got {type(loss).__name__}")
-    return loss  # type: ignore[return-value]
+    return loss
 
 
 def hard_topk(theta: Tensor, k: int) -> Tensor:

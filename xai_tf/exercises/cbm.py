@@ -84,15 +84,17 @@ def check_intervene(fn: Callable[..., Tensor]) -> int:
         for j in which:
             want[:, j] = torch.where(c[:, j] > 0.5, high[j], low[j]) if binary[j] else c[:, j]
         if isinstance(got, Tensor) and got.shape == b.shape and which:
-            j = [i for i in which if binary[i]]
+            on_off = [i for i in which if binary[i]]
             real = [i for i in which if not binary[i]]
             if torch.equal(got, b):
                 raise Mismatch(f"b came back unchanged: the concepts in which = {which} must be replaced")
-            if j and torch.equal(got[:, j], c[:, j]):
+            if on_off and torch.equal(got[:, on_off], c[:, on_off]):
                 raise Mismatch(
                     "a binary concept got 0/1, but g reads logits: use the 5th/95th percentile (low/high)"
                 )
-            if j and torch.equal(got[:, j], torch.where(c[:, j] > 0.5, low[j], high[j])):
+            if on_off and torch.equal(
+                got[:, on_off], torch.where(c[:, on_off] > 0.5, low[on_off], high[on_off])
+            ):
                 raise Mismatch("low and high are swapped: c_j = 1 gets high[j] (95th), c_j = 0 gets low[j]")
             if real and torch.equal(got[:, real], b[:, real]):
                 raise Mismatch("a real-valued concept in `which` kept b_j: it becomes the true value c_j")

@@ -10,7 +10,7 @@ from torch import Tensor
 from xai_tf.exercises._check import Mismatch, checker, expect_close
 
 
-def _case(seed: int, n: int = 6, d: int = 4, F: int = 8) -> tuple[Tensor, ...]:
+def _case(seed: int, n: int = 6, d: int = 4, F: int = 8) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     g = torch.Generator().manual_seed(seed)
     h = torch.randn(n, d, generator=g, dtype=torch.float64)
     W_enc = torch.randn(F, d, generator=g, dtype=torch.float64)

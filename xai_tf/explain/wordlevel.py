@@ -187,10 +187,10 @@ def attention_flow(attentions: Tensor, residual: float = 0.5, normalize: bool = 
     scale = 2.0 ** np.floor(np.log2(INT32_MAX / bound)) if bound > 0 else 1.0
     rows, cols, caps = [], [], []
     for layer in range(L):  # edge (layer, t) → (layer + 1, s) with capacity Â_{layer+1}[s, t]
-        s, t = np.nonzero(A_hat[layer] > 0)
-        rows.append(layer * T + t)
-        cols.append((layer + 1) * T + s)
-        caps.append(np.rint(A_hat[layer][s, t] * scale).astype(np.int32))
+        ss, ts = np.nonzero(A_hat[layer] > 0)  # every edge's s and t
+        rows.append(layer * T + ts)
+        cols.append((layer + 1) * T + ss)
+        caps.append(np.rint(A_hat[layer][ss, ts] * scale).astype(np.int32))
     n = (L + 1) * T
     graph = csr_matrix((np.concatenate(caps), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
     flow = np.zeros((T, T))

@@ -33,7 +33,7 @@ over the whole text, at a cost per step that grows with T instead of T².
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import torch
 import torch.nn.functional as F
@@ -143,7 +143,8 @@ class GPT2(nn.Module):
         self.wte = nn.Embedding(config.vocab_size, config.n_embd)
         self.wpe = nn.Embedding(config.n_ctx, config.n_embd)
         self.drop = nn.Dropout(config.dropout)
-        self.h = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        # a ModuleList of Blocks; torch's ModuleList is not generic, so mypy is told what it holds
+        self.h = cast("Sequence[Block]", nn.ModuleList(Block(config) for _ in range(config.n_layer)))
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         if not config.tie_word_embeddings:
             self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
