@@ -76,7 +76,7 @@ def svg_bars(
         length = 380
         size = (label_room + length + 60, top + n * (bar + gap))
         for i, (v, lab) in enumerate(zip(values, labels, strict=True)):
-            y = top + i * (bar + gap)
+            y: float = top + i * (bar + gap)
             parts.append(
                 f'<rect x="{label_room}" y="{y}" width="{length * v / vmax:.1f}" height="{bar}" '
                 f'fill="#3b6ea8"/>'
