@@ -581,7 +581,12 @@ RAISES = [
         TE,
         "data must be a ConceptData",
     ),
-    ("xai_tf.widgets.cbm.concept_panel", lambda: cbm_w.concept_panel({"s": M()}, img()), VE, "but data has 9"),
+    (
+        "xai_tf.widgets.cbm.concept_panel",
+        lambda: cbm_w.concept_panel({"s": M()}, img()),
+        VE,
+        "but data has 9",
+    ),
 ]
 
 #: Inputs with a documented answer rather than an error: (name, call, what the answer must satisfy).

@@ -25,7 +25,7 @@ from xai_tf.crate import _common, rate
 def _inputs(x: Tensor, U: Tensor, sigma: float) -> tuple[Tensor, Tensor, float]:
     x = _common.tokens("x", x)
     U = _common.bases(U, x.size(-2), orthonormal=True)
-    _common.same_dtype(x, U)
+    _common.same_dtype(x, U, ("x", "U"))
     return x, U, _checks.positive("sigma", sigma)
 
 
@@ -57,6 +57,7 @@ def monte_carlo_mean(
         raise ValueError(f"x must be one [d, T] matrix of tokens, got {tuple(x.shape)}")
     n = _checks.integer("n", n, 2)
     K, d, r = U.shape
+    _checks.fits(f"monte_carlo_mean(n = {n})", 8 * n * (2 * d * r + 2 * d + r + 3), "choose a smaller n")
     g = seeds.generator(seed)  # draws on the CPU: the same on every device
     k = torch.randint(K, (n,), generator=g, device="cpu").to(x.device)
     a = torch.randn(n, r, 1, generator=g, dtype=x.dtype, device="cpu").to(x.device)

@@ -20,6 +20,8 @@ from torch import Tensor
 from xai_tf import _checks, seeds
 from xai_tf.crate import _common
 
+MAX_STEPS = 10_000
+
 
 def _dictionary(D: object, d: int, orthogonal: bool = False) -> Tensor:
     D = _common.tokens("D", D)
@@ -41,24 +43,41 @@ def prox_nonneg_l1(V: Tensor, t: float) -> Tensor:
     return torch.relu(V - t)
 
 
-def ista_step(Z: Tensor, D: Tensor, eta: float = 0.1, lam: float = 0.1, X: Tensor | None = None) -> Tensor:
-    """X⁺ = ReLU(X + η Dᵀ(Z − D X) − ηλ 1) for ``Z [..., d, T]``; X = Z when not given (CRATE)."""
+def _inputs(Z: object, D: object, eta: object, lam: object) -> tuple[Tensor, Tensor, float, float]:
     Z = _common.tokens("Z", Z)
     D = _dictionary(D, Z.size(-2))
-    _common.same_dtype(Z, D)
-    eta, lam = _checks.positive("eta", eta), _checks.at_least("lam", lam, 0.0)
+    _common.same_dtype(Z, D, ("Z", "D"))
+    return Z, D, _checks.positive("eta", eta), _checks.at_least("lam", lam, 0.0)
+
+
+def _step(Z: Tensor, D: Tensor, eta: float, lam: float, X: Tensor) -> Tensor:
+    return torch.relu(X + eta * D.mT @ (Z - D @ X) - eta * lam)
+
+
+def ista_step(Z: Tensor, D: Tensor, eta: float = 0.1, lam: float = 0.1, X: Tensor | None = None) -> Tensor:
+    """X⁺ = ReLU(X + η Dᵀ(Z − D X) − ηλ 1) for ``Z [..., d, T]``; X = Z when not given (CRATE)."""
+    Z, D, eta, lam = _inputs(Z, D, eta, lam)
     X = Z if X is None else _common.tokens("X", X)
     if X.shape != Z.shape:
         raise ValueError(f"X must have the shape of Z {tuple(Z.shape)}, got {tuple(X.shape)}")
-    return prox_nonneg_l1(X + eta * D.mT @ (Z - D @ X), eta * lam)
+    return _step(Z, D, eta, lam, X)
 
 
 def ista(Z: Tensor, D: Tensor, eta: float = 0.1, lam: float = 0.1, steps: int = 1) -> Tensor:
-    """``steps`` ISTA steps from X = Z (converges to the sparse code when η ≤ 1/‖D‖₂²)."""
-    steps = _checks.integer("steps", steps, 1)
-    X = ista_step(Z, D, eta, lam)
-    for _ in range(steps - 1):
-        X = ista_step(Z, D, eta, lam, X)
+    """``steps`` ISTA steps from X = Z (1 ≤ steps ≤ 10 000: the lesson's codes settle within a few
+    hundred). ISTA is guaranteed to converge for η < 2/‖D‖₂² only; several steps with a larger η are
+    refused, naming eta and the bound, instead of returning codes that grow without limit (or NaN)."""
+    Z, D, eta, lam = _inputs(Z, D, eta, lam)
+    steps = _checks.integer("steps", steps, 1, MAX_STEPS)
+    limit = 2 / torch.linalg.matrix_norm(D.double(), ord=2).item() ** 2
+    if steps > 1 and eta >= limit:
+        raise ValueError(
+            f"eta = {eta:g} is too large: ISTA is guaranteed to converge for η < 2/‖D‖₂² = {limit:.3g} "
+            "only; choose a smaller eta"
+        )
+    X = Z
+    for _ in range(steps):
+        X = _step(Z, D, eta, lam, X)
     return X
 
 
@@ -66,7 +85,7 @@ def prox_orthogonal(Y: Tensor, D: Tensor, gamma: float, lam: float) -> Tensor:
     """The lemma's closed form D ReLU(DᵀY − γλ 1) for an orthogonal D (checked)."""
     Y = _common.tokens("Y", Y)
     D = _dictionary(D, Y.size(-2), orthogonal=True)
-    _common.same_dtype(Y, D)
+    _common.same_dtype(Y, D, ("Y", "D"))
     gamma, lam = _checks.positive("gamma", gamma), _checks.at_least("lam", lam, 0.0)
     return D @ prox_nonneg_l1(D.mT @ Y, gamma * lam)
 
@@ -88,6 +107,7 @@ def toy_signal(
 ) -> tuple[Tensor, Tensor, Tensor]:
     """A dictionary D (unit columns), a non-negative sparse code x* and z = D x* + noise: ``(z, D, x*)``."""
     d = _checks.integer("d", d, 2)
+    _checks.fits(f"toy_signal(d = {d})", 3 * d * d * 8, "choose a smaller d")
     nonzeros = _checks.integer("nonzeros", nonzeros, 1, d)
     g = seeds.generator(seed)
     D = torch.randn(d, d, generator=g, dtype=torch.float64)

@@ -28,8 +28,13 @@ def random_bases(
     (needs K·r ≤ d)."""
     d, K = _checks.integer("d", d, 1), _checks.integer("K", K, 1)
     r = _checks.integer("r", r, 1, d)
+    if dtype not in (torch.float32, torch.float64):
+        raise TypeError(
+            f"dtype must be a floating dtype, torch.float32 or torch.float64 (QR needs one), got {dtype!r}"
+        )
     if orthogonal and K * r > d:
         raise ValueError(f"K·r = {K * r} mutually orthogonal directions do not fit in d = {d}: need K·r ≤ d")
+    _checks.fits(f"random_bases(d = {d}, K·r = {K * r})", 3 * d * K * r * 8, "choose a smaller d, K or r")
     g = seeds.generator(seed)
     if orthogonal:
         Q, _ = torch.linalg.qr(torch.randn(d, K * r, generator=g, dtype=dtype, device="cpu"))
@@ -48,9 +53,16 @@ def sample_tokens(
     T = _checks.integer("T", T, 1)
     sigma = _checks.at_least("sigma", sigma, 0.0)
     K, d, r = U.shape
+    _checks.fits(f"sample_tokens(T = {T})", 8 * T * (3 * d + r + 2), "choose a smaller T")
     g = seeds.generator(seed)
     p = torch.full((K,), 1 / K, dtype=torch.float64, device="cpu") if weights is None else weights
-    if not isinstance(p, Tensor) or p.shape != (K,) or (p < 0).any() or abs(float(p.sum()) - 1) > 1e-6:
+    if (
+        not isinstance(p, Tensor)
+        or p.shape != (K,)
+        or not torch.isfinite(p).all()
+        or (p < 0).any()
+        or abs(float(p.sum()) - 1) > 1e-6
+    ):
         raise ValueError(f"weights must be a tensor of K = {K} probabilities summing to 1, got {p!r}")
     k = torch.multinomial(p.detach().cpu().double(), T, replacement=True, generator=g)
     a = torch.randn(T, r, 1, generator=g, dtype=U.dtype, device="cpu").to(U.device)

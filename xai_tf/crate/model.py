@@ -20,6 +20,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf.attention import attention
 from xai_tf.crate import ista, mssa
 
 KINDS = ("crate", "standard")
@@ -53,8 +54,7 @@ class Block(nn.Module):
             heads = mssa.satt(Y, self.proj[0], scale=1 / math.sqrt(self.r))
         else:
             q, k, v = (P.mT @ Y.unsqueeze(1) for P in self.proj)  # [B, K, r, T] each
-            weights = torch.softmax(q.mT @ k / math.sqrt(self.r), dim=-1)  # [B, K, T(query), T(key)]
-            heads = v @ weights.mT
+            heads = attention(q.mT, k.mT, v.mT)[0].mT  # tokens as rows there: softmax(q kᵀ/√r) v
         return heads.reshape(B, self.K * self.r, T)
 
     def trace(self, Z: Tensor) -> dict[str, Tensor]:
@@ -90,17 +90,22 @@ class Classifier(nn.Module):
             _checks.integer("n_layers", n_layers, 1),
             _checks.integer("n_classes", n_classes, 2),
         )
-        self.kind, self.d = kind, d
+        self.kind, self.d, self.n_classes = kind, d, n_classes
         self.blocks = nn.ModuleList(Block(kind, d, K, r) for _ in range(n_layers))
         self.ln_f, self.head = nn.LayerNorm(d), nn.Linear(d, n_classes)
 
-    def trace(self, Y: Tensor) -> list[dict[str, Tensor]]:
-        """Every block's intermediate activations (``Block.trace``), first block first."""
+    def tokens(self, Y: object) -> Tensor:
+        """``Y [B, d, T]`` checked (finite, floating) and converted once to the model's dtype and device."""
+        Y = _checks.tensor("Y", Y)
         if Y.dim() != 3 or Y.size(1) != self.d:
             raise ValueError(
                 f"Y must be [B, d, T] with d = {self.d} (tokens are columns), got {tuple(Y.shape)}"
             )
-        steps, Z = [], Y
+        return _checks.like("Y", Y, self)
+
+    def trace(self, Y: Tensor) -> list[dict[str, Tensor]]:
+        """Every block's intermediate activations (``Block.trace``), first block first."""
+        steps, Z = [], self.tokens(Y)
         for block in self.blocks:
             steps.append(block.trace(Z))
             Z = steps[-1]["out"]

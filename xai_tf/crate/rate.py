@@ -29,8 +29,10 @@ def alpha(d: int, T: int, eps: float) -> float:
 
 
 def coding_rate(Y: Tensor, eps: float = 0.5) -> Tensor:
-    """R(Y) = ½ logdet(I + α YᵀY) with α = d/(Tε²), for ``Y [..., d, T]``; returns ``[...]``."""
+    """R(Y) = ½ logdet(I + α YᵀY) with α = d/(Tε²), for ``Y [..., d, T]``; returns ``[...]`` in Y's
+    dtype (half precision computed and returned in float32: ``_checks.compute_dtype``)."""
     Y, eps = _common.tokens("Y", Y), _common.epsilon(eps)
+    Y = Y.to(_checks.compute_dtype(Y))
     d, T = Y.shape[-2:]
     a = alpha(d, T, eps)
     gram = Y @ Y.mT if d < T else Y.mT @ Y
@@ -39,12 +41,15 @@ def coding_rate(Y: Tensor, eps: float = 0.5) -> Tensor:
 
 
 def coding_rate_grad(Y: Tensor, eps: float = 0.5) -> Tensor:
-    """∇R(Y) = α Y (I + α YᵀY)⁻¹, same shape as ``Y [..., d, T]``."""
+    """∇R(Y) = α Y (I_T + α YᵀY)⁻¹ = α (I_d + α YYᵀ)⁻¹ Y (push-through identity: the smaller of the two
+    systems is solved), same shape as ``Y [..., d, T]`` (half precision computed in float32)."""
     Y, eps = _common.tokens("Y", Y), _common.epsilon(eps)
+    Y = Y.to(_checks.compute_dtype(Y))
     d, T = Y.shape[-2:]
     a = alpha(d, T, eps)
-    M = _eye(Y.mT @ Y) + a * (Y.mT @ Y)
-    return a * Y @ M.inverse()
+    if d < T:
+        return a * torch.linalg.solve(_eye(Y @ Y.mT) + a * (Y @ Y.mT), Y)
+    return a * torch.linalg.solve(_eye(Y.mT @ Y) + a * (Y.mT @ Y), Y.mT).mT
 
 
 def project(Y: Tensor, U: Tensor) -> Tensor:

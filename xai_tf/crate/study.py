@@ -32,18 +32,20 @@ from xai_tf._threads import one_thread
 from xai_tf.crate import _common, mixture, rate
 from xai_tf.crate.ista import sparsity
 from xai_tf.crate.model import KINDS, Classifier
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
 
 #: The task and the models of the lesson: small enough to train both in seconds on one CPU thread.
 SETUP = {"d": 24, "K": 4, "r": 4, "T": 12, "p": 0.5, "sigma": 0.2, "n_layers": 4}
+MAX_SEQUENCES = 100_000
 
 
 def subspace_task(
     U: Tensor, n: int, T: int = 12, p: float = 0.5, sigma: float = 0.2, seed: int = 0
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """``n`` sequences: tokens ``Y [n, d, T]`` (float32), classes ``[n]``, components ``[n, T]``."""
+    """``n`` sequences (1 ≤ n ≤ 100 000: one seeded draw per sequence, about 40 s for the most): tokens
+    ``Y [n, d, T]`` (float32, the models' dtype, whatever U's), classes ``[n]``, components ``[n, T]``."""
     U = _common.bases(U, orthonormal=True)
-    n, T = _checks.integer("n", n, 1), _checks.integer("T", T, 1)
+    n, T = _checks.integer("n", n, 1, MAX_SEQUENCES), _checks.integer("T", T, 1)
     p = _checks.real("p", p, 0.0, 1.0)
     K = U.size(0)
     classes = torch.randint(K, (n,), generator=seeds.generator(seed))
@@ -61,22 +63,26 @@ def train(
     kind: str, steps: int = 300, n_train: int = 2048, batch: int = 64, lr: float = 3e-3, seed: int = 0
 ) -> tuple[Classifier, list[float]]:
     """A classifier of ``kind`` ("crate" or "standard") trained on the SETUP task by Adam
-    (``tasks.train.fit``) with seeded minibatches, on one thread; returns it and its losses."""
+    (``tasks.train.fit``, options checked by ``TrainOptions``) on minibatches of ``batch`` sequences
+    drawn by ``tasks.train.minibatches`` (seed + 1), on one thread; returns it and its losses."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    n_train = _checks.integer("n_train", n_train, 1, MAX_SEQUENCES)
+    batch = _checks.integer("batch", batch, 1, MAX_BATCH)
+    opts = TrainOptions(steps, lr, batch, seed)
     s = SETUP
     U = mixture.random_bases(s["d"], s["K"], s["r"], seed=13)
     Y, c, _ = subspace_task(U, n_train, s["T"], s["p"], s["sigma"], seed=seed)
     with seeds.seeded(seed):
         model = Classifier(kind, s["d"], s["K"], s["r"], s["n_layers"], s["K"])
-    g = seeds.generator(seed + 1)
+    pick = minibatches(n_train, opts.batch_size, opts.seed + 1)
 
-    def loss(_k: int) -> Tensor:
-        idx = torch.randint(n_train, (batch,), generator=g)
+    def loss(k: int) -> Tensor:
+        idx = pick(k)
         return F.cross_entropy(model(Y[idx]), c[idx])
 
     with one_thread():
-        history = fit(model.parameters(), loss, steps, lr)
+        history = fit(model.parameters(), loss, opts.steps, opts.lr)
     return model.eval(), history
 
 
@@ -89,8 +95,37 @@ def test_set(n: int = 1000) -> tuple[Tensor, Tensor, Tensor, Tensor]:
 
 @torch.no_grad()
 def accuracy(model: Classifier, Y: Tensor, classes: Tensor) -> float:
-    """Share of sequences whose arg-max logit is the class."""
-    return float((model(Y).argmax(-1) == classes).float().mean())
+    """Share of sequences ``Y [n, d, T]`` whose arg-max logit is the class (``classes [n]``)."""
+    model = _classifier(model)
+    logits = model(Y)
+    return float((logits.argmax(-1) == _labels("classes", classes, Y, model.n_classes)).float().mean())
+
+
+def _classifier(model: object) -> Classifier:
+    if not isinstance(model, Classifier):
+        raise TypeError(f"model must be an xai_tf.crate.model.Classifier, got {type(model).__name__}")
+    return model
+
+
+def _labels(name: str, labels: object, Y: Tensor, n: int | None) -> Tensor:
+    """Integer labels in 0..n−1 (n = None: ≥ 0), one per sequence of ``Y [B, d, T]`` (classes) or
+    one per token of it (components, ``[B, T]``)."""
+    labels = _checks.tensor(name, labels)
+    allowed = f"0..{n - 1}" if n is not None else "0, 1, …"
+    if labels.is_floating_point() or labels.is_complex() or labels.dtype == torch.bool:
+        raise TypeError(f"{name} must hold integer labels in {allowed}, got {labels.dtype}")
+    if name == "classes":
+        _checks.same_length("accuracy", "sequences", Y, "classes", labels)
+        if labels.dim() != 1:
+            raise ValueError(f"classes must be [n], one per sequence, got {tuple(labels.shape)}")
+    elif labels.shape != (Y.size(0), Y.size(-1)):
+        raise ValueError(
+            f"components must be [B, T] = {(Y.size(0), Y.size(-1))}, one per token of Y, "
+            f"got {tuple(labels.shape)}"
+        )
+    if labels.numel() and (int(labels.min()) < 0 or (n is not None and int(labels.max()) >= n)):
+        raise ValueError(f"{name} must hold integer labels in {allowed}, got {labels.unique().tolist()}")
+    return labels.to(Y.device)
 
 
 def unit_tokens(Z: Tensor) -> Tensor:
@@ -106,6 +141,9 @@ def grouped_rate(Z: Tensor, components: Tensor, eps: float = 0.5) -> float:
     """R^c(Z | Π) = Σ_k (N_k/N) R(Z_k) over the tokens of each true component (``Z [d, N]``, ``[N]``)."""
     Z = _common.tokens("Z", Z)
     N = Z.size(-1)
+    components = _checks.tensor("components", components)
+    if components.is_floating_point() or components.is_complex() or components.dtype == torch.bool:
+        raise TypeError(f"components must hold integer component labels, got {components.dtype}")
     if Z.dim() != 2 or components.shape != (N,):
         raise ValueError(
             f"Z must be [d, N] with one component per token, got Z {tuple(Z.shape)} and "
@@ -124,8 +162,11 @@ def layer_measures(
 ) -> list[dict[str, float]]:
     """Per depth (0 = the input, then each block's output) R^c(Z | Π) (``Rc_true``), R and sparsity; for
     each block also R^c with its own value subspaces on the LayerNormed input (``Rc_in``) and after
-    attention (``Rc_mid``). Rates are per token batch of B·T unit-norm tokens."""
-    comps = components.reshape(-1)
+    attention (``Rc_mid``). Rates are per token batch of B·T unit-norm tokens. ``Y [B, d, T]`` is
+    converted once to the model's dtype; ``components [B, T]``."""
+    model = _classifier(model)
+    Y = model.tokens(Y)
+    comps = _labels("components", components, Y, None).reshape(-1)
     rows = []
     steps = model.trace(Y)
     for depth, Z in enumerate([Y] + [s["out"] for s in steps]):
@@ -143,17 +184,21 @@ def layer_measures(
 
 
 def energy_rule_accuracy(U: Tensor, Y: Tensor, classes: Tensor) -> float:
-    """Accuracy of the rule that knows the subspaces: argmax_k Σ_t ‖U_kᵀy_t‖² (``Y [n, d, T]``)."""
+    """Accuracy of the rule that knows the subspaces: argmax_k Σ_t ‖U_kᵀy_t‖² (``Y [n, d, T]``),
+    computed in float64."""
+    Y = _common.tokens("Y", Y)
+    if Y.dim() != 3:
+        raise ValueError(f"Y must be [n, d, T] (tokens are columns), got {tuple(Y.shape)}")
     U = _common.bases(U, Y.size(1))
-    energy = (rate.project(Y.double(), U) ** 2).sum((-2, -1))  # [n, K]
+    classes = _labels("classes", classes, Y, U.size(0))
+    energy = (rate.project(Y.double(), U.double()) ** 2).sum((-2, -1))  # [n, K]
     return float((energy.argmax(-1) == classes).float().mean())
 
 
 @torch.no_grad()
 def dictionary_gaps(model: Classifier) -> list[float]:
     """‖DᵀD − I‖₂ of each CRATE block's dictionary: 0 for the orthogonal D the prox lemma assumes."""
-    if not isinstance(model, Classifier):
-        raise TypeError(f"model must be an xai_tf.crate.model.Classifier, got {type(model).__name__}")
+    model = _classifier(model)
     if model.kind != "crate":
         raise ValueError(f"dictionary_gaps needs a CRATE model (kind 'crate'), got kind {model.kind!r}")
     gaps = []

@@ -49,6 +49,17 @@ def layer_panel(
     n_tokens = _checks.integer("n_tokens", n_tokens, 1)
     if U is not None:
         U = _common.bases(U, model.d, orthonormal=True)
+    Y = _checks.tensor("Y", Y)
+    components = _checks.tensor("components", components)
+    if Y.dim() == 3 and components.shape != (Y.size(0), Y.size(-1)):
+        raise ValueError(
+            f"components must be [B, T] = {(Y.size(0), Y.size(-1))}, one per token of Y, "
+            f"got {tuple(components.shape)}"
+        )
+    if components.is_floating_point() or components.is_complex() or components.dtype == torch.bool:
+        raise TypeError(f"components must hold integer component labels 0, 1, …, got {components.dtype}")
+    if components.numel() == 0 or int(components.min()) < 0:
+        raise ValueError("components must hold at least one label, each an integer ≥ 0")
     comps = components.reshape(-1)[:n_tokens]
     K = int(components.max()) + 1
     n_layers = len(model.blocks)
@@ -101,11 +112,7 @@ def ista_panel(steps: int = 1, seed: int = 0) -> Panel:
     )
 
     def render() -> str:
-        X = ista.ista(z, D, eta.value, lam.value, steps.value)
-        if not torch.isfinite(X).all() or X.abs().max() > 1e6:
-            raise ValueError(
-                f"η = {eta.value:.3g} > 2/‖D‖₂² = {limit:.3g}: ISTA diverges; choose a smaller η"
-            )
+        X = ista.ista(z, D, eta.value, lam.value, steps.value)  # refuses η ≥ 2/‖D‖₂² for > 1 step
         s = ista.sparsity(X)
         fit = float(torch.linalg.vector_norm(z - D @ X) / torch.linalg.vector_norm(z))
         err = float(torch.linalg.vector_norm(X - x_true) / torch.linalg.vector_norm(x_true))
