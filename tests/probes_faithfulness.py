@@ -43,10 +43,22 @@ EXEMPT = {
 
 RAISES = [
     (
-        "xai_tf.faithfulness.importance.explain",
-        lambda: fimp.explain(clf(), [2, 3], dtype=torch.float16),
+        "xai_tf.faithfulness.importance.explanations",
+        lambda: fimp.explanations(clf(), [2, 3], dtype=torch.float16),
         VE,
         "dtype must be one of",
+    ),
+    (
+        "xai_tf.faithfulness.importance.in_dtype",
+        lambda: fimp.in_dtype("model", torch.float64),
+        TE,
+        "model must be an AttentionClassifier, got str",
+    ),
+    (
+        "xai_tf.faithfulness.transformer.transformer_explanations",
+        lambda: ftr.transformer_explanations(lm(), None, "Thou art a knave", n_step=3),
+        TE,
+        r"takes the options \['n_steps'\], got \['n_step'\]",
     ),
     (
         "xai_tf.faithfulness.baselines.consistent_adversary",
@@ -131,7 +143,7 @@ RAISES = [
         "xai_tf.faithfulness.importance.importances",
         lambda: fimp.importances(clf(), [2, 3], ["saliency"]),
         VE,
-        "methods must be among",
+        "methods must be a non-empty list of names from",
     ),
     (
         "xai_tf.faithfulness.correlation.kendall",

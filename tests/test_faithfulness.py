@@ -125,29 +125,31 @@ def test_models_learn_the_cues_and_uniform_attention_is_uniform(models, data):
 
 
 def test_importances_against_finite_differences_and_removal(models, data):
+    """On a float64 copy (the shared fixture is not touched): the gradient importance by central
+    differences, leave-one-out by removing each word by hand."""
     model, e = models["bilstm"], data[1][0]
     scores = importance.importances(model, e.ids)
     ids = torch.tensor([e.ids])
+    ref = _f64(model)
 
-    def f(E):
-        return float(model.forward_embeddings(E).softmax(-1)[0, 1])
+    def f(m, E):
+        return float(m.forward_embeddings(E).softmax(-1)[0, 1])
 
     with torch.no_grad():
-        E = model.wte(ids).double()
-        model.double()
+        E = ref.wte(ids)
         for t in range(len(e.ids)):  # ∇_{e_t} f · e_t = d/dh f(E with e_t scaled by 1 + h) at h = 0
             up, down = E.clone(), E.clone()
             up[0, t] *= 1 + 1e-5
             down[0, t] *= 1 - 1e-5
-            assert abs((f(up) - f(down)) / 2e-5) == pytest.approx(
+            assert abs((f(ref, up) - f(ref, down)) / 2e-5) == pytest.approx(
                 float(scores["gradient"][t]), rel=1e-3, abs=1e-7
             )
-        model.float()
-        f_x = f(model.wte(ids))
+        f_x = f(model, model.wte(ids))
         for t in range(len(e.ids)):
             shorter = ids[:, [u for u in range(len(e.ids)) if u != t]]
-            assert abs(f_x - f(model.wte(shorter))) == pytest.approx(float(scores["LOO"][t]), abs=1e-6)
+            assert abs(f_x - f(model, model.wte(shorter))) == pytest.approx(float(scores["LOO"][t]), abs=1e-6)
     assert torch.allclose(scores["attention"].sum(), torch.tensor(1.0))
+    assert all(p.dtype == torch.float32 for p in model.parameters())
 
 
 def _tau_b_by_pairs(a, b):
@@ -441,9 +443,10 @@ def test_transformer_importances_against_scores_and_removal(bundled):
     fitted = transformer.phrase_classifier(bundled, phrases)
     reference = sentiment.train_classifier(bundled, phrases)
     torch.testing.assert_close(fitted.head.weight, reference.head.weight, atol=1e-5, rtol=1e-4)
-    tau = transformer.transformer_correlation(bundled, clf, [text])
+    found = transformer.transformer_correlation(bundled, clf, [text], n_steps=8)
     ref = stats.kendalltau(scores["rollout"].numpy(), scores["LOO"].numpy()).statistic
-    assert tau["rollout", "LOO"][0] == pytest.approx(ref)
+    assert found.tau["rollout", "LOO"][0] == pytest.approx(ref)
+    assert found.explanations[0]["IG"].n_steps == 8 and np.isfinite(found.deltas("IG")).all()
 
 
 # --- the panel ---------------------------------------------------------------------------------------
@@ -490,7 +493,7 @@ def test_adaptive_ig_against_a_float64_midpoint_integral(models, data):
     for enc in recurrent.ENCODERS:
         model = _f64(models[enc])
         for e in data[1][:3]:
-            found = importance.explain(models[enc], e.ids, ["IG"], **importance.PAPER)
+            found = importance.explanations(models[enc], e.ids, ["IG"], **importance.PAPER)["IG"]
             E = model.wte(torch.tensor([e.ids]))[0].detach()
 
             def f(X, model=model):
@@ -503,29 +506,30 @@ def test_adaptive_ig_against_a_float64_midpoint_integral(models, data):
             reference = (E * total).sum(-1).abs()
             with torch.no_grad():
                 change = float(f(E[None]) - f(torch.zeros_like(E)[None]))
-            if abs(found.ig_delta) < 1e-3:
-                assert torch.allclose(found.scores["IG"], reference, atol=2e-3)
+            if abs(found.delta) < 1e-3:
+                assert torch.allclose(found.scores, reference, atol=2e-3)
             else:
-                assert found.ig_steps == 256
+                assert found.n_steps == 256
             signed = importance.attr.integrated_gradients(
                 model,
                 e.ids,
                 1,
                 baseline="zeros",
-                n_steps=found.ig_steps,
+                n_steps=found.n_steps,
                 method="gausslegendre",
                 output="prob",
             )
-            assert found.ig_delta == pytest.approx(float(signed.token_scores.sum()) - change, abs=1e-9)
+            assert found.delta == pytest.approx(float(signed.token_scores.sum()) - change, abs=1e-9)
 
 
 def test_ig_reports_when_it_does_not_reach_the_tolerance(models, data):
     e = data[1][0]
-    found = importance.explain(
-        models["bilstm"], e.ids, ["IG"], ig_tolerance=1e-15, ig_steps=2, ig_max_steps=8
+    found = importance.IMPORTANCES.explain(
+        "IG", models["bilstm"], e.ids, ig_tolerance=1e-15, ig_steps=2, ig_max_steps=8
     )
-    assert found.ig_steps == 8 and abs(found.ig_delta) >= 1e-15
-    assert importance.explain(models["bilstm"], e.ids, ["LOO"]).ig_steps == 0
+    assert found.n_steps == 8 and abs(found.delta) >= 1e-15
+    loo = importance.IMPORTANCES.explain("LOO", models["bilstm"], e.ids)
+    assert loo.n_steps == 0 and np.isnan(loo.delta)
 
 
 def test_float64_importances_against_a_hand_float64_model(models, data):

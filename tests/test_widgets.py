@@ -210,7 +210,7 @@ def test_word_attention_panel_every_view(name):
 def test_one_prompt_change_computes_one_attribution(bundled, monkeypatch):
     calls = []
     ig = ATTRIBUTIONS["IG"]
-    monkeypatch.setitem(ATTRIBUTIONS, "IG", lambda *args: calls.append(args) or ig(*args))
+    monkeypatch.setitem(ATTRIBUTIONS, "IG", lambda *args, **kw: calls.append(args) or ig(*args, **kw))
     panel = attribution_panel(bundled, "ROMEO.\nBut soft")
     panel["steps"].value = 4
     calls.clear()

@@ -88,15 +88,9 @@ def method_scores(
 ) -> dict[str, Tensor]:
     """The token scores ``[T]`` of each method (a name of ``ATTRIBUTIONS``) for the logit of
     ``target`` after the prompt; ``baseline``, ``n_steps`` and ``quadrature`` are IG's."""
-    unknown = [m for m in methods if m not in ATTRIBUTIONS]
-    if not methods or unknown or isinstance(methods, str):
-        raise ValueError(
-            f"methods must be a non-empty list of names from {list(ATTRIBUTIONS)}, got {methods!r}"
-        )
-    ids = list(input_ids)
-    return {
-        m: ATTRIBUTIONS[m](lm, ids, target, baseline, n_steps, quadrature)[0].detach().cpu() for m in methods
-    }
+    names = ATTRIBUTIONS.check(methods)
+    options = {"baseline": baseline, "n_steps": n_steps, "quadrature": quadrature}
+    return {m: ATTRIBUTIONS.explain(m, lm, list(input_ids), target, **options).scores.cpu() for m in names}
 
 
 def _correlation(a: np.ndarray, b: np.ndarray, statistic: str) -> float:

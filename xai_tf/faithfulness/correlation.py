@@ -24,7 +24,8 @@ from scipy import stats
 from torch import Tensor
 
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness.importance import METHODS, explain
+from xai_tf.explain.registry import Explanation
+from xai_tf.faithfulness.importance import IMPORTANCES, explanations, in_dtype
 from xai_tf.tasks.recurrent import AttentionClassifier, predict
 from xai_tf.tasks.words import Example
 
@@ -46,19 +47,31 @@ def kendall(a: Tensor | Sequence[float], b: Tensor | Sequence[float]) -> tuple[f
 @dataclass
 class Correlation:
     """τ and p ``[n]`` per sentence for each pair of ``PAIRS``, each sentence's predicted class, and
-    IG's completeness delta and number of nodes per sentence (NaN and 0 where IG was not computed)."""
+    each sentence's explanations ``{method: Explanation}`` (the importance vectors, and IG's
+    completeness delta and number of nodes)."""
 
     tau: dict[tuple[str, str], np.ndarray]
     p: dict[tuple[str, str], np.ndarray]
     predicted: np.ndarray
-    ig_delta: np.ndarray | None = None
-    ig_steps: np.ndarray | None = None
+    explanations: list[dict[str, Explanation]]
 
     def summary(self, pair: tuple[str, str]) -> tuple[float, float, float]:
         """``(mean τ, sd τ, share of sentences with p < 0.05)`` for one pair (NaN τ left out)."""
         tau, p = self.tau[pair], self.p[pair]
         ok = ~np.isnan(tau)
         return float(tau[ok].mean()), float(tau[ok].std()), float((p[ok] < 0.05).mean())
+
+    def scores(self, method: str) -> list[Tensor]:
+        """``method``'s importance vector ``[T]`` of each sentence."""
+        return [e[method].scores for e in self.explanations]
+
+    def deltas(self, method: str = "IG") -> np.ndarray:
+        """``method``'s completeness delta per sentence ``[n]`` (NaN for a method without one)."""
+        return np.array([e[method].delta for e in self.explanations])
+
+    def steps(self, method: str = "IG") -> np.ndarray:
+        """``method``'s number of nodes m per sentence ``[n]`` (0 for a method without nodes)."""
+        return np.array([e[method].n_steps for e in self.explanations])
 
 
 def correlation_study(
@@ -68,23 +81,24 @@ def correlation_study(
     options: dict | None = None,
 ) -> Correlation:
     """Kendall τ of every pair on every sentence of ``data`` (sentences of at least 2 words), the
-    importances computed by ``importance.explain`` with the keywords ``options`` (e.g. ``PAPER``)."""
-    options = {} if options is None else options
+    importances computed by ``importance.explanations`` with the keywords ``options`` (e.g.
+    ``PAPER``)."""
+    settings = IMPORTANCES.settings(**({} if options is None else options))
     for pair in pairs:
-        if len(pair) != 2 or any(m not in METHODS for m in pair):
-            raise ValueError(f"pairs must be pairs of {METHODS}, got {pair!r}")
+        if not isinstance(pair, tuple | list) or len(pair) != 2 or any(m not in IMPORTANCES for m in pair):
+            raise ValueError(f"pairs must be pairs of {list(IMPORTANCES)}, got {pair!r}")
     data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
-    needed = sorted({m for pair in pairs for m in pair}, key=METHODS.index)
+    needed = [m for m in IMPORTANCES if any(m in pair for pair in pairs)]
+    converted = in_dtype(model, settings["dtype"])
     tau = {pair: np.empty(len(data)) for pair in pairs}
     p = {pair: np.empty(len(data)) for pair in pairs}
-    delta, steps = np.full(len(data), np.nan), np.zeros(len(data), dtype=int)
+    found = []
     with one_thread():
         for i, e in enumerate(data):
-            found = explain(model, e.ids, needed, **options)
-            scores, delta[i], steps[i] = found.scores, found.ig_delta, found.ig_steps
+            found.append(explanations(converted, e.ids, needed, **settings))
             for pair in pairs:
-                tau[pair][i], p[pair][i] = kendall(scores[pair[0]], scores[pair[1]])
+                tau[pair][i], p[pair][i] = kendall(found[i][pair[0]].scores, found[i][pair[1]].scores)
     predicted = predict(model, data)[0].argmax(-1).cpu().numpy()
-    return Correlation(tau, p, predicted, delta, steps)
+    return Correlation(tau, p, predicted, found)

@@ -63,7 +63,7 @@ def mass_on_cues(
     model: AttentionClassifier, data: Sequence[Example], options: dict | None = None
 ) -> tuple[float, float, float]:
     """Mean over ``data`` of Σ_{t: m_t=1} score_t / Σ_t score_t for attention, |LOO| and |gradient|
-    (computed with ``importance.explain``'s keywords ``options``, e.g. ``importance.PAPER``)."""
+    (computed with ``importance.IMPORTANCES``' keywords ``options``, e.g. ``importance.PAPER``)."""
     data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
@@ -92,7 +92,7 @@ def deceive_table(
     options: dict | None = None,
 ) -> list[DeceiveRow]:
     """Train one model per λ with ``deceive_loss`` and measure it on ``test`` (importances with
-    ``importance.explain``'s keywords ``options``)."""
+    ``importance.IMPORTANCES``' keywords ``options``)."""
     if not lams:
         raise ValueError("lams is empty: give at least one λ ≥ 0")
     rows = []

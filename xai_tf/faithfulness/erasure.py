@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -20,10 +21,9 @@ from torch import Tensor
 
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
+from xai_tf.explain.registry import Explanation, Method, Registry
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example
-
-ORDERS = ("attention", "gradient", "random")
 
 
 def erase(alpha: Tensor, removed: Sequence[int]) -> Tensor:
@@ -55,21 +55,65 @@ def sentence_states(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> 
         return h, model.attention(h)[0]
 
 
+def _by_attention(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
+    return Explanation(sentence_states(model, ids)[1], note="α_t: largest first")
+
+
+def _by_gradient(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
+    h, alpha = sentence_states(model, ids)
+    a = alpha.clone().requires_grad_(True)
+    (grad,) = torch.autograd.grad(model.readout(h, a[None])[0, target], a)
+    return Explanation(grad, note="∂s_ŷ/∂α_t: largest first")
+
+
+def _at_random(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
+    """Scores T, T − 1, …, 1 at the positions of a seeded random permutation (the order)."""
+    T = len(ids)
+    scores = torch.empty(T, dtype=torch.float64)
+    scores[torch.as_tensor(seeds.numpy_rng(o["seed"]).permutation(T))] = torch.arange(T, 0, -1).double()
+    return Explanation(scores, note=f"a random order, seed {o['seed']}")
+
+
+def _checked(explain: Method) -> Method:
+    """An order of ``ORDERS`` with the shared checks first: one sentence of the model's words, the
+    decision ŷ (None: the model's own), a valid seed."""
+
+    def method(model: AttentionClassifier, ids: Any, target: Any, **o: Any) -> Explanation:
+        if not isinstance(model, AttentionClassifier):
+            raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
+        _checks.integer("seed", o["seed"], 0)
+        h, alpha = sentence_states(model, ids)
+        if target is None:
+            with torch.no_grad():
+                target = int(model.readout(h, alpha[None]).argmax())
+        target = _checks.integer("target", target, 0, model.config.n_classes - 1)
+        return explain(model, model.check_input_ids(ids)[0], target, **o)
+
+    return method
+
+
+#: The orders of S&S's erasure, each a score per word (the order removes the largest first):
+#: attention, the gradient of the decision's score with respect to the weights, a seeded random one.
+ORDERS = Registry(
+    "erasure's orders",
+    {
+        "attention": _checked(_by_attention),
+        "gradient": _checked(_by_gradient),
+        "random": _checked(_at_random),
+    },
+    {"seed": 0},
+)
+
+
 def removal_order(
     model: AttentionClassifier, ids: Sequence[int] | Tensor, by: str, seed: int = 0
 ) -> list[int]:
-    """The words' positions in the order ``by`` (see ``ORDERS``) removes them."""
-    if by not in ORDERS:
-        raise ValueError(f"by must be one of {ORDERS}, got {by!r}")
-    h, alpha = sentence_states(model, ids)
-    if by == "random":
-        return [int(t) for t in seeds.numpy_rng(seed).permutation(len(alpha))]
-    if by == "attention":
-        return [int(t) for t in alpha.argsort(descending=True, stable=True)]
-    a = alpha.clone().requires_grad_(True)
-    scores = model.readout(h, a[None])[0]
-    (grad,) = torch.autograd.grad(scores[scores.argmax()], a)
-    return [int(t) for t in grad.argsort(descending=True, stable=True)]
+    """The words' positions in the order ``by`` (a name of ``ORDERS``) removes them: its scores,
+    largest first (ties: the earlier word first)."""
+    if not isinstance(by, str) or by not in ORDERS:
+        raise ValueError(f"by must be one of {list(ORDERS)}, got {by!r}")
+    scores = ORDERS.explain(by, model, ids, seed=seed).scores
+    return [int(t) for t in scores.argsort(descending=True, stable=True)]
 
 
 @torch.no_grad()
@@ -88,13 +132,22 @@ def removals_to_flip(
 
 @dataclass
 class Erasure:
-    """Over a test set: the share of decisions flipped by zeroing the highest weight and by zeroing a
-    random one, and per order the fraction of weights removed at the first flip (1 where it never
-    flips) ``[n]``."""
+    """Over a test set, per order of ``ORDERS``: the share of decisions flipped by zeroing its first
+    word ``flip_first``, and the fraction of weights removed at the first flip (1 where it never
+    flips) ``fraction`` ``[n]``."""
 
-    flip_top: float
-    flip_random: float
+    flip_first: dict[str, float]
     fraction: dict[str, np.ndarray]
+
+    @property
+    def flip_top(self) -> float:
+        """The share of decisions flipped by zeroing the highest weight."""
+        return self.flip_first["attention"]
+
+    @property
+    def flip_random(self) -> float:
+        """The share of decisions flipped by zeroing a random weight."""
+        return self.flip_first["random"]
 
     def never(self, by: str) -> float:
         """The share of sentences whose decision survives removing all but one weight in order ``by``."""
@@ -102,18 +155,19 @@ class Erasure:
 
 
 def erasure_study(model: AttentionClassifier, data: Sequence[Example], seed: int = 0) -> Erasure:
-    """S&S's two measurements on every sentence of ``data`` with at least 2 words."""
+    """S&S's two measurements on every sentence of ``data`` with at least 2 words (sentence i's random
+    order seeded with seed + i)."""
     data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
+    _checks.integer("seed", seed, 0)
     fraction = {by: np.empty(len(data)) for by in ORDERS}
-    top, rand = [], []
+    first = {by: np.empty(len(data), dtype=bool) for by in ORDERS}
     with one_thread():
         for i, e in enumerate(data):
             for by in ORDERS:
                 order = removal_order(model, e.ids, by, seed + i)
                 k = removals_to_flip(model, e.ids, order)
                 fraction[by][i] = 1.0 if k is None else k / len(e.ids)
-                if by != "gradient":
-                    (top if by == "attention" else rand).append(k == 1)
-    return Erasure(float(np.mean(top)), float(np.mean(rand)), fraction)
+                first[by][i] = k == 1
+    return Erasure({by: float(f.mean()) for by, f in first.items()}, fraction)

@@ -1,14 +1,15 @@
 """Four importances of the words of one prediction of an attention classifier (lessons 08, 11), for
-f(x) = softmax(s)_1, the probability of the positive class (Jain & Wallace's ŷ):
+f(x) = softmax(s)_c, the probability of the class c = ``target`` (1, the positive class, by default:
+Jain & Wallace's ŷ):
 
     attention      α_t
     gradient       |∇_{e_t} f · e_t|                (gradient × input, as on the lecture's slide)
     leave-one-out  |f(x) − f(x_{−t})|               (word t removed, not replaced)
     IG             |Σ_j IG_tj|, IG from the zero embedding, m Gauss–Legendre nodes
 
-Importances are magnitudes (how much, not which way): attention has no sign.
-
-Three choices, each a keyword of ``explain``:
+Importances are magnitudes (how much, not which way): attention has no sign. They are the registry
+``IMPORTANCES`` (``xai_tf.explain.registry``: one verb, ``IMPORTANCES.explain(method, model, ids,
+target, **options)``), whose options are:
 
 - ``detach_attention``: Jain & Wallace compute the gradient with the attention module detached
   (``attn = attn.detach()`` in their ``Decoder``, used by ``gradient_mem``), ∇_{e_t} f with α held
@@ -19,8 +20,8 @@ Three choices, each a keyword of ``explain``:
   importance on a float64 copy of the model.
 - IG's nodes: m doubles from ``ig_steps`` (16, 32, 64, …) until the completeness delta
   |Σ_tj IG_tj − (f(x) − f(x′))| falls under ``ig_tolerance`` or m reaches ``ig_max_steps``; the delta
-  and m are returned (``Importances``), so a sentence where it is not reached is reported, not hidden.
-  IG always differentiates the whole model (completeness needs the true gradient of f).
+  and m are returned in the ``Explanation``, so a sentence where it is not reached is reported, not
+  hidden. IG always differentiates the whole model (completeness needs the true gradient of f).
 
 The defaults (float32, attention not detached, IG at a fixed m = 32) are lesson 06's methods as
 lesson 11 uses them; lesson 08 passes ``PAPER`` (Jain & Wallace's detached gradient, float64,
@@ -31,33 +32,32 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.explain import attribution as attr
+from xai_tf.explain.registry import Explanation, Method, Registry
 from xai_tf.tasks.recurrent import AttentionClassifier
 
-METHODS = ("attention", "gradient", "LOO", "IG")
 DTYPES = (torch.float32, torch.float64)
 #: Lesson 08's settings: Jain & Wallace's gradient (attention detached), every importance in float64,
 #: IG's nodes doubled from 16 up to 256 until |delta| < 10⁻³ (probability units).
 PAPER = {"detach_attention": True, "dtype": torch.float64, "ig_steps": 16, "ig_max_steps": 256}
-
-
-@dataclass
-class Importances:
-    """``scores``: ``{method: [T]}``; for IG its completeness delta and the number of nodes used
-    (NaN and 0 when IG was not asked for)."""
-
-    scores: dict[str, Tensor]
-    ig_delta: float = float("nan")
-    ig_steps: int = 0
+OPTIONS = {
+    "detach_attention": False,
+    "dtype": torch.float32,
+    "ig_tolerance": 1e-3,
+    "ig_steps": 32,
+    "ig_max_steps": 32,
+}
 
 
 def _sentence(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> Tensor:
+    if not isinstance(model, AttentionClassifier):
+        raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
     ids = model.check_input_ids(ids)
     if ids.size(0) != 1:
         raise ValueError(f"explain one sentence at a time: ids has shape {tuple(ids.shape)}")
@@ -70,87 +70,117 @@ def attention_weights(model: AttentionClassifier, ids: Sequence[int] | Tensor) -
     return model.attention(model.states(model.wte(_sentence(model, ids))))[0]
 
 
-def _f(model: AttentionClassifier, E: Tensor, detach_attention: bool = False) -> Tensor:
-    """f = softmax(s)_1 ``[n]`` for embeddings ``[n, T, d_e]`` (α held fixed when detached)."""
+def _f(model: AttentionClassifier, E: Tensor, target: int, detach_attention: bool = False) -> Tensor:
+    """f = softmax(s)_target ``[n]`` for embeddings ``[n, T, d_e]`` (α held fixed when detached)."""
     h = model.states(E)
     alpha = model.attention(h)
-    return model.readout(h, alpha.detach() if detach_attention else alpha).softmax(-1)[:, 1]
+    return model.readout(h, alpha.detach() if detach_attention else alpha).softmax(-1)[:, target]
 
 
-def _gradient(model: AttentionClassifier, ids: Tensor, detach_attention: bool) -> Tensor:
+def _attention(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
+    return Explanation(attention_weights(model, ids), note="α_t: no class, no sign")
+
+
+def _gradient(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
     """|∇_{e_t} f · e_t| ``[T]`` (with α detached: Jain & Wallace's ``gradient_mem``)."""
     E = model.wte(ids).detach().requires_grad_(True)
-    (g,) = torch.autograd.grad(_f(model, E, detach_attention).sum(), E)
-    return (g * E).sum(-1)[0].abs().detach()
+    (g,) = torch.autograd.grad(_f(model, E, target, o["detach_attention"]).sum(), E)
+    note = "|∇f · e_t|, α detached" if o["detach_attention"] else "|∇f · e_t|, through α"
+    return Explanation((g * E).sum(-1)[0].abs().detach(), note=note)
 
 
 @torch.no_grad()
-def _leave_one_out(model: AttentionClassifier, ids: Tensor) -> Tensor:
+def _leave_one_out(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
     """|f(x) − f(x_{−t})| ``[T]``, word t dropped (row t of the batch: the sentence without it)."""
     T = ids.size(1)
     if T == 1:
         raise ValueError("leave-one-out needs at least 2 words")
     keep = ~torch.eye(T, dtype=torch.bool, device=ids.device)
     dropped = ids.expand(T, T)[keep].view(T, T - 1)
-    return (_f(model, model.wte(ids)) - _f(model, model.wte(dropped))).abs()
+    f_x, f_dropped = _f(model, model.wte(ids), target), _f(model, model.wte(dropped), target)
+    return Explanation((f_x - f_dropped).abs(), note="|f(x) − f(x without word t)|")
 
 
-def _adaptive_ig(
-    model: AttentionClassifier, ids: Tensor, tolerance: float, steps: int, max_steps: int
-) -> tuple[attr.IGResult, int]:
-    """``(IG, m)``: IG of f from the zero embedding with m = steps, 2·steps, … ≤ max_steps
-    Gauss–Legendre nodes, stopping at the first m with |delta| < tolerance (the last m otherwise)."""
+def _adaptive_ig(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
+    """|IG| of f from the zero embedding with m = ig_steps, 2·ig_steps, … ≤ ig_max_steps
+    Gauss–Legendre nodes, stopping at the first m with |delta| < ig_tolerance (the last m otherwise)."""
+    steps = o["ig_steps"]
     while True:
-        result = attr.integrated_gradients(
-            model, ids, 1, baseline="zeros", n_steps=steps, method="gausslegendre", output="prob"
+        r = attr.integrated_gradients(
+            model, ids, target, baseline="zeros", n_steps=steps, method="gausslegendre", output="prob"
         )
-        if abs(result.delta) < tolerance or 2 * steps > max_steps:
-            return result, steps
+        if abs(r.delta) < o["ig_tolerance"] or 2 * steps > o["ig_max_steps"]:
+            note = f"IG from the zero embedding, m = {steps}, delta = {r.delta:+.1e}"
+            return Explanation(r.token_scores.abs().detach(), r.delta, steps, note)
         steps *= 2
 
 
-def explain(
+def _checked(explain: Method) -> Method:
+    """A method of ``IMPORTANCES`` with the checks every method shares done first: one sentence of
+    the model's words, a class of the model, valid options, the model in ``dtype``."""
+
+    def method(model: AttentionClassifier, ids: Sequence[int] | Tensor, target: Any, **o: Any) -> Explanation:
+        ids = _sentence(model, ids)
+        target = _checks.integer("target", 1 if target is None else target, 0, model.config.n_classes - 1)
+        if o["dtype"] not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}, got {o['dtype']!r}")
+        _checks.positive("ig_tolerance", o["ig_tolerance"])
+        _checks.integer("ig_steps", o["ig_steps"], 1)
+        _checks.integer("ig_max_steps", o["ig_max_steps"], o["ig_steps"])
+        if o["dtype"] != model.wte.weight.dtype:
+            model = copy.deepcopy(model).to(o["dtype"])
+        found = explain(model, ids, target, **o)
+        found.scores = found.scores.detach().to(o["dtype"])
+        return found
+
+    return method
+
+
+#: Lessons 08 and 11: the importances of one sentence's words (see the module docstring).
+IMPORTANCES = Registry(
+    "an attention classifier's importances",
+    {
+        "attention": _checked(_attention),
+        "gradient": _checked(_gradient),
+        "LOO": _checked(_leave_one_out),
+        "IG": _checked(_adaptive_ig),
+    },
+    OPTIONS,
+)
+#: The names of ``IMPORTANCES``, in the lesson's order.
+METHODS = tuple(IMPORTANCES)
+
+
+def in_dtype(model: AttentionClassifier, dtype: torch.dtype) -> AttentionClassifier:
+    """``model`` itself, or a copy in ``dtype`` (one copy for many sentences)."""
+    if not isinstance(model, AttentionClassifier):
+        raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
+    return model if model.wte.weight.dtype == dtype else copy.deepcopy(model).to(dtype)
+
+
+def explanations(
     model: AttentionClassifier,
     ids: Sequence[int] | Tensor,
     methods: Sequence[str] = METHODS,
-    detach_attention: bool = False,
-    dtype: torch.dtype = torch.float32,
-    ig_tolerance: float = 1e-3,
-    ig_steps: int = 32,
-    ig_max_steps: int = 32,
-) -> Importances:
-    """The ``methods`` (see ``METHODS``) of one sentence, with IG's delta (see the module docstring)."""
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise ValueError(f"methods must be among {METHODS}, got {unknown}")
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
-    _checks.positive("ig_tolerance", ig_tolerance)
-    _checks.integer("ig_steps", ig_steps, 1)
-    _checks.integer("ig_max_steps", ig_max_steps, ig_steps)
-    ids = _sentence(model, ids)
-    if dtype != model.wte.weight.dtype:
-        model = copy.deepcopy(model).to(dtype)
-    out, ig, m = {}, None, 0
-    for method in methods:
-        if method == "attention":
-            out[method] = attention_weights(model, ids)
-        elif method == "gradient":
-            out[method] = _gradient(model, ids, detach_attention)
-        elif method == "LOO":
-            out[method] = _leave_one_out(model, ids)
-        else:
-            ig, m = _adaptive_ig(model, ids, ig_tolerance, ig_steps, ig_max_steps)
-            out[method] = ig.token_scores.abs()
-    scores = {k: v.detach().to(dtype) for k, v in out.items()}
-    if ig is None:
-        return Importances(scores)
-    return Importances(scores, float(ig.delta), m)
+    target: int = 1,
+    **options: Any,
+) -> dict[str, Explanation]:
+    """``{method: Explanation}`` of one sentence for each of ``methods`` (names of ``IMPORTANCES``,
+    whose keywords ``options`` are), the model converted to ``dtype`` once."""
+    names = IMPORTANCES.check(methods)
+    settings = IMPORTANCES.settings(**options)
+    model = in_dtype(model, settings["dtype"])
+    return {m: IMPORTANCES.explain(m, model, ids, target, **settings) for m in names}
 
 
 def importances(
-    model: AttentionClassifier, ids: Sequence[int] | Tensor, methods: Sequence[str] = METHODS, **options
+    model: AttentionClassifier,
+    ids: Sequence[int] | Tensor,
+    methods: Sequence[str] = METHODS,
+    target: int = 1,
+    **options: Any,
 ) -> dict[str, Tensor]:
-    """``{method: scores [T]}`` for the ``methods`` (see ``METHODS``) of one sentence; ``options``
-    are ``explain``'s keywords."""
-    return explain(model, ids, methods, **options).scores
+    """``{method: scores [T]}``: the importance vectors of ``explanations``."""
+    return {m: e.scores for m, e in explanations(model, ids, methods, target, **options).items()}

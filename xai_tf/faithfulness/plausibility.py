@@ -49,7 +49,7 @@ def precision_study(
     options: dict | None = None,
 ) -> dict[str, float]:
     """Mean P@k (k = each sentence's number of cues) of every method over ``data``, the importances
-    computed with ``importance.explain``'s keywords ``options`` (e.g. ``importance.PAPER``)."""
+    computed with ``importance.IMPORTANCES``' keywords ``options`` (e.g. ``importance.PAPER``)."""
     data = [e for e in data if any(e.cues) and len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence with planted cues")

@@ -14,19 +14,24 @@ probability of the predicted class, each compared by Kendall's τ per phrase.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf._threads import one_thread
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import wordlevel as wl
+from xai_tf.explain.registry import Explanation, Method, Registry
 from xai_tf.faithfulness.correlation import kendall
-from xai_tf.models.loaded import LoadedModel, causal
+from xai_tf.models.loaded import LoadedModel, as_model, causal
 from xai_tf.tasks.sentiment import SequenceClassifier, train_classifier
 
-METHODS = ("raw", "rollout", "flow", "IG", "LOO")
+#: IG's nodes are one forward and backward pass each: more than this is not a lesson's wait.
+MAX_STEPS = 1024
 PAIRS = (
     ("raw", "IG"),
     ("raw", "LOO"),
@@ -46,36 +51,110 @@ def phrase_classifier(lm: LoadedModel, data: Sequence[tuple[str, int]]) -> Seque
         return train_classifier(lm, list(data))
 
 
-def transformer_importances(lm: LoadedModel, clf: SequenceClassifier, text: str) -> dict[str, Tensor]:
-    """``{method: scores [T]}`` for ``METHODS`` on one phrase (at least 2 tokens)."""
+def _attention(read: Any) -> Method:
+    """An attention importance: ``read`` maps A ``[L, H, T, T]`` to a [T, T] map, averaged over queries."""
+
+    def method(clf: SequenceClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
+        A = as_model(clf.body).attentions(ids[None])
+        return Explanation(read(A).mean(0).detach(), note="attention the queries pay each token, averaged")
+
+    return method
+
+
+def _integrated_gradients(clf: SequenceClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
+    r = attr.integrated_gradients(clf, ids, target, baseline="zeros", n_steps=o["n_steps"], output="prob")
+    note = f"|IG| from the zero embedding, m = {o['n_steps']}, delta = {r.delta:+.1e}"
+    return Explanation(r.token_scores.abs().detach(), r.delta, o["n_steps"], note)
+
+
+def _leave_one_out(clf: SequenceClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
+    loo = attr.leave_one_out(clf, ids, target, replacement=None, output="prob")
+    return Explanation(loo.abs(), note="|f(x) − f(x without token t)|")
+
+
+def _checked(explain: Method) -> Method:
+    """A method of ``TRANSFORMER`` with the shared checks first: lesson 06's classifier, one phrase
+    of at least 2 tokens, a class of the classifier (None: the predicted one), m ≥ 1 nodes."""
+
+    def method(clf: SequenceClassifier, ids: Any, target: Any, **o: Any) -> Explanation:
+        if not isinstance(clf, SequenceClassifier):
+            raise TypeError(f"model must be lesson 06's SequenceClassifier, got {type(clf).__name__}")
+        ids = clf.check_input_ids(ids)
+        if ids.size(0) != 1 or ids.size(1) < 2:
+            raise ValueError(f"ids must be one phrase of at least 2 tokens, got shape {tuple(ids.shape)}")
+        _checks.integer("n_steps", o["n_steps"], 1, MAX_STEPS)
+        if target is None:
+            with torch.no_grad():
+                target = int(clf(ids).argmax())
+        target = _checks.integer("target", target, 0, clf.head.out_features - 1)
+        return explain(clf, ids[0], target, **o)
+
+    return method
+
+
+#: Lesson 08: a transformer classifier's token importances (f = the probability of ``target``, by
+#: default the predicted class); the option is IG's number of Gauss–Legendre nodes m.
+TRANSFORMER = Registry(
+    "a transformer classifier's importances",
+    {
+        "raw": _checked(_attention(lambda A: A[-1].mean(0))),
+        "rollout": _checked(_attention(wl.attention_rollout)),
+        "flow": _checked(_attention(wl.attention_flow)),
+        "IG": _checked(_integrated_gradients),
+        "LOO": _checked(_leave_one_out),
+    },
+    {"n_steps": 32},
+)
+METHODS = tuple(TRANSFORMER)
+
+
+def transformer_explanations(
+    lm: LoadedModel, clf: SequenceClassifier, text: str, **options: Any
+) -> dict[str, Explanation]:
+    """``{method: Explanation}`` for every method of ``TRANSFORMER`` on one phrase (at least 2
+    tokens), for the class ``clf`` predicts; ``options`` are ``TRANSFORMER``'s (``n_steps``)."""
     lm = causal(lm, "the classifier of lesson 06")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
     ids = lm.encode(text)
     if len(ids) < 2:
         raise ValueError(f"text must have at least 2 tokens, got {len(ids)}")
-    A = lm.attentions(ids)
-    with torch.no_grad():
-        target = int(clf(ids).argmax())
-    ig = attr.integrated_gradients(clf, ids, target, baseline="zeros", n_steps=32, output="prob")
-    loo = attr.leave_one_out(clf, ids, target, replacement=None, output="prob")
-    return {
-        "raw": A[-1].mean(0).mean(0),
-        "rollout": wl.attention_rollout(A).mean(0),
-        "flow": wl.attention_flow(A).mean(0),
-        "IG": ig.token_scores.abs().detach(),
-        "LOO": loo.abs(),
-    }
+    settings = TRANSFORMER.settings(**options)
+    return {m: TRANSFORMER.explain(m, clf, ids, None, **settings) for m in TRANSFORMER}
+
+
+def transformer_importances(
+    lm: LoadedModel, clf: SequenceClassifier, text: str, **options: Any
+) -> dict[str, Tensor]:
+    """``{method: scores [T]}``: the importance vectors of ``transformer_explanations``."""
+    return {m: e.scores for m, e in transformer_explanations(lm, clf, text, **options).items()}
+
+
+@dataclass
+class TransformerCorrelation:
+    """Kendall τ ``[n]`` of every pair of ``PAIRS`` over the phrases, and each phrase's explanations
+    (the importance vectors, IG's delta and m)."""
+
+    tau: dict[tuple[str, str], np.ndarray]
+    explanations: list[dict[str, Explanation]]
+
+    def deltas(self, method: str = "IG") -> np.ndarray:
+        """``method``'s completeness delta per phrase ``[n]`` (NaN for a method without one)."""
+        return np.array([e[method].delta for e in self.explanations])
 
 
 def transformer_correlation(
-    lm: LoadedModel, clf: SequenceClassifier, texts: Sequence[str]
-) -> dict[tuple[str, str], np.ndarray]:
-    """Kendall τ ``[n]`` of every pair of ``PAIRS`` over the phrases ``texts``."""
+    lm: LoadedModel, clf: SequenceClassifier, texts: Sequence[str], **options: Any
+) -> TransformerCorrelation:
+    """Kendall τ of every pair of ``PAIRS`` over the phrases ``texts`` (``options``: ``TRANSFORMER``'s)."""
+    texts = _checks.strings("texts", texts)
     if not texts:
         raise ValueError("texts is empty: give at least one phrase")
     tau = {pair: np.empty(len(texts)) for pair in PAIRS}
+    found = []
     with one_thread():  # many small passes over short phrases: a second thread only waits
         for i, text in enumerate(texts):
-            scores = transformer_importances(lm, clf, text)
+            found.append(transformer_explanations(lm, clf, text, **options))
             for pair in PAIRS:
-                tau[pair][i] = kendall(scores[pair[0]], scores[pair[1]])[0]
-    return tau
+                tau[pair][i] = kendall(found[i][pair[0]].scores, found[i][pair[1]].scores)[0]
+    return TransformerCorrelation(tau, found)

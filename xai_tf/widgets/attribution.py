@@ -44,14 +44,20 @@ def attribution_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what lig
             raise ValueError(
                 f"this panel explains prompts of up to {MAX_TOKENS} tokens, this one has {len(ids)}"
             )
-        explain = ATTRIBUTIONS[method.value]
-        scores, note = explain(
-            lm, ids, target.value, baselines[baseline.value], steps.value, quadrature.value
+        found = ATTRIBUTIONS.explain(
+            method.value,
+            lm,
+            ids,
+            target.value,
+            baseline=baselines[baseline.value],
+            n_steps=steps.value,
+            quadrature=quadrature.value,
         )
+        scores = found.scores
         title = f"{method.value} for the logit of {lm.token_strings([target.value])[0]!r}"
         labels, groups = whole_characters(lm.tokenizer, ids)  # "é" or an emoji: one label, scores summed
         summed = [float(scores[g].sum()) for g in groups]
-        return viz.html_token_scores(labels, summed, title) + f"<p>{note}</p>"
+        return viz.html_token_scores(labels, summed, title) + f"<p>{found.note}</p>"
 
     update_targets()
     controls = {"text": text, "target": target, "method": method}

@@ -14,11 +14,13 @@ from xai_tf._threads import one_thread
 from xai_tf.faithfulness.adversary import epsilon_adversary
 from xai_tf.faithfulness.correlation import kendall
 from xai_tf.faithfulness.erasure import erase, removal_order, sentence_states
-from xai_tf.faithfulness.importance import METHODS, importances
+from xai_tf.faithfulness.importance import explanations
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example, Vocabulary
 from xai_tf.widgets._panel import Panel
 
+#: The importance every other is compared with (Kendall's τ).
+REFERENCE = "attention"
 #: The longest sentence the panel explains (IG and the adversary grow with T).
 MAX_WORDS = 60
 
@@ -53,8 +55,8 @@ def faithfulness_panel(
             raise ValueError(f"the panel explains sentences of 2..{MAX_WORDS} words, this one has {len(ids)}")
         words = [f" {w}" for w in vocab.decode(ids)]
         with one_thread():
-            # the paper's detached gradient in float64; IG at a fixed 32 nodes to keep a redraw fast
-            scores = importances(m, ids, detach_attention=True, dtype=torch.float64)
+            # the paper's detached gradient in float64; IG at a fixed 32 nodes (its delta is shown)
+            found = explanations(m, ids, detach_attention=True, dtype=torch.float64)
             adv = epsilon_adversary(m, ids, epsilon.value)
             h, alpha = sentence_states(m, ids)
             kept = erase(alpha, removal_order(m, ids, "attention")[: min(erased.value, len(ids) - 1)])
@@ -63,13 +65,13 @@ def faithfulness_panel(
                     m.readout(h.expand(2, -1, -1), torch.stack([alpha, kept])).softmax(-1)[:, 1].tolist()
                 )
         parts = [f"<p>f(x) = P(positive) = {p:.3f}</p>"]
-        for method in METHODS:
-            tau = (
-                ""
-                if method == "attention"
-                else f"   τ with attention = {kendall(scores['attention'], scores[method])[0]:+.2f}"
+        alpha_scores = found.pop(REFERENCE).scores
+        parts.append(_row(words, alpha_scores.tolist(), f"{REFERENCE} α"))
+        for method, e in found.items():
+            tau = kendall(alpha_scores, e.scores)[0]
+            parts.append(
+                _row(words, e.scores.tolist(), f"{method}   τ with {REFERENCE} = {tau:+.2f}   {e.note}")
             )
-            parts.append(_row(words, scores[method].tolist(), f"{method}{tau}"))
         parts.append(
             _row(
                 words,
