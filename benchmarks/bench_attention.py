@@ -1,6 +1,7 @@
 """Sparse attention maps: xai_tf against the entmax package, forward + backward, one run, CPU.
 
-Batch [64, 1024] float32 scores; median of several runs; prints the time ratio (ours / entmax).
+Batch [64, 1024] float32 scores; median of several interleaved runs after a warm-up (xai_tf.timing);
+prints the time ratio (ours / entmax).
 
     python benchmarks/bench_attention.py [--runs 30]
 """
@@ -8,13 +9,13 @@ Batch [64, 1024] float32 scores; median of several runs; prints the time ratio (
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import entmax
 import torch
 
 from xai_tf import attention as att
+
+from timing import median_seconds  # isort: skip
 
 PAIRS = {
     "sparsemax": (att.sparsemax, lambda z: entmax.sparsemax(z, -1)),
@@ -23,15 +24,9 @@ PAIRS = {
 }
 
 
-def forward_backward_seconds(fn, z: torch.Tensor, grad: torch.Tensor, runs: int) -> float:
-    times = []
-    for i in range(runs + 3):
-        x = z.clone().requires_grad_()
-        start = time.perf_counter()
-        fn(x).backward(grad)
-        if i >= 3:  # the first runs warm up
-            times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def forward_backward(fn, z: torch.Tensor, grad: torch.Tensor):
+    """One forward and backward pass of ``fn`` on a fresh leaf copy of the scores z."""
+    return lambda: fn(z.clone().requires_grad_()).backward(grad)
 
 
 def main() -> None:
@@ -44,11 +39,12 @@ def main() -> None:
         f"forward + backward on [64, 1024] float32, median of {args.runs}, {torch.get_num_threads()} threads"
     )
     for name, (ours, theirs) in PAIRS.items():
-        t_ours = forward_backward_seconds(ours, z, grad, args.runs)
-        t_ref = forward_backward_seconds(theirs, z, grad, args.runs)
+        t = median_seconds(
+            {"ours": forward_backward(ours, z, grad), "entmax": forward_backward(theirs, z, grad)}, args.runs
+        )
         print(
-            f"  {name:20s} ours {t_ours * 1e3:6.2f} ms   entmax {t_ref * 1e3:6.2f} ms   "
-            f"ratio ours/entmax {t_ours / t_ref:.2f}"
+            f"  {name:20s} ours {t['ours'] * 1e3:6.2f} ms   entmax {t['entmax'] * 1e3:6.2f} ms   "
+            f"ratio ours/entmax {t['ours'] / t['entmax']:.2f}"
         )
 
 

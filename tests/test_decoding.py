@@ -7,7 +7,7 @@ import torch
 from conftest import random_hf_gpt2
 from scipy.stats import chisquare
 
-from xai_tf import LoadedModel
+from xai_tf import LoadedModel, timing
 from xai_tf.decoding import (
     beam_search,
     continuation_log_prob,
@@ -356,8 +356,25 @@ def test_positions_computed_counts_what_the_decoder_feeds_the_model(
     assert positions_computed(prompt_length, new_tokens, 32, use_cache) == sum(fed)
 
 
-def test_decoding_seconds_is_a_positive_median(pair):
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_decoding_seconds_is_the_median_of_the_runs_after_a_warm_up(pair, monkeypatch, use_cache):
+    """On a fake clock that advances c_r seconds for each position the model reads in run r (c = 100 in
+    the warm-up, then 1, 9, 2): the model decodes 1 + repeats times and the answer is the median run,
+    2 × the positions one run reads (positions_computed), not the mean (4×) nor the warm-up's."""
     _, ours = pair
-    assert 0 < decoding_seconds(ours, [1, 2, 3], 4, use_cache=True, repeats=3) < 60
+    clock, fed, cost = {"now": 0.0}, [], [100.0, 1.0, 9.0, 2.0]
+
+    def read(_module, args):
+        fed.append(torch.as_tensor(args[0]).size(-1))
+        clock["now"] += fed[-1] * cost[(len(fed) - 1) // 4]  # 4 new tokens: 4 forward passes a run
+
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: clock["now"])
+    handle = ours.register_forward_pre_hook(read)
+    try:
+        seconds = decoding_seconds(ours, [1, 2, 3], 4, use_cache=use_cache, repeats=3)
+    finally:
+        handle.remove()
+    assert len(fed) == 4 * 4
+    assert seconds == 2 * positions_computed(3, 4, 32, use_cache)
     with pytest.raises(ValueError, match="repeats must be an integer ≥ 1, got 0"):
         decoding_seconds(ours, [1, 2, 3], 4, use_cache=True, repeats=0)

@@ -1,18 +1,18 @@
 """What decoding costs with and without the key/value cache (lesson 05): a count of the positions the
 model computes, which does not depend on the machine, and a wall time measured so that it means
-something (a warm-up run, then the median of several).
+something (``xai_tf.timing``: a warm-up run, then the median of several).
 """
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Sequence
+from functools import partial
 
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _checks, timing
 from xai_tf.decoding import Model, greedy
+from xai_tf.models.loaded import causal
 
 
 def positions_computed(prompt_length: int, max_new_tokens: int, n_ctx: int, use_cache: bool) -> int:
@@ -41,10 +41,6 @@ def decoding_seconds(
     """Median wall time of greedy decoding over ``repeats`` runs, after one run to warm up (the
     first run pays for memory allocation and caches: one unwarmed run can be off by 10×)."""
     _checks.integer("repeats", repeats, 1)
-    greedy(model, input_ids, max_new_tokens, stop_at_eot=False, use_cache=use_cache)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        greedy(model, input_ids, max_new_tokens, stop_at_eot=False, use_cache=use_cache)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    device = causal(model, "decoding").device
+    run = partial(greedy, model, input_ids, max_new_tokens, stop_at_eot=False, use_cache=use_cache)
+    return timing.median_seconds(run, repeats, device)
