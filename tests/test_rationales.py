@@ -14,6 +14,7 @@ from xai_tf.rationales import hardkuma, reinforce
 from xai_tf.rationales import model as rat
 from xai_tf.rationales.penalty import omega
 from xai_tf.tasks import cues, recurrent
+from xai_tf.tasks.words import Example
 
 # ---------------------------------------------------------------- conicity
 
@@ -313,3 +314,138 @@ def test_describe_is_the_lessons_row():
         "τ attention–LOO": study.summary(("attention", "LOO"))[0],
         "τ attention–IG": study.summary(("attention", "IG"))[0],
     }
+
+
+# ---------------------------------------------------------------- bad input: the documented values
+
+
+def test_documented_values_for_odd_but_valid_input():
+    from xai_tf.rationales import sparsity
+
+    assert omega(torch.ones(3, dtype=torch.half), 0.5, 1.0).dtype == torch.float32  # half: in float32
+    assert eraser.top_k(torch.tensor([3, 1, 2]), 1) == [0]  # integer scores rank as numbers
+    assert eraser.top_k([0.0, float("inf"), float("-inf")], 2) == [0, 1]  # ±inf rank first and last
+    lag = sparsity.Lagrangian(0.2, lr=1e6)  # a step far past the clamp: λ lands on it, no overflow
+    lag.term(torch.tensor(0.9))
+    assert lag.lam == sparsity.LAMBDA_MAX and lag.history == [(pytest.approx(0.7), sparsity.LAMBDA_MAX)]
+
+
+def test_a_batch_larger_than_the_data_is_the_full_batch():
+    """``minibatches``: batch_size ≥ n gives every example, in order, each step (not n draws with
+    replacement): the same weights as Adam on the whole set, the HardKuma noise drawn as in training."""
+    from xai_tf._threads import one_thread
+    from xai_tf.tasks.train import fit
+
+    data = cues.cue_sentences(12, seed=0)
+    big = rat.train_rationalizer(data, len(cues.VOCAB), "hardkuma", steps=3, batch_size=10**5)
+    with seeds.seeded(0):
+        ref = rat.Rationalizer(len(cues.VOCAB), "hardkuma", 0.02, 0.01)
+    noise, everything = seeds.generator(1), recurrent.batch(data)
+    with one_thread():
+        fit(ref.parameters(), lambda k: rat._objective(ref, everything, noise), 3, 0.01)
+    assert all(torch.equal(a, b) for a, b in zip(big.parameters(), ref.parameters(), strict=True))
+
+
+# ---------------------------------------------------------------- gradient variance by hand
+
+
+def test_gradient_variance_of_one_word_by_hand():
+    """One sentence of one word, REINFORCE with baseline b. The generator's gradient estimate is
+    ĝ = s(z) ∇_θ φ with s(z) = (c_z − b)(z − σ(φ)), c_z = −log softmax(W_c z e′ + b_c)_y + λ₁ z (no
+    span can break in one word), so Σ_p Var[ĝ_p] = Var[s] ‖∇_θ φ‖², Var over the draws with S − 1 in
+    the denominator; c_z, s and the sample variance computed here in float64."""
+    with seeds.seeded(0):
+        model = rat.Rationalizer(5, "reinforce", 0.3, 0.2, d=4)
+    data, ids = [Example([3], 1, [0])], torch.tensor([[3]])
+    with torch.no_grad():
+        model.gen_out.bias[0] -= model.generator(ids)[0, 0, 0]  # φ = 0: both selections drawn
+    model.baseline, S = 0.4, 32
+    phi = model.generator(ids)[0, 0, 0]
+    generator_params = [*model.gen_embed.parameters(), *model.conv.parameters(), *model.gen_out.parameters()]
+    u2 = sum(float((g.double() ** 2).sum()) for g in torch.autograd.grad(phi, generator_params))
+    p = float(torch.sigmoid(phi.detach()))
+    e = model.pred_embed.weight[3].double().detach()
+    W, bias = model.head.weight.double().detach(), model.head.bias.double().detach()
+    cost = {z: float(-torch.log_softmax(W @ (z * e) + bias, -1)[1]) + 0.3 * z for z in (0, 1)}
+    g = seeds.generator(7)
+    zs = [int(torch.bernoulli(torch.sigmoid(phi.detach()).reshape(1, 1), generator=g)) for _ in range(S)]
+    assert 0 < sum(zs) < S
+    s = np.array([(cost[z] - 0.4) * (z - p) for z in zs])
+    want = s.var(ddof=1) * u2
+    assert rat.gradient_variance(model, data, samples=S, seed=7) == pytest.approx(want, rel=1e-4)
+    assert model.baseline == 0.4  # measuring does not move b
+
+
+def test_gradient_variance_of_sparsemax_is_zero():
+    """Sparsemax draws nothing: every 'sample' is the same gradient."""
+    with seeds.seeded(0):
+        model = rat.Rationalizer(len(cues.VOCAB), "sparsemax", 0.1, 0.1)
+    assert rat.gradient_variance(model, cues.cue_sentences(6), samples=3) == 0.0
+
+
+# ---------------------------------------------------------------- the panels, on what they show
+
+
+def _shown(view: str) -> list[str]:
+    """The words a panel's sentence shows, in order (bracketed ones keep their brackets)."""
+    import html
+    import re
+
+    return [html.unescape(w).strip() for w in re.findall(r"white-space:pre'>([^<]*)</span>", view)]
+
+
+def test_eraser_panel_shows_the_top_k_words_and_their_scores():
+    from xai_tf.widgets.rationales import eraser_panel
+
+    with seeds.seeded(0):
+        model = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB), d_e=8, d_h=4))
+        r = rat.Rationalizer(len(cues.VOCAB), "reinforce", 0.1, 0.1)
+    data = cues.cue_sentences(3, seed=2, length=(6, 6))
+    ids = data[1].ids
+    with torch.no_grad():
+        phi = r.generator(torch.tensor([ids]))[0, :, 0]
+        r.gen_out.bias[0] -= float(phi.median()) + 1e-4  # φ > 0 on half the words: the selection
+    panel = eraser_panel(model, {"R": r}, cues.VOCAB, data)
+    panel["sentence"].value, panel["k"].value, panel["method"].value = 1, 2, "attention"
+    with torch.no_grad():
+        E = model.wte(torch.tensor([ids]))
+        alpha = model.attention(model.states(E))[0].numpy()
+        f = lambda words: model(words).softmax(-1)[0].double()  # noqa: E731
+    chosen = sorted(np.argsort(-alpha, kind="stable")[:2].tolist())
+    words = cues.VOCAB.decode(ids)
+    assert _shown(panel.view.value) == [f"[{w}]" if t in chosen else w for t, w in enumerate(words)]
+    p = f(ids)
+    j = int(p.argmax())
+    comp = float(p[j] - f([i for t, i in enumerate(ids) if t not in chosen])[j])
+    suff = float(p[j] - f([i for t, i in enumerate(ids) if t in chosen])[j])
+    assert f"2 of 6 words; P(predicted) = {float(p.max()):.3f}" in panel.view.value
+    assert f"comprehensiveness {comp:+.3f}, sufficiency {suff:+.3f}" in panel.view.value
+    panel["method"].value = "R"  # the rationalizer's own words: φ_t > 0, k unused
+    with torch.no_grad():
+        selected = (r.generator(torch.tensor([ids]))[0, :, 0] > 0).nonzero()[:, 0].tolist()
+    assert len(selected) == 3
+    assert _shown(panel.view.value) == [f"[{w}]" if t in selected else w for t, w in enumerate(words)]
+    assert "R: 3 of 6 words" in panel.view.value
+
+
+def test_rationale_panel_shows_the_trained_rationalizers_scores_and_selections():
+    from xai_tf.widgets.rationales import SHOWN, rationale_panel
+
+    train, test = cues.cue_sentences(40, seed=0), cues.cue_sentences(6, seed=1)
+    panel = rationale_panel(train, test, cues.VOCAB)
+    panel["lam1"].value = 0.05
+    model = rat.train_rationalizer(train, len(cues.VOCAB), "hardkuma", 0.05, 0.01, steps=300)
+    s = rat.evaluate(model, test)
+    head = (
+        f"accuracy {s.accuracy:.2f}, precision {s.precision:.2f}, recall {s.recall:.2f}, "
+        f"words kept {s.sparsity:.0%}"
+    )
+    assert head in panel.view.value
+    shown = _shown(panel.view.value)
+    want = []
+    for e in test[:SHOWN]:
+        chosen = set(rat.rationale(model, e.ids))
+        want += [f"[{w}]" if t in chosen else w for t, w in enumerate(cues.VOCAB.decode(e.ids))]
+    assert shown == want
+    shades = __import__("re").findall(r"title='([^']*)'", panel.view.value)
+    assert shades == [f"{float(c):+.4f}" for e in test[:SHOWN] for c in e.cues]  # the planted cues
