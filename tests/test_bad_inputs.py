@@ -24,7 +24,6 @@ import xai_tf
 from xai_tf import artifacts, blocks, bpe, corpus, decoding, decoding_cost, lm_eval, timing, tokenization, viz
 from xai_tf import attention as att
 from xai_tf.cbm.data import ConceptData
-from xai_tf.efficient import adaptive, chunked, cost, linear, linformer, performer, positions, sparse
 from xai_tf.explain import agreement as ag
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import lens
@@ -732,188 +731,6 @@ RAISES = [
         VE,
         "1 tokens but 2 scores",
     ),
-    # lesson 14: the cost of attention
-    (
-        "xai_tf.efficient.chunked.naive_attention",
-        lambda: chunked.naive_attention(z(4, 3), z(4, 2), z(4, 3)),
-        VE,
-        "Q has 3 features but K has 2",
-    ),
-    (
-        "xai_tf.efficient.chunked.chunked_attention",
-        lambda: chunked.chunked_attention(z(4, 3), z(4, 3), z(4, 3), chunk_size=0),
-        VE,
-        "chunk_size must be an integer ≥ 1, got 0",
-    ),
-    (
-        "xai_tf.efficient.chunked.online_softmax_update",
-        lambda: chunked.online_softmax_update(z(2, 1), z(2, 1), z(2, 3), torch.full((2, 4), NAN), z(4, 3)),
-        VE,
-        "s has \\+inf or NaN scores",
-    ),
-    (
-        "xai_tf.efficient.sparse.sliding_window_mask",
-        lambda: sparse.sliding_window_mask(8, 0),
-        VE,
-        "window must be an integer in 1..8, got 0",
-    ),
-    (
-        "xai_tf.efficient.sparse.strided_mask",
-        lambda: sparse.strided_mask(8, 9),
-        VE,
-        "stride must be an integer in 1..8, got 9",
-    ),
-    (
-        "xai_tf.efficient.sparse.sparse_transformer_mask",
-        lambda: sparse.sparse_transformer_mask(8, 2.5),
-        TE,
-        "stride must be an integer in 1..8, got 2.5",
-    ),
-    (
-        "xai_tf.efficient.sparse.sparse_attention",
-        lambda: sparse.sparse_attention(z(4, 3), z(4, 3), z(4, 3), None),
-        VE,
-        "mask is None",
-    ),
-    (
-        "xai_tf.efficient.sparse.windowed_attention",
-        lambda: sparse.windowed_attention(z(4, 3), z(4, 3), z(4, 3), 5),
-        VE,
-        "window must be an integer in 1..4, got 5",
-    ),
-    (
-        "xai_tf.efficient.linear.elu_feature_map",
-        lambda: linear.elu_feature_map(torch.ones(3, dtype=torch.long)),
-        TE,
-        "x must be a floating-point tensor",
-    ),
-    (
-        "xai_tf.efficient.linear.linear_attention",
-        lambda: linear.linear_attention(z(4, 3), z(4, 3), z(4, 3).double()),
-        TE,
-        "Q, K and V must share one dtype",
-    ),
-    (
-        "xai_tf.efficient.linear.linear_attention_quadratic",
-        lambda: linear.linear_attention_quadratic(torch.full((4, 3), NAN), z(4, 3), z(4, 3)),
-        VE,
-        "Q has NaN or inf entries",
-    ),
-    (
-        "xai_tf.efficient.performer.random_features",
-        lambda: performer.random_features(0, 4),
-        VE,
-        "n_features must be an integer ≥ 1, got 0",
-    ),
-    (
-        "xai_tf.efficient.performer.positive_features",
-        lambda: performer.positive_features(z(4, 3), z(5, 2)),
-        VE,
-        "X has 3 features but W has 2 columns",
-    ),
-    (
-        "xai_tf.efficient.performer.performer_attention",
-        lambda: performer.performer_attention(z(4, 3), z(4, 3), z(4, 3), n_features=-1),
-        VE,
-        "n_features must be an integer ≥ 1, got -1",
-    ),
-    (
-        "xai_tf.efficient.linformer.linformer_projections",
-        lambda: linformer.linformer_projections(8, 9),
-        VE,
-        "rank must be an integer in 1..8, got 9",
-    ),
-    (
-        "xai_tf.efficient.linformer.linformer_attention",
-        lambda: linformer.linformer_attention(z(4, 3), z(4, 3), z(4, 3), rank=0),
-        VE,
-        "rank must be an integer in 1..4, got 0",
-    ),
-    (
-        "xai_tf.efficient.cost.layer",
-        lambda: cost.layer("transformer", 8),
-        VE,
-        "method must be one of self-attention",
-    ),
-    (
-        "xai_tf.efficient.cost.measure",
-        lambda: cost.measure("self-attention", 10**6, d=1, memory=False),
-        VE,
-        "needs .* GiB, more than the .* GiB free",
-    ),
-    (
-        "xai_tf.efficient.cost.peak_bytes",
-        lambda: cost.peak_bytes(3),
-        TE,
-        "fn must be a function of no arguments",
-    ),
-    ("xai_tf.efficient.cost.fit_exponent", lambda: cost.fit_exponent([1, 2], [1.0]), VE, "2 ns but 1 costs"),
-    (
-        "xai_tf.efficient.cost.crossover",
-        lambda: cost.crossover([1, 2], [1, 2], [1]),
-        VE,
-        "2 ns but 1 other costs",
-    ),
-    (
-        "xai_tf.efficient.cost.relative_error",
-        lambda: cost.relative_error(z(3), z(4)),
-        VE,
-        r"Y is \(3,\) but Y_ref is \(4,\)",
-    ),
-    (
-        "xai_tf.efficient.cost.connectivity",
-        lambda: cost.connectivity("recurrent", 8, 0),
-        VE,
-        "width must be an integer in 1..8, got 0",
-    ),
-    (
-        "xai_tf.efficient.cost.max_path_length",
-        lambda: cost.max_path_length("convolution", 8, 4),
-        VE,
-        "width must be an odd kernel size",
-    ),
-    (
-        "xai_tf.efficient.cost.sequential_operations",
-        lambda: cost.sequential_operations("rnn", 8),
-        VE,
-        "kind must be one of",
-    ),
-    (
-        "xai_tf.efficient.adaptive.entmax_alpha_grad",
-        lambda: adaptive.entmax_alpha_grad(z(4).softmax(-1), 1.0),
-        VE,
-        r"alpha must be a finite number in \(1, inf\), got 1.0",
-    ),
-    (
-        "xai_tf.efficient.adaptive.entmax_heads",
-        lambda: adaptive.entmax_heads(z(1, 2, 3, 4), torch.tensor([1.5, 0.9])),
-        VE,
-        "alpha must be > 1 and finite for every head, got 0.9",
-    ),
-    (
-        "xai_tf.efficient.adaptive.alpha_task",
-        lambda: adaptive.alpha_task(0),
-        VE,
-        "batch must be an integer ≥ 1, got 0",
-    ),
-    (
-        "xai_tf.efficient.adaptive.train_alpha_heads",
-        lambda: adaptive.train_alpha_heads(steps=0),
-        VE,
-        "steps must be an integer ≥ 1, got 0",
-    ),
-    (
-        "xai_tf.efficient.positions.train_offset_model",
-        lambda: positions.train_offset_model("rotary", steps=1),
-        VE,
-        "positions must be 'absolute' or 'relative'",
-    ),
-    (
-        "xai_tf.efficient.positions.offset_accuracy",
-        lambda: positions.offset_accuracy(None, 8),
-        TE,
-        "model must be an OffsetModel",
-    ),
     (
         "xai_tf.tasks.offsets.offset_batch",
         lambda: offsets.offset_batch(2, 3, offset=3),
@@ -1006,11 +823,6 @@ def _panel_probes():
             None,
             None,
         ),
-        "xai_tf.widgets.efficient.efficiency_panel": (
-            lambda: __import__("xai_tf.widgets.efficient").widgets.efficient.efficiency_panel(max_n=64),
-            "n",
-            100,
-        ),
     }
 
 
@@ -1028,7 +840,6 @@ PANELS = [
     "xai_tf.widgets.attention.attention_explorer",
     "xai_tf.widgets.attention.mask_explorer",
     "xai_tf.widgets.attention.flavors_panel",
-    "xai_tf.widgets.efficient.efficiency_panel",
 ]
 
 

@@ -483,7 +483,7 @@ def test_sliding_window_checker(fn, message, capsys):
     assert message in capsys.readouterr().out
 
 
-def test_efficiency_panel_draws_every_method_and_refuses_a_too_long_n():
+def test_efficiency_panel_draws_every_method_and_caps_n():
     from xai_tf.widgets.efficient import METHODS, efficiency_panel
 
     panel = efficiency_panel(max_n=256)
@@ -493,8 +493,11 @@ def test_efficiency_panel_draws_every_method_and_refuses_a_too_long_n():
         assert panel.message.value == "" and "<svg" in panel.view.value, method
     panel["method"].value = "full softmax (n × n)"
     assert "relative error" in panel.view.value and "0.00e+00" in panel.view.value  # full vs itself
-    panel["n"].value = 300
-    assert "n must be an integer in 16..256" in panel.message.value and panel.view.value == ""
+    panel["n"].value = 300  # the box stops at max_n: nothing longer can be typed
+    assert panel["n"].value == 256 and panel.message.value == "" and "<svg" in panel.view.value
+    panel["method"].value = "sliding window (causal)"
+    panel["n"].value, panel["width"].value = 16, 40  # a window wider than n: one line
+    assert "window must be an integer in 1..16, got 40" in panel.message.value and panel.view.value == ""
 
 
 # ---------------------------------------------------------------- the benchmark's saved sweep

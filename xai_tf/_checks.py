@@ -205,3 +205,41 @@ def fits(what: str, n_bytes: float, advice: str, device: torch.device | str = "c
             f"{what} needs {n_bytes / 2**30:.1f} GiB, more than the {free / 2**30:.1f} GiB free on "
             f"{device.type}: {advice}"
         )
+
+
+def flag(name: str, value: object) -> bool:
+    """True or False (a string such as "no" is truthy and would silently mean True)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def floating_dtype(name: str, dtype: object) -> torch.dtype | None:
+    """None (torch's default) or a floating-point torch dtype: an integer dtype would round random
+    projections to zeros."""
+    if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise TypeError(
+            f"dtype must be a floating-point dtype (torch.float32, torch.float64) or None, got {dtype!r}"
+        )
+    return dtype
+
+
+def real_vector(name: str, x: object) -> Tensor:
+    """One score per position (a list of numbers or a real tensor ``[T]``) as a float64 CPU tensor with
+    finite entries: bools, strings and complex numbers are refused by name, and NaN too (torch ranks
+    NaN first, scipy's τ turns it into NaN)."""
+    if isinstance(x, Tensor):
+        if x.dtype == torch.bool or x.is_complex():
+            raise TypeError(f"{name} must hold real numbers, got a {x.dtype} tensor")
+        x = x.detach().cpu().double()
+    elif isinstance(x, (list, tuple)) and all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool) for v in x
+    ):
+        x = torch.tensor([float(v) for v in x], dtype=torch.float64)
+    else:
+        raise TypeError(f"{name} must be a list or tensor of real numbers [T], got {type(x).__name__}")
+    if x.dim() != 1:
+        raise ValueError(f"{name} must be a vector [T], got shape {tuple(x.shape)}")
+    if not torch.isfinite(x).all():
+        raise ValueError(f"{name} has NaN or ±inf entries: every score must be a finite number")
+    return x

@@ -21,7 +21,7 @@ from torch import Tensor, nn
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.attention import entmax, sparsemax
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import TrainOptions, fit
 
 
 def _alpha(alpha: object) -> Tensor:
@@ -42,6 +42,8 @@ def entmax_alpha_grad(p: Tensor, alpha: float) -> Tensor:
     alpha = _checks.real("alpha", alpha, 1, float("inf"), open_lo=True, open_hi=True)
     if not isinstance(p, Tensor) or not p.is_floating_point():
         raise TypeError(f"p must be a floating-point tensor of probabilities, got {type(p).__name__}")
+    if p.numel() == 0 or not ((p >= 0).all() and torch.allclose(p.sum(-1), p.new_ones(()), atol=1e-4)):
+        raise ValueError("p must hold probabilities: entries ≥ 0 that sum to 1 along the last dim")
     on = p > 0
     s = torch.where(on, p.clamp(min=1e-300).pow(2 - alpha), torch.zeros_like(p))
     p_tilde = s / s.sum(-1, keepdim=True)
@@ -92,7 +94,8 @@ TARGETS = ("argmax", "sparsemax", "softmax")
 def alpha_task(batch: int, T: int = 12, seed: int = 0) -> tuple[Tensor, Tensor, Tensor]:
     """Scores s ``[batch, T]`` ~ N(0, 1), values v ``[batch, T]`` and targets ``[batch, 3]``: the values
     weighted by one-hot argmax(s), sparsemax(s) and softmax(s) (one target per head)."""
-    batch, T = _checks.integer("batch", batch, 1), _checks.integer("T", T, 2)
+    batch, T = _checks.integer("batch", batch, 1, 100_000), _checks.integer("T", T, 2, 4096)
+    _checks.fits(f"alpha_task's {batch} × {T} scores", 4 * 8 * batch * T, "choose a smaller batch or T")
     g = seeds.generator(seed)
     s, v = torch.randn(batch, T, generator=g), torch.randn(batch, T, generator=g)
     hard = torch.nn.functional.one_hot(s.argmax(-1), T).float()
@@ -125,7 +128,7 @@ def train_alpha_heads(
     steps: int = 200, batch: int = 64, lr: float = 0.05, seed: int = 0
 ) -> tuple[AlphaHeads, list[float]]:
     """Fit ``AlphaHeads`` to ``alpha_task`` by mean squared error (fresh seeded batches each step)."""
-    steps = _checks.integer("steps", steps, 1)
+    options, batch = TrainOptions(steps, lr, seed=seed), _checks.integer("batch", batch, 1, 100_000)
     with seeds.seeded(seed):
         model = AlphaHeads(len(TARGETS))
 
@@ -134,4 +137,4 @@ def train_alpha_heads(
         return ((model(s, v) - y) ** 2).mean()
 
     with one_thread():
-        return model, fit(model.parameters(), loss, steps, lr)
+        return model, fit(model.parameters(), loss, options.steps, options.lr)

@@ -46,7 +46,7 @@ def naive_attention(
     ``Q [..., n, d]``, ``K [..., m, d]``, ``V [..., m, d_v]`` → ``[..., n, d_v]``. A query that
     sees no key gets zeros. Refused before allocating when the scores would not fit in memory."""
     Q, K, V = _common.qkv(Q, K, V)
-    n, m = Q.size(-2), K.size(-2)
+    n, m, causal = Q.size(-2), K.size(-2), _checks.flag("causal", causal)
     mask = _common.mask("mask", mask, n, m)
     batch = torch.broadcast_shapes(Q.shape[:-2], K.shape[:-2]).numel()
     _common.fits(
@@ -75,7 +75,13 @@ def online_softmax_update(
         if not _checks.tensor(name, x).is_floating_point():
             raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}")
     if s.size(-1) != v.size(-2):
-        raise ValueError(f"s scores {s.size(-1)} keys but v holds {v.size(-2)} values: one value per key")
+        raise ValueError(f"s has {s.size(-1)} keys but v has {v.size(-2)}: one value row per key")
+    for name, x in (("m", m), ("ell", ell), ("acc", acc)):
+        if x.dim() < 2 or x.size(-2) != s.size(-2):
+            raise ValueError(
+                f"m, ell, acc and s must have one row per query ({x.size(-2) if x.dim() > 1 else 0} in "
+                f"{name}), got s with {s.size(-2)}"
+            )
     if torch.isnan(s).any() or torch.isposinf(s).any():
         raise ValueError("s has +inf or NaN scores: use −inf to mask a key")
     m_new = torch.maximum(m, s.amax(-1, keepdim=True))
@@ -98,7 +104,7 @@ def chunked_attention(
     Peak extra memory ~ queries × chunk_size scores, never n × m. Same arguments as
     ``naive_attention``; a causal chunk wholly in a query block's future is skipped."""
     Q, K, V = _common.qkv(Q, K, V)
-    n, m = Q.size(-2), K.size(-2)
+    n, m, causal = Q.size(-2), K.size(-2), _checks.flag("causal", causal)
     c = _checks.integer("chunk_size", chunk_size, 1)
     cq = n if query_chunk_size is None else _checks.integer("query_chunk_size", query_chunk_size, 1)
     mask = _common.mask("mask", mask, n, m)

@@ -32,11 +32,16 @@ def approximation_errors(
 ) -> dict[str, object]:
     """The errors of the module docstring: a list over ``knobs`` (m, k or l) per method, a float for
     "uniform", "linear", "causal uniform" and "outside window". Performer's draws use seeds
-    100·seed + j, j < ``feature_draws``."""
+    100·seed + j, j < ``feature_draws``. n ≤ 4096, d ≤ 1024: every knob recomputes float64 n × n
+    attention, which beyond that takes minutes."""
     sigma = _checks.real("sigma", sigma, 0, float("inf"), open_lo=True, open_hi=True)
-    n, d = _checks.integer("n", n, 1), _checks.integer("d", d, 1)
+    n, d = _checks.integer("n", n, 1, 4096), _checks.integer("d", d, 1, 1024)
+    if not knobs:
+        raise ValueError(
+            "knobs is empty: give the features m, ranks k or windows l to compare, e.g. (16, 64)"
+        )
     knobs = [_checks.integer("knobs", k, 1, n) for k in knobs]
-    draws = _checks.integer("feature_draws", feature_draws, 1)
+    draws = _checks.integer("feature_draws", feature_draws, 1, 100)
     window = _checks.integer("window", window, 1, n)
     gen = seeds.generator(seed)
     Q, K = (torch.randn(1, n, d, generator=gen, dtype=torch.float64) * sigma for _ in range(2))

@@ -51,6 +51,8 @@ METHODS = (
     "linformer",
 )
 KINDS = ("self-attention", "recurrent", "convolution", "restricted attention")
+MAX_N = 65_536  # the sweep stops at 16 384; at 65 536 one pass of the quadratic layers takes minutes
+MAX_PATH_N = 1024  # breadth-first search over n² edges from each of n positions: n³ steps
 
 
 def _attention_layer(attend: Callable[[Tensor, Tensor, Tensor], Tensor], d: int, g: torch.Generator):
@@ -73,8 +75,9 @@ def layer(method: str, n: int, d: int = 64, width: int = 16, seed: int = 0) -> C
     the Linformer's rank, in 1..n."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
-    n, d = _checks.integer("n", n, 1), _checks.integer("d", d, 1)
+    n, d = _checks.integer("n", n, 1, MAX_N), _checks.integer("d", d, 1)
     width = _checks.integer("width", width, 1, n)
+    _checks.fits(f"a layer's weights at d = {d}", 4 * 4 * d * d, "choose a smaller d")
     g = seeds.generator(seed)
     if method in ("GRU", "LSTM"):
         with seeds.seeded(seed):
@@ -164,14 +167,37 @@ def measure(
 def fit_exponent(ns: Sequence[float], costs: Sequence[float], last: int | None = None) -> float:
     """Least-squares slope of log(cost) against log(n) over the ``last`` points (None: all): cost ∝ n^slope.
     Small n is dominated by fixed overheads, so fit the largest n."""
+    x, y = np.log(_positive("ns", ns)), np.log(_positive("costs", costs))
     _checks.same_length("fit_exponent", "ns", ns, "costs", costs)
-    x, y = np.log(np.asarray(ns, float)), np.log(np.asarray(costs, float))
+    if len(x) < 2:
+        raise ValueError(f"a slope needs at least 2 points, got {len(x)}")
     if last is not None:
         last = _checks.integer("last", last, 2, len(x))
         x, y = x[-last:], y[-last:]
-    if len(x) < 2 or not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ValueError("fit_exponent needs at least two points with n > 0 and cost > 0")
+    if np.ptp(x) == 0:
+        raise ValueError("ns must hold at least two different values for a slope")
     return float(np.polyfit(x, y, 1)[0])
+
+
+def _positive(name: str, values: object) -> np.ndarray:
+    """A sequence of finite numbers > 0 (sizes, costs on a log axis) as a float array."""
+    array = _numbers(name, values)
+    if not (array > 0).all():
+        raise ValueError(f"{name} must be finite numbers > 0, got {array[:8].tolist()}")
+    return array
+
+
+def _numbers(name: str, values: object) -> np.ndarray:
+    """A sequence of finite numbers as a float array."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+        raise TypeError(f"{name} must be a sequence of numbers, got {type(values).__name__}")
+    try:
+        array = np.asarray(values, float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a sequence of numbers") from None
+    if array.ndim != 1 or not np.isfinite(array).all():
+        raise ValueError(f"{name} must be finite numbers, got {array[:8].tolist()}")
+    return array
 
 
 def multiply_adds(kind: str, n: int, d: int = 64) -> int:
@@ -189,6 +215,11 @@ def crossover(ns: Sequence[float], reference: Sequence[float], other: Sequence[f
     measured; None if it never does."""
     _checks.same_length("crossover", "ns", ns, "reference costs", reference)
     _checks.same_length("crossover", "ns", ns, "other costs", other)
+    sizes = _positive("ns", ns)
+    _numbers("reference costs", reference)
+    _numbers("other costs", other)
+    if (np.diff(sizes) <= 0).any():
+        raise ValueError(f"ns must increase, got {list(ns)}")
     found = None
     for n, a, b in zip(ns, reference, other, strict=True):
         found = (found if found is not None else n) if b < a else None
@@ -199,6 +230,8 @@ def relative_error(Y: Tensor, Y_ref: Tensor) -> float:
     """‖Y − Y_ref‖_F / ‖Y_ref‖_F."""
     if _checks.tensor("Y", Y).shape != _checks.tensor("Y_ref", Y_ref).shape:
         raise ValueError(f"Y is {tuple(Y.shape)} but Y_ref is {tuple(Y_ref.shape)}: they must match")
+    if not Y_ref.any():
+        raise ValueError("Y_ref is all zeros: an error relative to it is undefined")
     return float((Y - Y_ref).double().norm() / Y_ref.double().norm())
 
 
@@ -211,7 +244,7 @@ def connectivity(kind: str, n: int, width: int = 3) -> np.ndarray:
     convolution with kernel k = ``width`` (odd): |i − j| ≤ (k − 1)/2; restricted attention: |i − j| ≤ r."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
-    n = _checks.integer("n", n, 1)
+    n = _checks.integer("n", n, 1, MAX_PATH_N)
     width = _checks.integer("width", width, 1, n)
     offset = np.arange(n)[:, None] - np.arange(n)[None, :]
     if kind == "self-attention":

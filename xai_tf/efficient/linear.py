@@ -24,17 +24,14 @@ from xai_tf.efficient import _common
 
 def elu_feature_map(x: Tensor) -> Tensor:
     """φ(x) = elu(x) + 1: x + 1 for x > 0, eˣ for x ≤ 0; always > 0."""
-    x = _checks.tensor("x", x)
-    if not x.is_floating_point():
-        raise TypeError(f"x must be a floating-point tensor, got {x.dtype}")
-    return F.elu(x) + 1
+    return F.elu(_checks.real_tensor("x", x)) + 1
 
 
 def linear_attention_quadratic(Q: Tensor, K: Tensor, V: Tensor, causal: bool = True) -> Tensor:
     """The definition: A_ij = φ(q_i)ᵀφ(k_j) / Σ_{j'} φ(q_i)ᵀφ(k_{j'}) (j, j' ≤ i if causal), out = A V.
     Builds the n × n matrix: O(n²·d)."""
     Q, K, V = _common.qkv(Q, K, V)
-    n, m = Q.size(-2), K.size(-2)
+    n, m, causal = Q.size(-2), K.size(-2), _checks.flag("causal", causal)
     batch = torch.broadcast_shapes(Q.shape[:-2], K.shape[:-2]).numel()
     _common.fits(f"linear attention's n × n form at n={n}", 2 * batch * n * m * Q.element_size(), Q.device)
     A = elu_feature_map(Q) @ elu_feature_map(K).transpose(-2, -1)
@@ -49,7 +46,7 @@ def linear_attention(Q: Tensor, K: Tensor, V: Tensor, causal: bool = True, chunk
     O(c² + d·d_v) extra memory. ``chunk_size`` = 1 is the pure RNN form. Not causal:
     φ(Q) (φ(K)ᵀ V) / φ(Q) (φ(K)ᵀ 1) with one global sum."""
     Q, K, V = _common.qkv(Q, K, V)
-    c = _checks.integer("chunk_size", chunk_size, 1)
+    c, causal = _checks.integer("chunk_size", chunk_size, 1), _checks.flag("causal", causal)
     fq, fk = elu_feature_map(Q), elu_feature_map(K)
     if not causal:
         return (fq @ (fk.transpose(-2, -1) @ V)) / (fq @ fk.sum(-2).unsqueeze(-1))

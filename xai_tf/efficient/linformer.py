@@ -35,6 +35,8 @@ def linformer_projections(
     ⌈n/k⌉ positions (E = F); ``"gaussian"`` draws entries N(0, 1/k), seeded, on the CPU."""
     n = _checks.integer("n", n, 1)
     k = _checks.integer("rank", rank, 1, n)
+    dtype = _checks.floating_dtype("dtype", dtype)
+    _checks.fits(f"Linformer's projections E, F [{k}, {n}]", 3 * k * n * 8, "choose a smaller rank or n")
     if kind == "pool":
         block = torch.arange(n, device="cpu") * k // n  # position j belongs to block ⌊j k / n⌋
         E = torch.nn.functional.one_hot(block, k).T.double()

@@ -20,6 +20,10 @@ from torch import Tensor
 from xai_tf import _checks, seeds
 from xai_tf.efficient import _common
 
+# m beyond this costs more than exact attention (O(n·m·d) against O(n²·d)) at every n whose
+# n × n scores fit in this machine's memory.
+MAX_FEATURES = 65_536
+
 
 def random_features(
     n_features: int,
@@ -32,8 +36,13 @@ def random_features(
     """W ``[m, d]``: rows w ~ N(0, I_d), or orthogonal blocks of d rows whose lengths are drawn as
     the norms of N(0, I_d) vectors (each row is still marginally N(0, I_d)). Drawn on the
     generator's device (the CPU by default), returned on ``device``."""
-    m = _checks.integer("n_features", n_features, 1)
+    m = _checks.integer("n_features", n_features, 1, MAX_FEATURES)
     d = _checks.integer("d", d, 1)
+    dtype = _checks.floating_dtype("dtype", dtype)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+    blocks_bytes = 8 * (m * d + -(-m // d) * d * d * 3)  # G, the QR blocks and their factors
+    _checks.fits(f"{m} random features in d = {d}", blocks_bytes, "choose fewer features or a smaller d")
     gdev = generator.device if generator is not None else "cpu"
     G = torch.randn(m, d, generator=generator, device=gdev, dtype=torch.float64)
     if orthogonal:  # all blocks in one batched QR
@@ -53,6 +62,8 @@ def positive_features(X: Tensor, W: Tensor, stabilise: str | None = None) -> Ten
     X, W = _checks.tensor("X", X), _checks.tensor("W", W)
     if not (X.is_floating_point() and W.is_floating_point()):
         raise TypeError(f"X and W must be floating-point tensors, got {X.dtype} and {W.dtype}")
+    _checks.real_tensor("X", X)
+    _checks.real_tensor("W", W)
     if W.dim() != 2 or W.size(0) == 0:
         raise ValueError(f"W must be [m, d] with m ≥ 1 features, got {tuple(W.shape)}")
     if X.size(-1) != W.size(-1):
@@ -79,4 +90,11 @@ def performer_attention(
         W = random_features(n_features, d, seeds.generator(seed), dtype=Q.dtype, device=Q.device)
     r = d**-0.25
     fq, fk = positive_features(Q * r, W, "row"), positive_features(K * r, W, "all")
-    return (fq @ (fk.transpose(-2, -1) @ V)) / (fq @ fk.sum(-2).unsqueeze(-1))
+    out = (fq @ (fk.transpose(-2, -1) @ V)) / (fq @ fk.sum(-2).unsqueeze(-1))
+    if not torch.isfinite(out).all():
+        raise ValueError(
+            "the random-feature estimate underflowed: Q and K are so large (max ‖q‖ = "
+            f"{float(Q.norm(dim=-1).max()):.0f}) that φ(q)ᵀ Σ_j φ(k_j) is 0 for some query; scale Q "
+            "and K down, or use exact attention"
+        )
+    return out

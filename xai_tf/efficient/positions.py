@@ -23,7 +23,9 @@ from torch import Tensor, nn
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.tasks.offsets import IGNORE, offset_batch
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import TrainOptions, fit
+
+MAX_T = 64  # the absolute model's table of positions has T_max = 64 rows; longer runs only cost
 
 
 class OffsetModel(nn.Module):
@@ -69,10 +71,20 @@ class OffsetModel(nn.Module):
         return torch.cat([out, E], -1) @ self.W_o.T
 
 
+def _task(name: str, T: object, offset: object, T_max: int = MAX_T) -> tuple[int, int]:
+    """T in 2..T_max and the offset k in 1..T−1 (a position i ≥ k must exist to be scored)."""
+    T = _checks.integer(name, T, 2, T_max)
+    return T, _checks.integer("offset", offset, 1, T - 1)
+
+
 def train_offset_model(
     positions: str, T: int = 16, steps: int = 300, offset: int = 3, seed: int = 0, lr: float = 0.01
 ) -> tuple[OffsetModel, list[float]]:
     """Train an ``OffsetModel`` on fresh seeded batches of 64 sequences of length T, cross-entropy."""
+    options = TrainOptions(steps, lr, seed=seed)
+    if positions not in ("absolute", "relative"):
+        raise ValueError(f"positions must be 'absolute' or 'relative', got {positions!r}")
+    T, offset = _task("T", T, offset)
     with seeds.seeded(seed):
         model = OffsetModel(positions)
 
@@ -81,7 +93,7 @@ def train_offset_model(
         return F.cross_entropy(model(x).flatten(0, 1), y.flatten(), ignore_index=IGNORE)
 
     with one_thread():
-        return model, fit(model.parameters(), loss, steps, lr)
+        return model, fit(model.parameters(), loss, options.steps, options.lr)
 
 
 @torch.no_grad()
@@ -90,7 +102,8 @@ def offset_accuracy(model: OffsetModel, T: int, offset: int = 3, n: int = 256, s
     fresh sequences of length ``T``."""
     if not isinstance(model, OffsetModel):
         raise TypeError(f"model must be an OffsetModel, got {type(model).__name__}")
-    x, y = offset_batch(n, T, offset, seed=seed)
+    T, offset = _task("T", T, offset, model.T_max if model.positions == "absolute" else MAX_T)
+    x, y = offset_batch(_checks.integer("n", n, 1, 100_000), T, offset, seed=seed)
     pred = model(x).argmax(-1)
     scored = y != IGNORE
     return float((pred[scored] == y[scored]).float().mean())

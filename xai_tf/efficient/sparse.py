@@ -27,13 +27,25 @@ from xai_tf.efficient import _common
 from xai_tf.efficient.chunked import naive_attention
 
 
+def _n(n: object) -> int:
+    """The pattern's size n ≥ 1, refused before allocating when its n × n offsets (8 bytes each)
+    and masks would not fit in memory."""
+    n = _checks.integer("n", n, 1)
+    _checks.fits(f"an n × n attention pattern at n={n}", 11 * n * n, "choose a smaller n")
+    return n
+
+
+def _offsets(n: int, device: torch.device | str | None) -> Tensor:
+    """i − j for every query i and key j, ``[n, n]``."""
+    return torch.arange(n, device=device).unsqueeze(-1) - torch.arange(n, device=device)
+
+
 def sliding_window_mask(
     n: int, window: int, causal: bool = True, device: torch.device | str | None = None
 ) -> Tensor:
     """M_ij = (0 ≤ i − j ≤ l) if causal else (|i − j| ≤ l), l = ``window`` in 1..n. ``[n, n]`` bool."""
-    n = _checks.integer("n", n, 1)
-    window = _checks.integer("window", window, 1, n)
-    offset = torch.arange(n, device=device).unsqueeze(-1) - torch.arange(n, device=device)
+    window, causal = _checks.integer("window", window, 1, _n(n)), _checks.flag("causal", causal)
+    offset = _offsets(n, device)
     return ((offset >= 0) & (offset <= window)) if causal else offset.abs() <= window
 
 
@@ -41,9 +53,8 @@ def strided_mask(
     n: int, stride: int, causal: bool = True, device: torch.device | str | None = None
 ) -> Tensor:
     """M_ij = ((i − j) mod l = 0), and j ≤ i if causal; l = ``stride`` in 1..n. ``[n, n]`` bool."""
-    n = _checks.integer("n", n, 1)
-    stride = _checks.integer("stride", stride, 1, n)
-    offset = torch.arange(n, device=device).unsqueeze(-1) - torch.arange(n, device=device)
+    stride, causal = _checks.integer("stride", stride, 1, _n(n)), _checks.flag("causal", causal)
+    offset = _offsets(n, device)
     keep = offset.remainder(stride) == 0
     return keep & (offset >= 0) if causal else keep
 
@@ -51,8 +62,7 @@ def strided_mask(
 def sparse_transformer_mask(n: int, stride: int, device: torch.device | str | None = None) -> Tensor:
     """The union of the causal local (window = stride − 1) and strided patterns: every position
     reaches every earlier one in at most two steps (Child et al. 2019, fig. 3c)."""
-    n = _checks.integer("n", n, 1)
-    stride = _checks.integer("stride", stride, 1, n)
+    stride = _checks.integer("stride", stride, 1, _n(n))
     return sliding_window_mask(n, max(stride - 1, 1), True, device) | strided_mask(n, stride, True, device)
 
 
