@@ -288,3 +288,34 @@ def test_heatmap_colours_are_the_ramp_of_each_clipped_value():
         "#" + "".join(f"{int(c * 255):02x}" for c in _RAMP(min(max(v, 0.0), 1.0))[:3]) for v in values.flat
     ]
     assert _hex(values).ravel().tolist() == by_hand
+
+
+def _heatmap_cells(svg: str, T: int) -> torch.Tensor:
+    """The matrix a heatmap draws, read back from each cell's tooltip ("i:x → j:y: value")."""
+    A = torch.full((T, T), float("nan"), dtype=torch.float64)
+    for i, j, value in re.findall(r"<title>(\d+):[^<]*? → (\d+):[^<]*?: ([\d.]+)</title>", svg):
+        A[int(i), int(j)] = float(value)
+    return A
+
+
+def _by_hand(X, W_q, W_k, visible, tau=1.0):
+    """softmax over the visible keys of (q·k/√d)/τ, in float64, rows that see nothing all 0."""
+    Q, K = X.double() @ W_q.double().T, X.double() @ W_k.double().T
+    z = (Q @ K.T / Q.size(-1) ** 0.5 / tau).masked_fill(~visible, float("-inf"))
+    e = (z - z.amax(-1, keepdim=True).nan_to_num(neginf=0)).exp()
+    return e / e.sum(-1, keepdim=True).clamp(min=1e-300)
+
+
+def test_attention_panels_draw_the_hand_computed_weights():
+    """What the lesson 01–02 panels draw (to their 3 printed decimals) is the masked softmax computed
+    by hand: catches a missing √d, a mask applied to the wrong side, a temperature ignored."""
+    g = torch.Generator().manual_seed(0)
+    X, W = torch.randn(5, 6, generator=g), [torch.randn(4, 6, generator=g) for _ in range(3)]
+    explorer = attention_explorer(X, *W, list("abcde"))
+    explorer["tau"].value = 10**-0.5
+    A = _by_hand(X, W[0], W[1], torch.ones(5, 5, dtype=torch.bool), tau=10**-0.5)
+    assert torch.allclose(_heatmap_cells(_view(explorer), 5), A, atol=6e-4)
+    masks = mask_explorer(X, *W, list("abcde"))
+    masks["mask"].value, masks["length"].value = "causal + padding", 3
+    visible = torch.ones(5, 5, dtype=torch.bool).tril() & (torch.arange(5) < 3)
+    assert torch.allclose(_heatmap_cells(_view(masks), 5), _by_hand(X, W[0], W[1], visible), atol=6e-4)
