@@ -372,16 +372,59 @@ def test_a_short_training_run_learns_the_task():
 # ---------------------------------------------------------------- panels and checkers
 
 
-def test_panels_render_and_show_one_line_errors():
+def _numpy_energies(Z, P, comps, K):
+    """Mean ‖U_kᵀz‖² per true component and head, in numpy: tokens of ``Z [B, d, T]`` side by side,
+    unit norm, U_k the QR basis of ``P[k]`` (numpy's QR: a column's sign does not change ‖U_kᵀz‖²)."""
+    tokens = Z.double().permute(1, 0, 2).reshape(Z.size(1), -1).numpy()
+    tokens = tokens / np.linalg.norm(tokens, axis=0)
+    energy = np.stack([((np.linalg.qr(p)[0].T @ tokens) ** 2).sum(0) for p in P.double().numpy()])
+    flat = comps.reshape(-1).numpy()
+    return np.stack([energy[:, flat == c].mean(1) for c in range(K)])  # [component, head]
+
+
+def test_layer_panel_shows_the_mean_energy_per_component_and_head():
     _, Y, _, comps = study.test_set(20)
     torch.manual_seed(0)
-    panel = crate_widgets.layer_panel(model.Classifier("standard", 24, 4, 4, 2, 4), Y, comps)
+    m = model.Classifier("standard", 24, 4, 4, 2, 4)
+    panel = crate_widgets.layer_panel(m, Y, comps)
+    outs = [Y] + [s["out"].detach() for s in m.trace(Y)]
     for depth in range(3):
         panel["depth"].value = depth
-        assert panel.message.value == "" and "<svg" in panel.view.value
-    ista_view = crate_widgets.ista_panel()
-    ista_view["steps"].value = 200
-    assert "zeros" in ista_view.view.value and ista_view.message.value == ""
+        assert panel.message.value == "" and panel.view.value.count("<circle") == 4 * 240
+        want = _numpy_energies(outs[depth], m.blocks[min(depth, 1)].proj[-1].detach(), comps, 4)
+        for c in range(4):
+            for k in range(4):
+                assert f"component {c} → head {k}: {want[c, k]:.3f}<" in panel.view.value, (depth, c, k)
+
+
+def test_ista_panel_shows_the_code_numpy_computes():
+    z, D, x_true = (t.numpy() for t in ista.toy_signal(seed=0))
+    panel = crate_widgets.ista_panel()
+    X = z.copy()
+    for k in range(1, 201):  # ISTA in numpy: X ← max(X + η Dᵀ(z − D X) − ηλ, 0), η = λ = 0.1
+        X = np.maximum(X + 0.1 * D.T @ (z - D @ X) - 0.1 * 0.1, 0)
+        if k in (2, 3, 200):
+            panel["steps"].value = k
+            fit = np.linalg.norm(z - D @ X) / np.linalg.norm(z)
+            err = np.linalg.norm(X - x_true) / np.linalg.norm(x_true)
+            assert panel.message.value == ""
+            assert f"zeros: {(X == 0).mean():.0%} of X" in panel.view.value
+            assert f"‖z − DX‖/‖z‖ = {fit:.3f}; ‖X − x*‖/‖x*‖ = {err:.3f}" in panel.view.value, k
+    limit = 2 / np.linalg.norm(D, 2) ** 2
+    panel["eta"].value = 3.0  # above 2/‖D‖₂², refused for 200 steps
+    assert f"2/‖D‖₂² = {limit:.3g}" in panel.message.value and panel.view.value == ""
+
+
+def test_standard_block_attention_is_xai_tf_attention_by_hand():
+    """The standard block's heads are softmax(q kᵀ/√r) v per head (tokens as rows), as written out
+    by hand; CRATE's heads share one projection (``test_crate_heads_share_q_k_v_and_match_sdpa``)."""
+    torch.manual_seed(0)
+    block = model.Block("standard", 8, 2, 4).double()
+    Y = torch.randn(3, 8, 5, dtype=torch.float64)
+    q, k, v = (torch.einsum("kdr,bdt->bktr", P, Y) for P in block.proj.detach())
+    heads = torch.softmax(q @ k.mT / 2.0, dim=-1) @ v  # [B, K, T, r]
+    want = heads.mT.reshape(3, 8, 5)
+    assert torch.allclose(block.attention(Y), want, rtol=0, atol=1e-14)
 
 
 @pytest.mark.parametrize(
@@ -409,7 +452,7 @@ def test_panels_render_and_show_one_line_errors():
 def test_coding_rate_checker_says_what_is_wrong(fn, message, capsys):
     assert exercises.check_coding_rate(fn) is False
     assert message in capsys.readouterr().out
-    assert exercises.check_coding_rate(lambda Y, eps: rate.coding_rate(Y, eps))
+    assert exercises.check_coding_rate(lambda Y, eps: torch.tensor(numpy_rate(Y, eps)))  # independent
 
 
 @pytest.mark.parametrize(
@@ -424,7 +467,12 @@ def test_coding_rate_checker_says_what_is_wrong(fn, message, capsys):
 def test_ista_checker_says_what_is_wrong(fn, message, capsys):
     assert exercises.check_ista_step(fn) is False
     assert message in capsys.readouterr().out
-    assert exercises.check_ista_step(lambda Z, D, eta, lam: ista.ista_step(Z, D, eta, lam))
+    assert exercises.check_ista_step(numpy_ista_step)  # an independent ISTA step
+
+
+def numpy_ista_step(Z, D, eta, lam):
+    Zn, Dn = Z.numpy(), D.numpy()
+    return torch.from_numpy(np.maximum(Zn + eta * Dn.T @ (Zn - Dn @ Zn) - eta * lam, 0))
 
 
 def test_layer_measures_against_numpy_at_the_input_and_zeros_by_counting():

@@ -42,7 +42,7 @@ MAX_SEQUENCES = 100_000
 def subspace_task(
     U: Tensor, n: int, T: int = 12, p: float = 0.5, sigma: float = 0.2, seed: int = 0
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """``n`` sequences (1 ≤ n ≤ 100 000: one seeded draw per sequence, about 40 s for the most): tokens
+    """``n`` sequences (1 ≤ n ≤ 100 000: one seeded draw per sequence, about 1 s per thousand): tokens
     ``Y [n, d, T]`` (float32, the models' dtype, whatever U's), classes ``[n]``, components ``[n, T]``."""
     U = _common.bases(U, orthonormal=True)
     n, T = _checks.integer("n", n, 1, MAX_SEQUENCES), _checks.integer("T", T, 1)

@@ -56,6 +56,8 @@ def check_joint_loss(fn: Callable[..., Tensor]) -> int:
             "the task loss of a binary task is −log of the probability of the true class (cross-entropy "
             "on the logit f), not a squared error": losses.task_loss(out, y, "regression") + lam * concepts,
             "average over the n examples, do not sum": len(y) * want,
+            "concept_out holds logits: cross-entropy on the logit has σ inside it, do not apply σ "
+            "first": task_term + lam * losses.concept_loss(concept_out.sigmoid(), c, binary),
         }
         for hint, value in hints.items():
             if lam > 0 and torch.isclose(got.reshape(()), value) and not torch.isclose(value, want):
