@@ -84,3 +84,104 @@ def test_the_raster_starts_above_fifty_tokens():
     assert "<image" not in viz.svg_heatmap(np.eye(50), [str(i) for i in range(50)])
     assert "<image" in viz.svg_heatmap(np.eye(51), [str(i) for i in range(51)])
     assert "<image" in viz.svg_heatmap(np.ones((51, 3)), [str(i) for i in range(51)], ["a", "b", "c"])
+
+
+# The plots, checked against the data they were given: the drawn artists hold hand-computed values.
+
+
+def _bars(ax, horizontal: bool = False) -> list[tuple[float, float]]:
+    """(position, length) of every bar, in the order of their position on the axis."""
+    bars = [
+        (p.get_y() + p.get_height() / 2, p.get_width())
+        if horizontal
+        else (p.get_x() + p.get_width() / 2, p.get_height())
+        for p in ax.patches
+    ]
+    return sorted(bars)
+
+
+def test_plot_next_tokens_draws_one_quoted_bar_per_token_with_its_probability():
+    import matplotlib.pyplot as plt
+
+    ax = viz.plot_next_tokens([" the", "a"], [0.5, 0.2])
+    assert _bars(ax, horizontal=True) == [(0.0, 0.5), (1.0, 0.2)]  # the first token on row 0
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["' the'", "'a'"]  # quoted: the space shows
+    assert ax.get_xlim() == pytest.approx((0, 0.65))  # 1.3 × the largest probability
+    assert [(t.get_text(), *t.get_position()) for t in ax.texts] == [
+        ("0.500", pytest.approx(0.5 + 0.0065), 0),
+        ("0.200", pytest.approx(0.2 + 0.0065), 1),
+    ]
+    plt.close(ax.figure)
+
+
+def test_plot_attention_colours_cell_s_t_by_a_st_on_a_fixed_zero_to_one_scale():
+    """Row s = query, column t = key: the drawn cell (s, t) has rocket_r's colour of A_st on [0, 1]
+    (not on [min A, max A]), and the annotation in reading order is A row by row."""
+    import matplotlib.pyplot as plt
+
+    A = np.array([[0.9, 0.1, 0.0], [0.2, 0.3, 0.5], [0.0, 0.6, 0.4]])
+    ax = viz.plot_attention(A, ["q0", "q1", "q2"], ["k0", "k1", "k2"])
+    ax.figure.canvas.draw()
+    (mesh,) = ax.collections
+    rocket = sns.color_palette("rocket_r", as_cmap=True)
+    np.testing.assert_allclose(mesh.get_facecolors(), rocket(A.ravel()), atol=1e-6)
+    assert [t.get_text() for t in ax.texts] == [f"{v:.2f}" for v in A.ravel()]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["k0", "k1", "k2"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["q0", "q1", "q2"]
+    plt.close(ax.figure)
+
+
+def test_plot_weights_draws_each_weight_and_crosses_the_exact_zeros():
+    import matplotlib.pyplot as plt
+
+    ax = viz.plot_weights([0.5, 0.0, 0.3, 0.2, 0.0], list("abcde"))
+    assert _bars(ax) == [(0, 0.5), (1, 0.0), (2, 0.3), (3, 0.2), (4, 0.0)]
+    (crosses,) = ax.lines
+    assert crosses.get_marker() == "x" and crosses.get_xdata().tolist() == [1, 4]
+    assert crosses.get_ydata().tolist() == [0, 0]
+    assert ax.get_ylim() == (0, 1.05)
+    plt.close(ax.figure)
+
+
+def test_plot_heads_draws_head_h_from_a_h():
+    import matplotlib.pyplot as plt
+
+    A = np.random.default_rng(1).dirichlet(np.ones(3), size=(2, 3))  # [heads, T, T], rows sum to 1
+    fig = viz.plot_heads(A, ["x", "y", "z"], title="two heads")
+    assert [ax.get_title() for ax in fig.axes] == ["head 0", "head 1"]
+    for h, ax in enumerate(fig.axes):
+        (mesh,) = ax.collections
+        np.testing.assert_allclose(np.asarray(mesh.get_array()).reshape(3, 3), A[h])
+        assert mesh.get_clim() == (0, 1)
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["x", "y", "z"]
+    assert fig.axes[1].get_ylabel() == "" and {t.get_text() for t in fig.axes[1].get_yticklabels()} == {""}
+    assert fig.get_suptitle() == "two heads"
+    plt.close(fig)
+
+
+def test_plot_token_scores_draws_signed_bars_red_up_blue_down():
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+
+    scores = [0.4, -0.25, 0.1, -0.05]
+    ax = viz.plot_token_scores(["a", "b", "c", "d"], scores)
+    assert _bars(ax) == [(0, 0.4), (1, -0.25), (2, 0.1), (3, -0.05)]
+    red, blue = to_rgba("#c0392b"), to_rgba("#2c6fbb")
+    assert [p.get_facecolor() for p in ax.patches] == [red, blue, red, blue]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "c", "d"]
+    plt.close(ax.figure)
+
+
+def test_plot_head_grid_puts_layer_l_head_h_at_row_l_column_h():
+    import matplotlib.pyplot as plt
+
+    attentions = np.random.default_rng(2).dirichlet(np.ones(4), size=(2, 3, 4))  # [L=2, H=3, T, T]
+    fig = viz.plot_head_grid(attentions, ["a", "b", "c", "d"])
+    assert len(fig.axes) == 2 * 3
+    for k, ax in enumerate(fig.axes):  # row-major: axes[k] is layer k // 3, head k % 3
+        (image,) = ax.images
+        np.testing.assert_array_equal(image.get_array(), attentions[k // 3, k % 3])
+        assert image.get_clim() == (0, 1)
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["head 0", "head 1", "head 2"]
+    assert [fig.axes[k].get_ylabel() for k in (0, 3)] == ["layer 0", "layer 1"]
+    plt.close(fig)
