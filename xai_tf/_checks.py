@@ -20,9 +20,10 @@ def integer(name: str, value: object, lo: int, hi: int | None = None) -> int:
     allowed = f"an integer in {lo}..{hi}" if hi is not None else f"an integer ≥ {lo}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be {allowed}, got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        raise ValueError(f"{name} must be {allowed}, got {value}")
-    return int(value)
+    number = int(value)
+    if number < lo or (hi is not None and number > hi):
+        raise ValueError(f"{name} must be {allowed}, got {number}")
+    return number
 
 
 def real(
@@ -43,9 +44,10 @@ def positive(name: str, value: object) -> float:
     """A finite number > 0 (a temperature, a learning rate)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a finite number > 0, got {value!r}")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
-    return float(value)
+    number = float(value)
+    if not (math.isfinite(number) and number > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {number}")
+    return number
 
 
 def finite(name: str, value: object) -> float:
@@ -73,9 +75,10 @@ def at_least(name: str, value: object, low: float) -> float:
     """A finite number ≥ ``low`` (α ≥ 1 of entmax, λ ≥ 0 of fusedmax)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a finite number ≥ {low:g}, got {value!r}")
-    if not (math.isfinite(value) and value >= low):
-        raise ValueError(f"{name} must be a finite number ≥ {low:g}, got {value}")
-    return float(value)
+    number = float(value)
+    if not (math.isfinite(number) and number >= low):
+        raise ValueError(f"{name} must be a finite number ≥ {low:g}, got {number}")
+    return number
 
 
 def matrix_labels(A: object, rows: Sized, cols: Sized) -> None:

@@ -14,32 +14,34 @@ from xai_tf import _checks
 def qkv(Q: object, K: object, V: object) -> tuple[Tensor, Tensor, Tensor]:
     """``Q [..., n, d]``, ``K [..., m, d]``, ``V [..., m, d_v]``: floating, one dtype and device,
     finite; else a TypeError/ValueError that names the argument."""
-    for name, x in (("Q", Q), ("K", K), ("V", V)):
-        _checks.tensor(name, x)
-        if not x.is_floating_point():
-            raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}")
-        if x.dim() < 2 or x.size(-1) == 0:
-            raise ValueError(
-                f"{name} must be [..., positions, features] with features ≥ 1, got {tuple(x.shape)}"
-            )
-        if not torch.isfinite(x).all():
-            raise ValueError(f"{name} has NaN or inf entries")
-    if not (Q.dtype == K.dtype == V.dtype):
-        raise TypeError(f"Q, K and V must share one dtype, got {Q.dtype}, {K.dtype}, {V.dtype}")
-    if Q.size(-1) != K.size(-1):
-        raise ValueError(f"Q has {Q.size(-1)} features but K has {K.size(-1)}: they must match")
-    if K.size(-2) != V.size(-2):
-        raise ValueError(f"K has {K.size(-2)} positions but V has {V.size(-2)}: they must match")
-    if K.size(-2) == 0:
+    q, k, v = (_one(name, x) for name, x in (("Q", Q), ("K", K), ("V", V)))
+    if not (q.dtype == k.dtype == v.dtype):
+        raise TypeError(f"Q, K and V must share one dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+    if q.size(-1) != k.size(-1):
+        raise ValueError(f"Q has {q.size(-1)} features but K has {k.size(-1)}: they must match")
+    if k.size(-2) != v.size(-2):
+        raise ValueError(f"K has {k.size(-2)} positions but V has {v.size(-2)}: they must match")
+    if k.size(-2) == 0:
         raise ValueError("K and V have no positions: there is nothing to attend to")
-    return Q, K, V
+    return q, k, v
+
+
+def _one(name: str, x: object) -> Tensor:
+    x = _checks.tensor(name, x)
+    if not x.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}")
+    if x.dim() < 2 or x.size(-1) == 0:
+        raise ValueError(f"{name} must be [..., positions, features] with features ≥ 1, got {tuple(x.shape)}")
+    if not torch.isfinite(x).all():
+        raise ValueError(f"{name} has NaN or inf entries")
+    return x
 
 
 def mask(name: str, M: object, n: int, m: int) -> Tensor | None:
     """An optional boolean mask that broadcasts to ``[..., n, m]`` (True = may attend)."""
     if M is None:
         return None
-    _checks.tensor(name, M)
+    M = _checks.tensor(name, M)
     if M.dtype != torch.bool:
         raise TypeError(f"{name} must be a boolean tensor (True = visible), got {M.dtype}")
     if M.dim() < 2 or M.size(-2) not in (1, n) or M.size(-1) not in (1, m):
