@@ -54,6 +54,7 @@ def test_sizes_are_named_and_frozen():
     assert gpt2.sizes == Sizes(n_layer=2, n_head=2, d_model=16, n_ctx=16, vocab_size=60)
     assert bert.sizes == Sizes(n_layer=L, n_head=H, d_model=D, n_ctx=16, vocab_size=50)
     lm = LoadedModel(bert, None, "bert")
+    assert lm.sizes == bert.sizes
     assert (lm.n_layer, lm.n_head, lm.d_model, lm.n_ctx, lm.vocab_size) == (L, H, D, 16, 50)
     with pytest.raises(dataclasses.FrozenInstanceError):
         bert.sizes.n_layer = 3  # type: ignore[misc]

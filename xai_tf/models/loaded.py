@@ -31,7 +31,7 @@ from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.hooks import ActivationCache, Hooks
 
 #: The architecture a handle holds; a bare ``LoadedModel`` holds any ``Architecture``.
-Model = TypeVar("Model", bound=Architecture, default=Architecture, covariant=True)
+Arch = TypeVar("Arch", bound=Architecture, default=Architecture, covariant=True)
 
 #: What each kind is, and which models have it (for the one-line capability message).
 KINDS = {
@@ -41,10 +41,10 @@ KINDS = {
 
 
 @dataclass
-class LoadedModel(Generic[Model]):
+class LoadedModel(Generic[Arch]):
     """A model ready for the lessons: ``.model`` (the network), ``.tokenizer``, ``.name``, ``.card``."""
 
-    model: Model
+    model: Arch
     tokenizer: Any
     name: str
     card: dict = field(default_factory=dict)
