@@ -40,9 +40,7 @@ def _cues(seed: int, offset: int) -> dict:
             train, len(cues.VOCAB), "hardkuma", 0.02, 0.01, seed=seed
         ),
     }
-    table = eraser.eraser_table(
-        eraser.classifier_probabilities(model), eraser.explainers(model, rats, seed=seed), test[:30]
-    )
+    table = eraser.eraser_table(model, test[:30], rationalizers=rats, seed=seed)
     sparsemax = rat.train_rationalizer(train, len(cues.VOCAB), "sparsemax", seed=seed)
     return {
         "train": train,

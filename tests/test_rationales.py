@@ -84,19 +84,30 @@ def test_eraser_bad_inputs():
 def test_eraser_table_ranks_attention_above_random_on_cues():
     train, test = cues.cue_sentences(400, seed=0), cues.cue_sentences(20, seed=1)
     model = recurrent.train_attention_classifier(train, len(cues.VOCAB), "none", steps=80, seed=0)
-    g = torch.Generator().manual_seed(0)
-    from xai_tf.faithfulness.importance import attention_weights
-
-    rows = eraser.eraser_table(
-        eraser.classifier_probabilities(model),
-        {
-            "attention": lambda ids: attention_weights(model, ids),
-            "random": lambda ids: torch.rand(len(ids), generator=g),
-        },
-        test,
-    )
-    assert [r.method for r in rows] == ["attention", "random"]
+    rows = eraser.eraser_table(model, test, methods=["attention"])
+    assert [r.method for r in rows] == ["attention", eraser.RANDOM]
     assert rows[0].plausibility > 0.9 > 0.5 > rows[1].plausibility
+
+
+def test_eraser_table_is_the_mean_of_each_sentences_aopc():
+    """A row = the means over sentences of ≥ 2 words of AOPC and P@k, the scores from the verb
+    (``IMPORTANCES.explain``); P@k NaN where no sentence has a cue."""
+    from xai_tf.faithfulness.importance import IMPORTANCES
+    from xai_tf.faithfulness.plausibility import precision_at_k
+
+    with seeds.seeded(0):
+        model = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB), d_e=8, d_h=4))
+    data = [*cues.cue_sentences(4, seed=3), Example([5], 1, [1])]  # the one-word sentence is skipped
+    (row, _) = sorted(eraser.eraser_table(model, data, methods=["gradient"]), key=lambda r: r.method)
+    m = eraser.classifier_probabilities(model)
+    scores = [IMPORTANCES.explain("gradient", model, e.ids).scores for e in data[:4]]
+    for which, got in (("comprehensiveness", row.comprehensiveness), ("sufficiency", row.sufficiency)):
+        want = np.mean([eraser.aopc(m, e.ids, s, which) for e, s in zip(data, scores, strict=False)])
+        assert got == pytest.approx(want, abs=1e-12)
+    want = np.mean([precision_at_k(s, e.cues) for e, s in zip(data, scores, strict=False)])
+    assert row.plausibility == pytest.approx(want, abs=1e-12)
+    no_cues = [e._replace(cues=[0] * len(e.ids)) for e in data]
+    assert all(np.isnan(r.plausibility) for r in eraser.eraser_table(model, no_cues, methods=["LOO"]))
 
 
 # ---------------------------------------------------------------- Ω, REINFORCE, HardKuma
@@ -109,6 +120,17 @@ def test_omega_by_hand():
     assert omega(z, 0.5, 2.0, mask).item() == pytest.approx(0.5 * 2 + 2.0 * 2)
     with pytest.raises(ValueError, match=r"lam1 must be a finite number in \[0, inf\)"):
         omega(z, -0.1, 0.0)
+
+
+def test_exact_gradient_of_the_toy_cost_in_closed_form():
+    """E[f] = 1.5 p₀ − 0.7 p₁ + 2.2 p₂ + 3 p₀ p₂ (independent Bernoullis), dp_i/dφ_i = p_i(1 − p_i)."""
+    phi = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)
+    p = torch.sigmoid(phi)
+    d = p * (1 - p)
+    want = torch.stack([(1.5 + 3 * p[2]) * d[0], -0.7 * d[1], (2.2 + 3 * p[0]) * d[2]])
+    assert torch.allclose(reinforce.exact_gradient(phi, reinforce.toy_cost), want, atol=1e-14, rtol=0)
+    assert reinforce.toy_cost(torch.tensor([1.0, 1.0, 1.0])).item() == pytest.approx(1.5 - 0.7 + 2.2 + 3.0)
+    assert torch.allclose(reinforce.expected_estimate(phi, reinforce.toy_cost, 2.0), want, atol=1e-12, rtol=0)
 
 
 @pytest.mark.parametrize("baseline", [0.0, 1.7])
@@ -281,23 +303,21 @@ def test_controlled_hardkuma_records_every_step_and_gradient_variance_leaves_lam
 # ---------------------------------------------------------------- the lesson's explainers and rows
 
 
-def test_explainers_are_the_importances_a_seeded_floor_and_the_rationales():
-    from xai_tf.faithfulness import importance
+def test_explanations_are_the_verbs_scores_a_seeded_floor_and_the_rationales():
+    from xai_tf.faithfulness.importance import IMPORTANCES, METHODS
 
     train = cues.cue_sentences(100, seed=0)
     model = recurrent.train_attention_classifier(train, len(cues.VOCAB), "bilstm", steps=5)
     r = rat.train_rationalizer(train, len(cues.VOCAB), "reinforce", 0.0, 0.0, steps=5)
-    ids = train[0].ids
-    ex = eraser.explainers(model, {"R": r}, seed=3)
-    want = importance.importances(model, ids)
-    for m in importance.METHODS:
-        assert torch.equal(ex[m](ids), want[m])
+    ids, g = train[0].ids, seeds.generator(3)
+    got = eraser.explanations(model, ids, METHODS, {"R": r}, seeds.generator(3))
+    assert list(got) == [*METHODS, eraser.RANDOM, "R"]
+    for m in METHODS:
+        assert torch.equal(got[m], IMPORTANCES.explain(m, model, ids).scores)
+    assert torch.equal(got[eraser.RANDOM], torch.rand(len(ids), generator=g))
     chosen = set(rat.rationale(r, ids))
-    assert ex["R"](ids).tolist() == [float(t in chosen) for t in range(len(ids))]
-    g = seeds.generator(3)
-    first, second = ex["random"](ids), ex["random"](ids)  # one generator: fresh scores per sentence
-    assert torch.equal(first, torch.rand(len(ids), generator=g))
-    assert torch.equal(second, torch.rand(len(ids), generator=g))
+    assert got["R"].tolist() == [float(t in chosen) for t in range(len(ids))]
+    assert list(eraser.explanations(model, ids, ["IG"])) == ["IG"]  # no generator: no floor
 
 
 def test_describe_is_the_lessons_row():
@@ -410,7 +430,7 @@ def test_eraser_panel_shows_the_top_k_words_and_their_scores():
     with torch.no_grad():
         E = model.wte(torch.tensor([ids]))
         alpha = model.attention(model.states(E))[0].numpy()
-        f = lambda words: model(words).softmax(-1)[0].double()  # noqa: E731
+        f = lambda words: model(words).softmax(-1)[0].double().detach()  # noqa: E731
     chosen = sorted(np.argsort(-alpha, kind="stable")[:2].tolist())
     words = cues.VOCAB.decode(ids)
     assert _shown(panel.view.value) == [f"[{w}]" if t in chosen else w for t, w in enumerate(words)]

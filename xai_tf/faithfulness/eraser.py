@@ -13,12 +13,14 @@ ERASER's bins B = {1, 5, 10, 20, 50} % of the words, k = max(1, round(b · T)):
 sufficiency it needs m(∅), which a word-level model does not have; we leave it out, as ERASER's scoring script
 rationale_benchmark/metrics.py does). Words are
 deleted, not masked, as in ERASER. Plausibility: P@k against the planted cues (lesson 08).
-``explainers`` builds the explanations lesson 11 compares.
+``explanations`` gives the explanations lesson 11 compares, by name: the importances of
+``importance.IMPORTANCES`` (one verb), a random floor and the rationalizers' selections.
 """
 
 from __future__ import annotations
 
 import numbers
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,17 +30,18 @@ from torch import Tensor
 
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness import importance
+from xai_tf.faithfulness.importance import IMPORTANCES, METHODS
 from xai_tf.faithfulness.plausibility import precision_at_k
-from xai_tf.rationales.model import Rationalizer, rationale
+from xai_tf.rationales.examples import check_examples
+from xai_tf.rationales.model import Rationalizer, check_rationalizers, rationale_mask
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example
 
 BINS = (0.01, 0.05, 0.10, 0.20, 0.50)
 #: A model as ERASER sees it: word ids → class probabilities [classes].
 Probabilities = Callable[[list[int]], Tensor]
-#: An explanation: word ids → one score per word [T].
-Explainer = Callable[[list[int]], Tensor]
+#: The floor's name in ERASER's tables: uniform random scores.
+RANDOM = "random"
 
 
 def _scores(scores: Tensor | Sequence[float]) -> Tensor:
@@ -164,52 +167,63 @@ class EraserRow:
     plausibility: float
 
 
+def explanations(
+    model: AttentionClassifier,
+    ids: Sequence[int],
+    methods: Sequence[str] = METHODS,
+    rationalizers: Mapping[str, Rationalizer] | None = None,
+    generator: torch.Generator | None = None,
+) -> dict[str, Tensor]:
+    """Lesson 11's explanations of one sentence as word scores ``[T]``: each of ``methods`` (names of
+    ``importance.IMPORTANCES``, through its verb with its default options); with a ``generator``,
+    ``RANDOM``: uniform scores drawn from it (the floor); each rationalizer's selection scored 1, the
+    rest 0 (``rationales.model.rationale_mask``: top-k's ties then go to the earlier word)."""
+    classifier_probabilities(model)  # checks the model
+    ids = _sentence(ids)
+    _checks.token_ids("ids", ids, model.config.vocab_size)
+    names = IMPORTANCES.check(methods)
+    rationalizers = check_rationalizers(rationalizers)
+    scores = {m: IMPORTANCES.explain(m, model, ids).scores for m in names}
+    if generator is not None:
+        scores[RANDOM] = torch.rand(len(ids), generator=generator)
+    return scores | {name: rationale_mask(r, ids) for name, r in rationalizers.items()}
+
+
 def eraser_table(
-    m: Probabilities, explainers: Mapping[str, Explainer], data: Sequence[Example]
+    model: AttentionClassifier,
+    data: Sequence[Example],
+    methods: Sequence[str] = METHODS,
+    rationalizers: Mapping[str, Rationalizer] | None = None,
+    seed: int = 0,
 ) -> list[EraserRow]:
-    """AOPC comprehensiveness, sufficiency and P@k (k = the number of planted cues) of each explainer
-    over ``data`` (sentences of ≥ 2 words), ranked by comprehensiveness − sufficiency."""
-    if not explainers:
-        raise ValueError("explainers is empty: give at least one {name: scores function}")
-    if not isinstance(data, list | tuple) or not all(isinstance(e, Example) for e in data):
-        raise TypeError(f"data must be a list of Examples, got {type(data).__name__}")
+    """AOPC comprehensiveness, sufficiency and P@k (k = the number of planted cues; NaN where no
+    sentence has cues) over ``data`` (its sentences of ≥ 2 words) of each of ``explanations``: the
+    importances ``methods`` of ``model``, ``RANDOM`` drawn afresh for each sentence from one generator
+    seeded with ``seed``, and each rationalizer's selection; m is ``model``'s class probabilities.
+    Rows ranked by comprehensiveness − sufficiency."""
+    m = classifier_probabilities(model)
+    data = check_examples("data", data, model.config.vocab_size, classes=None)
+    IMPORTANCES.check(methods)
+    rationalizers, g = check_rationalizers(rationalizers), seeds.generator(seed)
     data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
-    rows = []
+    comp: dict[str, list[float]] = defaultdict(list)
+    suff: dict[str, list[float]] = defaultdict(list)
+    plaus: dict[str, list[float]] = defaultdict(list)
     with one_thread():
-        for name, explain in explainers.items():
-            comp, suff, plaus = [], [], []
-            for e in data:
-                scores = explain(e.ids).detach().cpu()
-                comp.append(aopc(m, e.ids, scores, "comprehensiveness"))
-                suff.append(aopc(m, e.ids, scores, "sufficiency"))
+        for e in data:
+            for name, scores in explanations(model, e.ids, methods, rationalizers, g).items():
+                comp[name].append(aopc(m, e.ids, scores, "comprehensiveness"))
+                suff[name].append(aopc(m, e.ids, scores, "sufficiency"))
                 if any(e.cues):
-                    plaus.append(precision_at_k(scores, e.cues))
-            rows.append(
-                EraserRow(name, float(np.mean(comp)), float(np.mean(suff)), float(np.mean(plaus or [np.nan])))
-            )
+                    plaus[name].append(precision_at_k(scores, e.cues))
+    rows = [
+        EraserRow(name, float(np.mean(comp[name])), float(np.mean(suff[name])), _mean(plaus[name]))
+        for name in comp
+    ]
     return sorted(rows, key=lambda r: r.sufficiency - r.comprehensiveness)
 
 
-def explainers(
-    model: AttentionClassifier, rationalizers: Mapping[str, Rationalizer] | None = None, seed: int = 0
-) -> dict[str, Explainer]:
-    """The explanations lesson 11 ranks: each of ``importance.METHODS`` of ``model``; "random", uniform
-    scores from one generator seeded with ``seed`` (drawn afresh for each sentence: the floor); and
-    each rationalizer's selection scored 1, the rest 0 (``eraser_table``'s ties then go to the
-    earlier word)."""
-    if not isinstance(model, AttentionClassifier):
-        raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
-    rationalizers = dict(rationalizers or {})
-    for name, r in rationalizers.items():
-        if not isinstance(r, Rationalizer):
-            raise TypeError(f"rationalizers[{name!r}] must be a Rationalizer, got {type(r).__name__}")
-    out: dict[str, Explainer] = {
-        m: (lambda ids, m=m: importance.importances(model, ids, [m])[m]) for m in importance.METHODS
-    }
-    g = seeds.generator(seed)
-    out["random"] = lambda ids: torch.rand(len(ids), generator=g)
-    for name, r in rationalizers.items():
-        out[name] = lambda ids, r=r: torch.tensor([float(t in rationale(r, ids)) for t in range(len(ids))])
-    return out
+def _mean(values: list[float]) -> float:
+    return float(np.mean(values)) if values else float("nan")

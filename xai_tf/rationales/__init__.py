@@ -3,4 +3,4 @@ sees only those. ``penalty`` (Ω: compactness and contiguity), ``reinforce`` (th
 estimator and its exact expectation on a toy), ``hardkuma`` (Bastings et al.'s HardKuma distribution),
 ``sparsity`` (their controlled sparsity: a Lagrange multiplier aiming at a share of selected words),
 ``model`` (generator, predictor, training with REINFORCE, HardKuma or sparsemax, evaluation against
-planted cues)."""
+planted cues), ``examples`` (their data, checked against the model's vocabulary where they enter)."""

@@ -18,7 +18,7 @@ At test time the rationale is σ(φ_t) > ½, P(z_t ≠ 0) > ½, or the support o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -215,6 +215,27 @@ def rationale(model: Rationalizer, ids: Sequence[int]) -> list[int]:
     b = batch([Example(words, 0, [0] * len(words))])
     with torch.no_grad():
         return [int(t) for t in model.select(b.ids, _mask(b))[0].nonzero()[:, 0]]
+
+
+def check_rationalizers(rationalizers: object) -> dict[str, Rationalizer]:
+    """``{name: Rationalizer}`` (None: none), each checked: the rationales a table or panel compares."""
+    if rationalizers is None:
+        return {}
+    if not isinstance(rationalizers, Mapping):
+        raise TypeError(
+            f"rationalizers must be a dict {{name: Rationalizer}}, got {type(rationalizers).__name__}"
+        )
+    for name, r in rationalizers.items():
+        if not isinstance(r, Rationalizer):
+            raise TypeError(f"rationalizers[{name!r}] must be a Rationalizer, got {type(r).__name__}")
+    return dict(rationalizers)
+
+
+def rationale_mask(model: Rationalizer, ids: Sequence[int]) -> Tensor:
+    """The rationale as word scores ``[T]``: 1 on the words the generator selects, 0 elsewhere (how
+    ERASER's tables rank a rationalizer's selection beside scoring explanations)."""
+    chosen = set(rationale(model, ids))
+    return torch.tensor([float(t in chosen) for t in range(len(ids))])
 
 
 def gradient_variance(

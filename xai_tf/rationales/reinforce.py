@@ -52,12 +52,45 @@ def selections(T: int) -> Tensor:
     return torch.tensor(list(itertools.product((0.0, 1.0), repeat=T)), device="cpu")
 
 
+def _function(f: object) -> None:
+    if not callable(f):
+        raise TypeError(
+            f"f must be a function of a selection z [T] returning one number, got {type(f).__name__}"
+        )
+
+
+def _enumerable(phi: object, f: object) -> tuple[Tensor, Tensor]:
+    """φ ``[T]`` with T in 1..16, and every selection ``[2^T, T]`` in φ's dtype."""
+    phi = _checks.real_tensor("phi", phi, dims=1)
+    _function(f)
+    if not 1 <= len(phi) <= MAX_T:
+        raise ValueError(f"phi must have 1..{MAX_T} entries (2^T selections are enumerated), got {len(phi)}")
+    return phi, selections(len(phi)).to(phi.device, phi.dtype)
+
+
 def expected_estimate(phi: Tensor, f: Callable[[Tensor], Tensor], baseline: float = 0.0) -> Tensor:
     """E_{P(z)}[estimate] by enumerating every z: equals ∇_φ E[f] if unbiased. φ ``[T]``, T in
     1..16 (2^T selections are enumerated)."""
-    phi = _checks.real_tensor("phi", phi, dims=1)
-    if not 1 <= len(phi) <= MAX_T:
-        raise ValueError(f"phi must have 1..{MAX_T} entries (2^T selections are enumerated), got {len(phi)}")
-    zs = selections(phi.size(-1)).to(phi.device, phi.dtype)
+    phi, zs = _enumerable(phi, f)
     weights = log_prob(phi.detach().expand_as(zs), zs).exp()
     return sum(w * estimate(phi, f, z, baseline) for w, z in zip(weights, zs, strict=True))
+
+
+def exact_gradient(phi: Tensor, f: Callable[[Tensor], Tensor]) -> Tensor:
+    """∇_φ E_{P(z)}[f(z)] = ∇_φ Σ_z P(z) f(z), the expectation written out over every z (small T) and
+    differentiated by autograd: what ``expected_estimate`` must equal, computed without the estimator."""
+    phi, zs = _enumerable(phi, f)
+    phi = phi.detach().requires_grad_(True)
+    p = torch.sigmoid(phi)
+    expectation = torch.stack([torch.prod(torch.where(z > 0, p, 1 - p)) * f(z) for z in zs]).sum()
+    (grad,) = torch.autograd.grad(expectation, phi)
+    return grad
+
+
+def toy_cost(z: Tensor) -> Tensor:
+    """Lesson 11's toy cost of a selection of 3 tokens, f(z) = 1.5 z₀ − 0.7 z₁ + 2.2 z₂ + 3 z₀ z₂ (the
+    product term makes E[f] more than a sum over tokens)."""
+    z = _checks.real_tensor("z", z, dims=1)
+    if len(z) != 3:
+        raise ValueError(f"z must be a selection of 3 tokens, got {len(z)}")
+    return 1.5 * z[0] - 0.7 * z[1] + 2.2 * z[2] + 3.0 * z[0] * z[2]

@@ -1,6 +1,6 @@
 """Lesson 11's panels: ERASER's comprehensiveness and sufficiency of one sentence's top-k words under
-each explanation (or a rationalizer's own selection), and the λ₁/λ₂ trade-off of a rationalizer
-trained live (compactness against contiguity)."""
+each of ``eraser.explanations`` (or a rationalizer's own selection), and the λ₁/λ₂ trade-off of a
+rationalizer trained live (compactness against contiguity)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 
 import ipywidgets as widgets
+from torch import Tensor
 
-from xai_tf import viz
+from xai_tf import seeds, viz
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness import eraser
-from xai_tf.faithfulness.importance import METHODS, importances
+from xai_tf.faithfulness.importance import METHODS
 from xai_tf.rationales import model as rat
 from xai_tf.rationales.examples import check_examples, same_vocabulary
 from xai_tf.tasks.recurrent import AttentionClassifier
@@ -34,28 +35,34 @@ def eraser_panel(
     vocab: Vocabulary,
     data: Sequence[Example],
 ) -> Panel:
-    """Pick a sentence, an explanation and k: the top-k words ([bracketed]), their comprehensiveness and
-    sufficiency. A rationalizer's selection is its own (k unused), scored on the classifier."""
+    """Pick a sentence, an explanation (``eraser.explanations``: the importances, the random floor,
+    each rationalizer) and k: the top-k words ([bracketed]), their comprehensiveness and sufficiency.
+    A rationalizer's selection is its own (k unused), scored on the classifier. One sentence's
+    explanations are computed once."""
     m = eraser.classifier_probabilities(model)
-    for name, r in rationalizers.items():
-        if not isinstance(r, rat.Rationalizer):
-            raise TypeError(f"rationalizers[{name!r}] must be a Rationalizer, got {type(r).__name__}")
+    rationalizers = rat.check_rationalizers(rationalizers)
     same_vocabulary(vocab, model.config.vocab_size)
     data = check_examples("data", data, model.config.vocab_size, classes=None)
     instance = widgets.IntSlider(value=0, min=0, max=len(data) - 1, description="sentence #")
-    method = widgets.Dropdown(options=[*METHODS, *rationalizers], description="explanation")
+    method = widgets.Dropdown(options=[*METHODS, eraser.RANDOM, *rationalizers], description="explanation")
     k = widgets.IntSlider(value=2, min=1, max=10, description="k")
+
+    @cache
+    def explained(index: int) -> tuple[dict[str, Tensor], dict[str, list[int]]]:
+        """The sentence's scores by name, and each rationalizer's own selection."""
+        with one_thread():
+            scores = eraser.explanations(
+                model, data[index].ids, METHODS, rationalizers, seeds.generator(index)
+            )
+        return scores, {name: scores[name].nonzero()[:, 0].tolist() for name in rationalizers}
 
     def render() -> str:
         e = data[instance.value]
-        words = vocab.decode(e.ids)
+        scores, selections = explained(instance.value)
+        chosen = selections.get(method.value)
+        if chosen is None:  # a scoring explanation: its top k
+            chosen = eraser.top_k(scores[method.value], k.value)
         with one_thread():
-            if method.value in rationalizers:
-                chosen = rat.rationale(rationalizers[method.value], e.ids)
-                scores = [float(t in chosen) for t in range(len(e.ids))]
-            else:
-                scores = importances(model, e.ids, [method.value])[method.value].tolist()
-                chosen = eraser.top_k(scores, k.value)
             comp = eraser.comprehensiveness(m, e.ids, chosen) if len(chosen) < len(e.ids) else float("nan")
             suff = eraser.sufficiency(m, e.ids, chosen)
         p = m(e.ids)
@@ -63,7 +70,7 @@ def eraser_panel(
             f"{method.value}: {len(chosen)} of {len(e.ids)} words; P(predicted) = {float(p.max()):.3f}; "
             f"comprehensiveness {comp:+.3f}, sufficiency {suff:+.3f}"
         )
-        return _marked(words, scores, chosen, title)
+        return _marked(vocab.decode(e.ids), scores[method.value].tolist(), chosen, title)
 
     return Panel({"sentence": instance, "method": method, "k": k}, render, rows=[["sentence", "method", "k"]])
 
