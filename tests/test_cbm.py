@@ -6,6 +6,7 @@ known by construction. No timed assertions."""
 import numpy as np
 import pytest
 import torch
+from probes_cbm import VALUES
 from scipy.special import expit, log_expit
 from torch import nn
 
@@ -411,3 +412,9 @@ def test_concept_panel_intervenes_by_hand():
     assert "0 concept(s) moved" in panel.view.value
     panel["example"].value = 20
     assert "example must be an integer in 0..19" in panel.message.value and panel.view.value == ""
+
+
+@pytest.mark.parametrize(("name", "call", "want"), VALUES, ids=[v[0] for v in VALUES])
+def test_odd_input_with_a_documented_answer(name, call, want):
+    """The probe table's inputs that get an answer, not an error (float64 data into a float32 model)."""
+    assert call() == want

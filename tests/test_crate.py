@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from probes_crate import VALUES
 from scipy import optimize
 
 from xai_tf.crate import denoise, ista, mixture, model, mssa, rate, study
@@ -505,3 +506,9 @@ def test_energy_rule_and_dictionary_gaps_by_brute_force():
     with torch.no_grad():
         m.blocks[0].D.mul_(2.0)  # DᵀD = 4I: ‖DᵀD − I‖₂ = 3
     assert study.dictionary_gaps(m)[0] == pytest.approx(3.0, rel=1e-5)
+
+
+@pytest.mark.parametrize(("name", "call", "want"), VALUES, ids=[v[0] for v in VALUES])
+def test_odd_input_with_a_documented_answer(name, call, want):
+    """The probe table's inputs that get an answer, not an error (half tokens, float64 into a model)."""
+    assert call() == want

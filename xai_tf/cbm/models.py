@@ -59,6 +59,10 @@ class ConceptBottleneck(nn.Module):
     """f(x) = g(b(x)) with b(x) built from h(x) as the module docstring says; ``mode`` records how it
     was trained ("independent", "sequential", "joint", "standard") and ``lam`` the joint model's λ."""
 
+    h: nn.Module
+    g: nn.Module
+    binary: Tensor
+
     def __init__(self, h: nn.Module, g: nn.Module, binary: Tensor, g_input: str, mode: str, lam: float = 0.0):
         super().__init__()
         if g_input not in G_INPUTS:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -177,7 +178,7 @@ def train(
     return ConceptBottleneck(h, g, data.binary, "logit", mode, lam).eval()
 
 
-def train_all(data: ConceptData, lams: Sequence[float], **kwargs: object) -> dict[str, ConceptBottleneck]:
+def train_all(data: ConceptData, lams: Sequence[float], **kwargs: Any) -> dict[str, ConceptBottleneck]:
     """The four modes on ``data``, the joint one for every λ in ``lams`` (keys "independent",
     "sequential", "standard", "joint λ=…"); ``kwargs`` go to ``train``. With one seed, independent
     and sequential train the same ĥ (same initialisation, same batches)."""

@@ -15,6 +15,7 @@ The classifier reads LN(mean of the tokens) with one linear layer.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 from torch import Tensor, nn
@@ -105,11 +106,16 @@ class Classifier(nn.Module):
 
     def trace(self, Y: Tensor) -> list[dict[str, Tensor]]:
         """Every block's intermediate activations (``Block.trace``), first block first."""
-        steps, Z = [], self.tokens(Y)
-        for block in self.blocks:
-            steps.append(block.trace(Z))
+        steps: list[dict[str, Tensor]] = []
+        Z = self.tokens(Y)
+        for i in range(len(self.blocks)):
+            steps.append(self.block(i).trace(Z))
             Z = steps[-1]["out"]
         return steps
+
+    def block(self, i: int) -> Block:
+        """Block i (0 = the first)."""
+        return cast(Block, self.blocks[i])
 
     def forward(self, Y: Tensor) -> Tensor:
         Z = self.trace(Y)[-1]["out"]

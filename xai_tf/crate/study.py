@@ -23,6 +23,8 @@ Per layer, on held-out tokens (each scaled to unit norm, ε = 0.5), in the notat
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -34,8 +36,19 @@ from xai_tf.crate.ista import sparsity
 from xai_tf.crate.model import KINDS, Classifier
 from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
 
+
 #: The task and the models of the lesson: small enough to train both in seconds on one CPU thread.
-SETUP = {"d": 24, "K": 4, "r": 4, "T": 12, "p": 0.5, "sigma": 0.2, "n_layers": 4}
+class Setup(TypedDict):
+    d: int
+    K: int
+    r: int
+    T: int
+    p: float
+    sigma: float
+    n_layers: int
+
+
+SETUP: Setup = {"d": 24, "K": 4, "r": 4, "T": 12, "p": 0.5, "sigma": 0.2, "n_layers": 4}
 MAX_SEQUENCES = 100_000
 
 
@@ -177,7 +190,7 @@ def layer_measures(
         if depth > 0:  # the zeros a bare ReLU of the block's normalised input would give
             rows[-1]["zeros_relu"] = sparsity(steps[depth - 1]["mlp_in"].relu())["zeros"]
         if depth < len(steps):
-            U = model.blocks[depth].value_bases().double()
+            U = model.block(depth).value_bases().double()
             for key, name in (("attn_in", "Rc_in"), ("mid", "Rc_mid")):
                 rows[-1][name] = float(rate.compression_rate(unit_tokens(steps[depth][key]), U, eps))
     return rows
@@ -202,7 +215,7 @@ def dictionary_gaps(model: Classifier) -> list[float]:
     if model.kind != "crate":
         raise ValueError(f"dictionary_gaps needs a CRATE model (kind 'crate'), got kind {model.kind!r}")
     gaps = []
-    for block in model.blocks:
-        D = block.D.double()
+    for i in range(len(model.blocks)):
+        D = model.block(i).D.double()
         gaps.append(float(torch.linalg.matrix_norm(D.mT @ D - torch.eye(D.size(0), dtype=D.dtype), ord=2)))
     return gaps

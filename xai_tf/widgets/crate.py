@@ -75,8 +75,8 @@ def layer_panel(
             with torch.no_grad():
                 depths.extend([Y] + [s["out"] for s in model.trace(Y)])  # raises for a bad Y
         Z = study.unit_tokens(depths[ell])[:, :n_tokens].float()
-        if basis.value == options[0]:
-            bases = model.blocks[min(ell, n_layers - 1)].value_bases()
+        if basis.value == options[0] or U is None:
+            bases = model.block(min(ell, n_layers - 1)).value_bases()
         else:
             bases = U.float()
         coords = bases.mT @ Z  # [K_heads, r, N]
@@ -107,12 +107,12 @@ def ista_panel(steps: int = 1, seed: int = 0) -> Panel:
     limit = 2 / torch.linalg.matrix_norm(D, ord=2).item() ** 2
     eta = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=0.5, step=0.05, description="η")
     lam = widgets.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.01, description="λ")
-    steps = widgets.IntSlider(
+    count = widgets.IntSlider(
         value=_checks.integer("steps", steps, 1, 300), min=1, max=300, description="steps"
     )
 
     def render() -> str:
-        X = ista.ista(z, D, eta.value, lam.value, steps.value)  # refuses η ≥ 2/‖D‖₂² for > 1 step
+        X = ista.ista(z, D, eta.value, lam.value, count.value)  # refuses η ≥ 2/‖D‖₂² for > 1 step
         s = ista.sparsity(X)
         fit = float(torch.linalg.vector_norm(z - D @ X) / torch.linalg.vector_norm(z))
         err = float(torch.linalg.vector_norm(X - x_true) / torch.linalg.vector_norm(x_true))
@@ -125,7 +125,7 @@ def ista_panel(steps: int = 1, seed: int = 0) -> Panel:
         )
         return text + side_by_side(
             svg_bars(x_true.ravel().tolist(), labels, "true code x*", vmax=top),
-            svg_bars(X.ravel().tolist(), labels, f"X after {steps.value} step(s)", vmax=top),
+            svg_bars(X.ravel().tolist(), labels, f"X after {count.value} step(s)", vmax=top),
         )
 
-    return Panel({"eta": eta, "lam": lam, "steps": steps}, render, rows=[["eta", "lam", "steps"]])
+    return Panel({"eta": eta, "lam": lam, "steps": count}, render, rows=[["eta", "lam", "steps"]])
