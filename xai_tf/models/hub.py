@@ -15,8 +15,8 @@ import socket
 import sys
 from collections.abc import Iterator
 from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 import torch
@@ -27,6 +27,12 @@ from xai_tf import tokenization
 from xai_tf.models.bert import BertEncoder
 from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
 from xai_tf.models.loaded import LoadedModel
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 HUB_REPOS = {name: f"openai-community/{name}" for name in CONFIGS}
 MODEL_NAMES = ("auto", "shakespeare", *CONFIGS, "minilm")
