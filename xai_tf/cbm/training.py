@@ -76,9 +76,17 @@ def _reads_k(g: object, k: int) -> nn.Module:
 
 def _fit(params: list[nn.Parameter], loss: Callable[[Tensor], Tensor], n: int, opts: TrainOptions) -> None:
     """``opts.steps`` Adam steps at rate ``opts.lr`` on seeded minibatches of ``opts.batch_size``."""
-    pick = minibatches(n, opts.batch_size, opts.seed)
+    # the indices are made on the CPU, with the CPU generator, whatever torch's default device is
+    # (``minibatches`` names no device)
+    with torch.device("cpu"):
+        pick = minibatches(n, opts.batch_size, opts.seed)
+
+    def batch(k: int) -> Tensor:
+        with torch.device("cpu"):
+            return pick(k)
+
     with one_thread():
-        fit(params, lambda k: loss(pick(k)), opts.steps, opts.lr)
+        fit(params, lambda k: loss(batch(k)), opts.steps, opts.lr)
 
 
 def fit_concepts(
