@@ -14,7 +14,8 @@ the metrics, not the bits). What it trains:
   (away = 1), seeds 0, 1, 2 — accuracy on 1,000 fresh strings and the stack share per head;
 - the solvable model: training loss, test error and the overlaps |θ|, |m| of both minima over α = n/d at
   d = 100, 200, 400 (600 s in all on one thread of this machine, November 2026).
-tests/test_toytasks.py checks that the files are current (``xai_tf.tasks.toytasks.fingerprint``).
+tests/test_toytasks.py checks that the files are current (``xai_tf.tasks.toytasks.fingerprint``, taken
+when training starts: a change to the training code during the run stops it before anything is written).
 """
 
 from __future__ import annotations
@@ -107,10 +108,13 @@ def main() -> None:
         toytasks.METRICS.write_text(json.dumps(metrics, indent=1, ensure_ascii=False) + "\n")
         print(f"rewrote the sweep in {toytasks.METRICS} in {time.time() - start:.0f} s")
         return
+    code = toytasks.fingerprint()
     state, hist, dyck_out = {}, {}, {}
     train_histograms(state, hist)
     train_dyck(state, dyck_out)
     sweep = sweeps()
+    if toytasks.fingerprint() != code:
+        raise SystemExit("the training code changed during the run: nothing written, run it again")
     save_file({k: v.contiguous() for k, v in state.items()}, toytasks.WEIGHTS)
     settings = {
         "histogram steps": HIST_STEPS,
@@ -124,7 +128,7 @@ def main() -> None:
         "sweep d: seeds": SWEEP,
     }
     metrics = {
-        "fingerprint": toytasks.fingerprint(),
+        "fingerprint": code,
         "torch": torch.__version__,
         "seed offset": seeds.offset(),
         "settings": settings,

@@ -3,15 +3,20 @@ Dyck recogniser and an enumeration of every bracket string up to length 8, xai_t
 torch's scaled_dot_product_attention on the models' own weights, explicit loops, closed forms, and
 the shipped models' recorded numbers recomputed from their weights."""
 
+import ast
 import itertools
 import json
 import math
+import re
 from collections import Counter
+from pathlib import Path
 
+import probes_toytasks
 import pytest
 import torch
 import torch.nn.functional as F
 
+from xai_tf import artifacts, seeds
 from xai_tf import attention as att
 from xai_tf._threads import one_thread
 from xai_tf.exercises import toytasks as ex
@@ -21,7 +26,16 @@ from xai_tf.tasks import dyck, dyck_model, histogram, solvable, toytasks
 @pytest.fixture(autouse=True, scope="module")
 def single_thread():
     """The toy models are tiny: one thread trains them faster than two that share a busy CPU."""
+    before = torch.get_num_threads()
     with one_thread():
+        yield
+    assert torch.get_num_threads() == before, "the module left torch's thread count changed"
+
+
+@pytest.fixture(autouse=True)
+def own_global_rng():
+    """Tests that seed torch's global generator (to build random models) give it back as it was."""
+    with torch.random.fork_rng(devices=[]):
         yield
 
 
@@ -108,6 +122,20 @@ def test_accuracy_by_count_against_a_loop():
         assert n == len(pairs) and acc == pytest.approx(sum(p == t for p, t in pairs) / n)
 
 
+def test_histogram_training_draws_the_minibatches_of_tasks_train():
+    """train_histogram's step k sees the rows minibatches(n_train, batch, seed + 1) draws at step k: the
+    loss of step 0 (before any update) recomputed by hand from those rows."""
+    model, history = histogram.train_histogram("semantic", steps=1, batch=7, n_train=40, seed=3)
+    x, y = histogram.histogram_data(40, seed=3)
+    with seeds.seeded(3):
+        start = histogram.HistogramModel(block="semantic")
+    start.block = None
+    i = torch.randint(40, (7,), generator=seeds.generator(4))
+    with torch.no_grad():
+        logits, _ = start(x[i])
+    assert history[0] == pytest.approx(float(F.cross_entropy(logits.flatten(0, 1), y[i].flatten())), rel=1e-6)
+
+
 def test_histogram_training_is_seeded():
     _, a = histogram.train_histogram("positional", steps=15, n_train=500, seed=2)
     _, b = histogram.train_histogram("positional", steps=15, n_train=500, seed=2)
@@ -117,7 +145,7 @@ def test_histogram_training_is_seeded():
 
 def test_the_model_refuses_tokens_outside_the_alphabet_and_other_lengths():
     model = histogram.HistogramModel()
-    with pytest.raises(ValueError, match=r"tokens must be in 0..14"):
+    with pytest.raises(ValueError, match=r"x must be token ids in 0..14"):
         model(torch.tensor([[0] * 9 + [15]]))
     with pytest.raises(ValueError, match="trained for L = 10"):
         model(torch.zeros(1, 12, dtype=torch.long))
@@ -434,22 +462,35 @@ def test_the_panels_draw_and_refuse_bad_input_in_one_line():
     from xai_tf.widgets import toytasks as panels
 
     torch.manual_seed(0)
-    hist = panels.histogram_panel(
-        {"a": histogram.HistogramModel(), "b": histogram.HistogramModel(block="semantic")}
-    )
-    assert hist.message.value == "" and "<svg" in hist.view.value and "of 10 counts right" in hist.view.value
+    hist_models = {"a": histogram.HistogramModel(), "b": histogram.HistogramModel(block="semantic")}
+    hist = panels.histogram_panel(hist_models)
+    assert hist.message.value == "" and "<svg" in hist.view.value
     hist["model"].value = "b"
     assert hist.message.value == "" and "A(x): b" in hist.view.value
+    # the table shows model b's argmax and the true counts (counted here by Counter), row by row
+    with torch.no_grad():
+        pred = hist_models["b"](toytasks.encode_letters("DATAIAIAIA"))[0][0].argmax(-1).tolist()
+    true = [Counter("DATAIAIAIA")[c] for c in "DATAIAIAIA"]
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", hist.view.value)[3:]
+    assert [int(c) for c in cells[1::3]] == pred and [int(c) for c in cells[2::3]] == true
+    right = sum(p == t for p, t in zip(pred, true, strict=True))
+    assert f"{right} of 10 counts right" in hist.view.value
     for text, message in [("DATAIAIAIZ", "not in the alphabet"), ("DATA", "exactly 10 letters")]:
         hist["text"].value = text
         assert message in hist.message.value and hist.view.value == ""
-    net = panels.dyck_panel({"free": dyck_model.DyckModel()})
+    net_model = dyck_model.DyckModel()
+    net = panels.dyck_panel({"free": net_model})
     assert net.message.value == "" and "share on s(i)" in net.view.value
     assert net.view.value.count('stroke="#1f77b4"') == sum(
         t >= 0 for t in dyck.parse_dyck("([[]()])[(())]").top
     )
     net["head"].value = 2
     assert "layer 2, head 2" in net.view.value
+    s = "([[]()])[(())]"
+    with torch.no_grad():
+        A = net_model(dyck.encode_dyck([s]))[1]
+    share = dyck_model.stack_share(A, dyck.next_close_targets([s])[1])[1, 1]
+    assert f"share on s(i) = {float(share):.2f}" in net.view.value
     for text, message in [
         ("(]", "does not match"),
         ("(()", "unbalanced"),
@@ -461,3 +502,41 @@ def test_the_panels_draw_and_refuse_bad_input_in_one_line():
         assert message in net.message.value and net.view.value == "", text
     with pytest.raises(TypeError, match="models must be a non-empty dict"):
         panels.histogram_panel({})
+
+
+# ---------------------------------------------------------------- bad input: documented values
+
+
+@pytest.mark.parametrize("name", [v[0] for v in probes_toytasks.VALUES])
+def test_documented_values_at_the_edges(name):
+    _, call, check = next(v for v in probes_toytasks.VALUES if v[0] == name)
+    assert check(call()), name
+
+
+def test_the_fingerprint_covers_every_module_the_training_script_imports():
+    """TRAINED_BY is not a hand list of files: each xai_tf module scripts/train_toytasks.py imports
+    (toytasks itself only loads and names the artifact) lies in the import graph it fingerprints."""
+    tree = ast.parse((Path(__file__).parents[1] / "scripts" / "train_toytasks.py").read_text())
+    imported = {
+        f"{node.module}.{a.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "xai_tf.tasks"
+        for a in node.names
+    }
+    graph = artifacts.import_graph(*toytasks.TRAINED_BY)
+    assert imported - {"xai_tf.tasks.toytasks"} <= graph, imported - graph
+    assert {"xai_tf.tasks.train", "xai_tf.seeds", "xai_tf.tasks.dyck"} <= graph
+
+
+def test_the_dyck_panel_sliders_follow_the_picked_model():
+    from xai_tf.widgets import toytasks as panels
+
+    with seeds.seeded(0):
+        models = {"two": dyck_model.DyckModel(), "one": dyck_model.DyckModel(n_layer=1, n_head=1)}
+    net = panels.dyck_panel(models)
+    net["head"].value = 2
+    net["model"].value = "one"
+    assert (net["layer"].max, net["head"].max) == (1, 1)
+    assert net.message.value == "" and "one, layer 1, head 1" in net.view.value
+    net["model"].value = "two"
+    assert (net["layer"].max, net["head"].max) == (2, 2)

@@ -20,6 +20,7 @@ from torch import Tensor
 from xai_tf import _checks, seeds
 
 BRACKETS = "()[]{}<>"  # type t opens with BRACKETS[2t] and closes with BRACKETS[2t + 1]
+MAX_BRACKETS = 10_000_000  # n · N of one sample: a Python loop at about 1 µs a bracket (10 s)
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,10 @@ def parse_dyck(s: str, k: int = 2, D: int = 4) -> DyckParse:
 def sample_dyck(n: int, N: int = 24, k: int = 2, D: int = 4, seed: int = 0) -> list[str]:
     """``n`` seeded strings of Dyck_{k,D} of even length ``N``: at each step open a uniformly chosen
     type with probability 1/2, close the top otherwise — except that the walk must open at depth 0
-    and close at depth D or when the remaining steps equal the depth."""
-    n, N, D = _checks.integer("n", n, 1), _checks.integer("N", N, 2), _checks.integer("D", D, 1)
+    and close at depth D or when the remaining steps equal the depth. At most 10⁷ brackets in all
+    (n · N), checked before drawing."""
+    n = _checks.integer("n", n, 1, MAX_BRACKETS // 2)
+    N, D = _checks.integer("N", N, 2, MAX_BRACKETS // n), _checks.integer("D", D, 1)
     if N % 2:
         raise ValueError(f"N must be even (a balanced string), got {N}")
     alphabet = _alphabet(k)
@@ -97,8 +100,11 @@ def corrupt(s: str, k: int = 2, seed: int = 0) -> str:
     """``s`` with one seeded position replaced by another bracket (the result may still be valid:
     check it with ``parse_dyck``)."""
     alphabet = _alphabet(k)
-    if not isinstance(s, str) or not s:
-        raise ValueError("s must be a non-empty string of brackets")
+    if not isinstance(s, str):
+        raise TypeError(f"s must be a non-empty string of brackets, got {type(s).__name__}")
+    if not s:
+        raise ValueError("s must be a non-empty string of brackets, got ''")
+    _brackets([s], alphabet)
     g = seeds.generator(seed)
     i = int(torch.randint(len(s), (1,), generator=g))
     others = [c for c in alphabet if c != s[i]]
@@ -107,20 +113,34 @@ def corrupt(s: str, k: int = 2, seed: int = 0) -> str:
 
 def encode_dyck(strings: list[str], k: int = 2) -> Tensor:
     """Token ids ``[n, N]`` (the bracket's index in ``BRACKETS``) of equal-length strings."""
-    alphabet = _alphabet(k)
-    if isinstance(strings, str) or not strings or len({len(s) for s in strings}) != 1:
-        raise ValueError("strings must be a non-empty list of strings of one length")
+    alphabet, strings = _alphabet(k), _equal_length(strings)
+    _brackets(strings, alphabet)
+    return torch.tensor([[alphabet.index(c) for c in s] for s in strings])
+
+
+def _equal_length(strings: object) -> list[str]:
+    """A non-empty list of strings of one length."""
+    strings = _checks.strings("strings", strings)
+    if not strings:
+        raise ValueError("strings is empty: give at least one string of brackets")
+    lengths = sorted({len(s) for s in strings})
+    if len(lengths) > 1:
+        raise ValueError(f"strings must all have one length, got lengths {lengths[0]} and {lengths[-1]}")
+    return strings
+
+
+def _brackets(strings: list[str], alphabet: str) -> None:
     bad = next((c for s in strings for c in s if c not in alphabet), None)
     if bad is not None:
         raise ValueError(f"{bad!r} is not a bracket: the alphabet is {alphabet!r}")
-    return torch.tensor([[alphabet.index(c) for c in s] for s in strings])
 
 
 def next_close_targets(strings: list[str], k: int = 2, D: int = 4) -> tuple[Tensor, Tensor]:
     """(c ``[n, N]``, s ``[n, N]``): c_i = 0 if the stack is empty after position i, else 1 + the type
-    of the last unmatched open bracket, at position s_i (−1 when empty). Strings must be valid."""
+    of the last unmatched open bracket, at position s_i (−1 when empty). Strings must be valid and
+    of one length."""
     classes, tops = [], []
-    for n, s in enumerate(strings):
+    for n, s in enumerate(_equal_length(strings)):
         p = parse_dyck(s, k, D)
         if not p.valid:
             raise ValueError(f"strings[{n}] = {s!r} is not in Dyck_{{{k},{D}}}: {p.error}")

@@ -24,8 +24,10 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.tasks.dyck import encode_dyck, next_close_targets, sample_dyck
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.dyck import BRACKETS, MAX_BRACKETS, encode_dyck, next_close_targets, sample_dyck
+from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
+
+MAX_D, MAX_LAYERS, MAX_T = 4096, 16, 4096  # the lesson's model: d = 32, 2 layers, T_max = 48
 
 
 class DyckModel(nn.Module):
@@ -42,6 +44,11 @@ class DyckModel(nn.Module):
         n_tokens: int = 4,
     ):
         super().__init__()
+        d, n_layer = _checks.integer("d", d, 1, MAX_D), _checks.integer("n_layer", n_layer, 1, MAX_LAYERS)
+        n_head, T_max = _checks.integer("n_head", n_head, 1, d), _checks.integer("T_max", T_max, 1, MAX_T)
+        if d % n_head:
+            raise ValueError(f"d = {d} must be divisible by n_head = {n_head}")
+        n_tokens = _checks.integer("n_tokens", n_tokens, 2, len(BRACKETS))
         self.n_head, self.T_max, self.uniform_first = n_head, T_max, uniform_first
         self.W_e = nn.Embedding(n_tokens, d)
         self.W_p = nn.Embedding(T_max, d)
@@ -55,14 +62,21 @@ class DyckModel(nn.Module):
         self.has_mlp = mlp
         self.readout = nn.Linear(d, n_tokens // 2 + 1)
 
-    def heads(self, f: Tensor, layer: int) -> tuple[Tensor, Tensor]:
+    def heads(self, f: Tensor, layer: int) -> tuple[Tensor, Tensor, Tensor]:
         """(Q, K, V) of ``layer`` for LN(f), each ``(B, nh, T, hs)``."""
         B, T, d = f.shape
         q, k, v = self.W_qkv[layer](self.ln[2 * layer](f)).split(d, -1)
-        return tuple(t.view(B, T, self.n_head, d // self.n_head).transpose(1, 2) for t in (q, k, v))
+
+        def split(t: Tensor) -> Tensor:
+            return t.view(B, T, self.n_head, d // self.n_head).transpose(1, 2)
+
+        return split(q), split(k), split(v)
 
     def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
         """(logits ``[B, T, 3]``, attention ``[B, n_layer, n_head, T, T]``) for token ids ``x [B, T]``."""
+        x = _checks.token_ids("x", x, self.W_e.num_embeddings)
+        if x.dim() != 2:
+            raise ValueError(f"x must be token ids [B, T], got shape {tuple(x.shape)}")
         B, T = x.shape
         if T > self.T_max:
             raise ValueError(
@@ -88,11 +102,17 @@ class DyckModel(nn.Module):
 def stack_share(A: Tensor, top: Tensor) -> Tensor:
     """``[n_layer, n_head]``: mean of A_{i, s(i)} over positions i with s(i) ≥ 0, for attention
     ``A [B, n_layer, n_head, T, T]`` and stack tops ``top [B, T]`` (−1 = empty stack)."""
-    A, top = _checks.tensor("A", A), _checks.tensor("top", top)
+    A, top = _checks.real_tensor("A", A), _checks.tensor("top", top)
     if A.dim() != 5 or top.shape != (A.size(0), A.size(-1)):
         raise ValueError(
             f"A must be [B, n_layer, n_head, T, T] and top [B, T], got {tuple(A.shape)}, {tuple(top.shape)}"
         )
+    T = A.size(-1)
+    if top.is_floating_point() or top.is_complex() or top.dtype == torch.bool:
+        raise TypeError(f"top must hold integer positions in -1..{T - 1}, got {top.dtype}")
+    if top.numel() and (int(top.min()) < -1 or int(top.max()) >= T):
+        bad = int(top.min()) if int(top.min()) < -1 else int(top.max())
+        raise ValueError(f"top must be positions in -1..{T - 1} (−1: an empty stack), got {bad}")
     seen = top >= 0
     if not seen.any():
         raise ValueError("top has no position with a non-empty stack: the share is undefined")
@@ -113,20 +133,23 @@ def train_dyck(
 ) -> tuple[DyckModel, list[float]]:
     """Train a ``DyckModel`` on ``n_train`` seeded strings of Dyck_{2,D} of length N: cross-entropy of
     the next-closing class at every position (+ ``away`` · mean stack share, see the module)."""
-    away, batch = _checks.at_least("away", away, 0.0), _checks.integer("batch", batch, 1)
-    strings = sample_dyck(_checks.integer("n_train", n_train, 1), N, 2, D, seed=seed)
+    away = _checks.at_least("away", away, 0.0)
+    options = TrainOptions(steps, lr, _checks.integer("batch", batch, 1, MAX_BATCH), seed)
+    N = _checks.integer("N", N, 2, MAX_T)
+    n_train = _checks.integer("n_train", n_train, 1, MAX_BRACKETS // N)
+    strings = sample_dyck(n_train, N, 2, D, seed=seed)
     x, (c, top) = encode_dyck(strings), next_close_targets(strings, 2, D)
     with seeds.seeded(seed):
         model = DyckModel(T_max=max(N, 48), uniform_first=uniform_first)
-    g = seeds.generator(seed + 1)
+    draw = minibatches(len(x), options.batch_size, seed + 1)
 
-    def loss(_k: int) -> Tensor:
-        i = torch.randint(len(x), (batch,), generator=g)
+    def loss(k: int) -> Tensor:
+        i = draw(k)
         logits, A = model(x[i])
         value = F.cross_entropy(logits.flatten(0, 1), c[i].flatten())
         return value + away * stack_share(A, top[i]).mean() if away else value
 
-    return model, fit(model.parameters(), loss, steps, lr)
+    return model, fit(model.parameters(), loss, options.steps, options.lr)
 
 
 @torch.no_grad()

@@ -23,17 +23,25 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
 
 BLOCKS = ("semantic", "positional")
+MAX_L, MAX_T = 64, 1000  # the lesson's L = 10, T = 15; longer sequences only cost memory (L² per sequence)
+MAX_WIDTH = 4096  # the model's widths: the lesson's are 16..128
+MAX_TRAIN = 1_000_000  # 50 times the lesson's 20,000 training sequences
 
 
 def histogram_labels(x: Tensor) -> Tensor:
     """y_i = Σ_j [x_j = x_i] for tokens ``x [..., L]`` (integers)."""
-    x = _checks.tensor("x", x)
-    if x.dtype.is_floating_point or x.dtype == torch.bool or x.dim() == 0:
-        raise TypeError(f"x must be an integer tensor of tokens [..., L], got {x.dtype} {tuple(x.shape)}")
+    x = _tokens(x)
     return (x.unsqueeze(-1) == x.unsqueeze(-2)).sum(-1)
+
+
+def _tokens(x: object) -> Tensor:
+    x = _checks.tensor("x", x)
+    if x.dtype.is_floating_point or x.dtype.is_complex or x.dtype == torch.bool or x.dim() == 0:
+        raise TypeError(f"x must be an integer tensor of tokens [..., L], got {x.dtype} {tuple(x.shape)}")
+    return x
 
 
 def count_probability(c: int, L: int = 10, T: int = 15) -> float:
@@ -41,15 +49,20 @@ def count_probability(c: int, L: int = 10, T: int = 15) -> float:
     times, a binomial,
 
         P(y_i = c) = C(L−1, c−1) (1/T)^{c−1} (1 − 1/T)^{L−c}."""
-    L, T = _checks.integer("L", L, 1), _checks.integer("T", T, 1)
+    L, T = _checks.integer("L", L, 1, MAX_L), _checks.integer("T", T, 1)
     c = _checks.integer("c", c, 1, L)
     return math.comb(L - 1, c - 1) * (1 / T) ** (c - 1) * (1 - 1 / T) ** (L - c)
 
 
 def histogram_data(n: int, L: int = 10, T: int = 15, seed: int = 0) -> tuple[Tensor, Tensor]:
-    """``n`` sequences ``x [n, L]`` with tokens uniform in 0..T−1 (seeded) and their labels ``y``."""
-    n, L, T = _checks.integer("n", n, 1), _checks.integer("L", L, 1, 64), _checks.integer("T", T, 1, 1000)
-    x = torch.randint(T, (n, L), generator=seeds.generator(seed))
+    """``n`` sequences ``x [n, L]`` with tokens uniform in 0..T−1 (seeded) and their labels ``y``;
+    refused before allocating when x, y and the labels' L × L comparison would not fit in memory."""
+    n, L = _checks.integer("n", n, 1), _checks.integer("L", L, 1, MAX_L)
+    T, g = _checks.integer("T", T, 1, MAX_T), seeds.generator(seed)
+    per_sequence = L * (16 + L)  # x and y in int64, the comparison [x_i = x_j] in bool
+    most = _checks.available_ram() // per_sequence
+    _checks.fits(f"histogram_data(n={n}, L={L})", n * per_sequence, f"choose n ≤ {most}")
+    x = torch.randint(T, (n, L), generator=g)
     return x, histogram_labels(x)
 
 
@@ -69,6 +82,11 @@ class HistogramModel(nn.Module):
         super().__init__()
         if block not in (None, *BLOCKS):
             raise ValueError(f"block must be None, 'semantic' or 'positional', got {block!r}")
+        T, L = _checks.integer("T", T, 1, MAX_T), _checks.integer("L", L, 1, MAX_L)
+        d_tok, d_pos, d_att, hidden = (
+            _checks.integer(name, v, 1, MAX_WIDTH)
+            for name, v in (("d_tok", d_tok), ("d_pos", d_pos), ("d_att", d_att), ("hidden", hidden))
+        )
         self.T, self.L, self.d_tok, self.block = T, L, d_tok, block
         self.W_e = nn.Parameter(torch.randn(T, d_tok))
         self.W_p = nn.Parameter(torch.randn(L, d_pos))
@@ -81,14 +99,9 @@ class HistogramModel(nn.Module):
 
     def embed(self, x: Tensor) -> Tensor:
         """E(x) = (W_e[x_i], W_p[i]) per position: ``[batch, L, d_e]``."""
-        if x.dtype.is_floating_point or x.dtype == torch.bool:
-            raise TypeError(f"x must be integer tokens, got {x.dtype}")
-        if x.size(-1) != self.L:
-            raise ValueError(f"x has length {x.size(-1)} but the model was trained for L = {self.L}")
-        if x.numel() and (x.min() < 0 or x.max() >= self.T):
-            raise ValueError(
-                f"tokens must be in 0..{self.T - 1} (the alphabet), got {int(x.min())}..{int(x.max())}"
-            )
+        x = _checks.token_ids("x", x, self.T)
+        if x.dim() == 0 or x.size(-1) != self.L:
+            raise ValueError(f"x has shape {tuple(x.shape)} but the model was trained for L = {self.L}")
         pos = self.W_p.expand(*x.shape, -1)
         return torch.cat([self.W_e[x], pos], -1)
 
@@ -109,6 +122,9 @@ def block_mask(W: Tensor, d_tok: int, block: str) -> Tensor:
     coordinates of e_i, 0 elsewhere."""
     if block not in BLOCKS:
         raise ValueError(f"block must be 'semantic' or 'positional', got {block!r}")
+    if _checks.tensor("W", W).dim() != 2:
+        raise ValueError(f"W must have 2 dimensions, got shape {tuple(W.shape)}")
+    d_tok = _checks.integer("d_tok", d_tok, 0, W.size(1))
     mask = torch.zeros_like(W)
     mask[:, :d_tok] = 1.0
     return mask if block == "semantic" else 1.0 - mask
@@ -139,23 +155,37 @@ def train_histogram(
     copied, the block restriction lifted unless ``restrict``)."""
     if start not in BLOCKS:
         raise ValueError(f"start must be 'semantic' or 'positional', got {start!r}")
-    batch = _checks.integer("batch", batch, 1)
-    x, y = histogram_data(_checks.integer("n_train", n_train, 1), seed=seed)
+    if not isinstance(restrict, bool):
+        raise TypeError(f"restrict must be True or False, got {restrict!r}")
+    options = TrainOptions(steps, lr, _checks.integer("batch", batch, 1, MAX_BATCH), seed)
+    x, y = histogram_data(_checks.integer("n_train", n_train, 1, MAX_TRAIN), seed=seed)
     with seeds.seeded(seed):
         model = HistogramModel(block=start)
     if init is not None:
+        _check_init(init, model)
         model.load_state_dict(init.state_dict())
         with torch.no_grad():
             model.W.copy_(init.weight())
     model.block = start if restrict else None
-    g = seeds.generator(seed + 1)
+    draw = minibatches(len(x), options.batch_size, seed + 1)
 
-    def loss(_k: int) -> Tensor:
-        i = torch.randint(len(x), (batch,), generator=g)
+    def loss(k: int) -> Tensor:
+        i = draw(k)
         logits, _ = model(x[i])
         return F.cross_entropy(logits.flatten(0, 1), y[i].flatten())
 
-    return model, fit(model.parameters(), loss, steps, lr)
+    return model, fit(model.parameters(), loss, options.steps, options.lr)
+
+
+def _check_init(init: object, model: HistogramModel) -> None:
+    if not isinstance(init, HistogramModel):
+        raise TypeError(f"init must be a HistogramModel or None, got {type(init).__name__}")
+    theirs = {k: tuple(v.shape) for k, v in init.state_dict().items()}
+    if theirs != {k: tuple(v.shape) for k, v in model.state_dict().items()}:
+        raise ValueError(
+            f"init must be a HistogramModel of the trained sizes (T = {model.T}, L = {model.L}, "
+            f"the default widths), got T = {init.T}, L = {init.L}"
+        )
 
 
 def same_token_share(A: Tensor, x: Tensor) -> float:
@@ -164,23 +194,28 @@ def same_token_share(A: Tensor, x: Tensor) -> float:
         mean over i with y_i ≥ 2 of  Σ_{j≠i, x_j = x_i} A_ij / Σ_{j≠i} A_ij ,
 
     1 for a purely semantic map; (y_i − 1)/(L − 1) on average for a map that treats the other
-    positions alike (uniform, or "self plus uniform")."""
-    A, x = _checks.tensor("A", A), _checks.tensor("x", x)
+    positions alike (uniform, or "self plus uniform"). A position that gives no attention to the
+    others (Σ_{j≠i} A_ij = 0) has no share and is left out of the mean."""
+    A, x = _checks.real_tensor("A", A), _tokens(x)
     if A.shape != (*x.shape, x.size(-1)):
         raise ValueError(f"A must be [..., L, L] for x [..., L], got {tuple(A.shape)} and {tuple(x.shape)}")
     others = ~torch.eye(x.size(-1), dtype=torch.bool, device=x.device)
     same = (x.unsqueeze(-1) == x.unsqueeze(-2)) & others
-    share = (A * same).sum(-1) / (A * others).sum(-1)
+    to_others = (A * others).sum(-1)
     repeated = same.any(-1)
     if not repeated.any():
         raise ValueError("x has no repeated token: the share is undefined")
-    return float(share[repeated].mean())
+    counted = repeated & (to_others > 0)
+    if not counted.any():
+        raise ValueError(
+            "A gives no attention to other positions at any repeated token: the share is undefined"
+        )
+    return float(((A * same).sum(-1)[counted] / to_others[counted]).mean())
 
 
 def accuracy_by_count(model: HistogramModel, x: Tensor, y: Tensor) -> dict[int, tuple[float, int]]:
     """count c → (share of positions with y_i = c predicted right, number of such positions)."""
-    if not isinstance(model, HistogramModel):
-        raise TypeError(f"model must be a HistogramModel, got {type(model).__name__}")
+    _pairs(model, x, y)
     with torch.no_grad():
         right = model(x)[0].argmax(-1) == y
     return {int(c): (float(right[y == c].float().mean()), int((y == c).sum())) for c in y.unique()}
@@ -189,7 +224,18 @@ def accuracy_by_count(model: HistogramModel, x: Tensor, y: Tensor) -> dict[int, 
 @torch.no_grad()
 def histogram_accuracy(model: HistogramModel, x: Tensor, y: Tensor) -> float:
     """Share of positions where argmax logits_i = y_i."""
+    _pairs(model, x, y)
+    return float((model(x)[0].argmax(-1) == y).float().mean())
+
+
+def _pairs(model: object, x: object, y: object) -> None:
+    """A histogram model, its tokens x and their counts y (integers in 1..L), position by position."""
     if not isinstance(model, HistogramModel):
         raise TypeError(f"model must be a HistogramModel, got {type(model).__name__}")
-    _checks.same_length("accuracy", "sequences", x, "label rows", y)
-    return float((model(x)[0].argmax(-1) == y).float().mean())
+    x, y = _checks.token_ids("x", x, model.T), _checks.tensor("y", y)
+    _checks.same_shape("the accuracy", "x", x, "y", y)
+    if y.is_floating_point() or y.is_complex() or y.dtype == torch.bool:
+        raise TypeError(f"y must be integer counts in 1..{model.L}, got {y.dtype}")
+    if y.numel() and (int(y.min()) < 1 or int(y.max()) > model.L):
+        bad = int(y.min()) if int(y.min()) < 1 else int(y.max())
+        raise ValueError(f"y must be integer counts in 1..{model.L}, got {bad}")

@@ -23,10 +23,10 @@ pre-activations z·Q*/√d and z·Q/√d, which is σ² Q*ᵀQ/d (``replica_thet
 from __future__ import annotations
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import TrainOptions, fit
 
 A_TEACHER = ((0.6, 0.4), (0.4, 0.6))
 
@@ -55,9 +55,12 @@ def solvable_data(
     n: int, d: int, sigma: float = 0.5, omega: float = 0.3, seed: int = 0, teacher_seed: int = 0
 ) -> tuple[Tensor, Tensor, Tensor]:
     """(x ``[n, 2, d]``, y ``[n, 2, d]``, Q* ``[d]``): the data above, float64, seeded (the teacher
-    Q* by ``teacher_seed``, so train and test sets can share it)."""
+    Q* by ``teacher_seed``, so train and test sets can share it); refused before allocating when
+    its float64 tensors (x, y, z and the mixed z, about 4 · 2 · n · d numbers) would not fit in memory."""
     n, d = _checks.integer("n", n, 1), _checks.integer("d", d, 1)
     sigma, omega = _checks.positive("sigma", sigma), _checks.real("omega", omega, 0.0, 1.0)
+    most = _checks.available_ram() // (64 * d)
+    _checks.fits(f"solvable_data(n={n}, d={d})", 64 * n * d, f"choose n · d ≤ {most * d}")
     Q_star = torch.randn(d, generator=seeds.generator(teacher_seed), dtype=torch.float64)
     z = sigma * torch.randn(n, 2, d, generator=seeds.generator(seed), dtype=torch.float64)
     p = torch.ones(d, dtype=torch.float64) / d**0.5
@@ -69,18 +72,22 @@ def solvable_data(
 
 
 def student(Q: Tensor, x: Tensor) -> Tensor:
-    """f_Q(x) = softmax(x Q Qᵀ xᵀ / d) x for ``Q [d]`` and ``x [n, 2, d]``."""
-    Q, x = _checks.tensor("Q", Q), _checks.tensor("x", x)
+    """f_Q(x) = softmax(x Q Qᵀ xᵀ / d) x for ``Q [d]`` and ``x [n, 2, d]``, computed in the wider of
+    their dtypes (half precision in float32)."""
+    Q, x = _checks.real_tensor("Q", Q), _checks.real_tensor("x", x)
     if Q.dim() != 1 or x.dim() != 3 or x.size(-1) != Q.size(0):
         raise ValueError(f"Q must be [d] and x [n, L, d], got {tuple(Q.shape)} and {tuple(x.shape)}")
+    dtype = _checks.compute_dtype(torch.empty(0, dtype=torch.promote_types(Q.dtype, x.dtype)))
+    Q, x = Q.to(dtype), x.to(dtype)
     h = x @ Q / x.size(-1) ** 0.5
     return torch.softmax(h[:, :, None] * h[:, None, :], -1) @ x
 
 
 def solvable_loss(Q: Tensor, x: Tensor, y: Tensor, lam: float = 0.01) -> Tensor:
     """L(Q) / n = mean_μ ‖y^μ − f_Q(x^μ)‖² / (2d) + λ/(2n) ‖Q‖² (the training objective per sample)."""
-    if _checks.tensor("y", y).shape != _checks.tensor("x", x).shape:
+    if _checks.real_tensor("y", y).shape != _checks.tensor("x", x).shape:
         raise ValueError(f"y must have the shape of x {tuple(x.shape)}, got {tuple(y.shape)}")
+    lam = _checks.at_least("lam", lam, 0.0)
     n, d = x.size(0), x.size(-1)
     return ((y - student(Q, x)) ** 2).sum() / (2 * d * n) + lam / (2 * n) * (Q**2).sum()
 
@@ -91,9 +98,14 @@ def fit_solvable(
     """Q after Adam on L(Q) from the ``"positional"`` start Q = 1_d or the ``"semantic"`` start Q = Q*."""
     if start not in ("positional", "semantic"):
         raise ValueError(f"start must be 'positional' or 'semantic', got {start!r}")
-    lam = _checks.at_least("lam", lam, 0.0)
-    Q = (torch.ones_like(Q_star) if start == "positional" else Q_star.clone()).requires_grad_()
-    fit([Q], lambda _k: solvable_loss(Q, x, y, lam), steps, lr)
+    lam, options = _checks.at_least("lam", lam, 0.0), TrainOptions(steps, lr)
+    Q_star, x = _checks.real_tensor("Q_star", Q_star), _checks.real_tensor("x", x)
+    if Q_star.dim() != 1 or x.dim() != 3 or Q_star.size(0) != x.size(-1):
+        raise ValueError(
+            f"Q_star must be [d] = [{x.size(-1)}] for x {tuple(x.shape)}, got {tuple(Q_star.shape)}"
+        )
+    Q = nn.Parameter(torch.ones_like(Q_star) if start == "positional" else Q_star.clone())
+    fit([Q], lambda _k: solvable_loss(Q, x, y, lam), options.steps, options.lr)
     return Q.detach()
 
 
@@ -114,12 +126,12 @@ def alpha_sweep(
     those of seeds ``first_seed`` … ``first_seed + seeds − 1``."""
     if not alphas:
         raise ValueError("alphas must be a non-empty list of sample complexities α = n/d > 0")
-    for a in alphas:
-        _checks.positive("alpha", a)
+    for i, a in enumerate(alphas):
+        _checks.positive(f"alphas[{i}]", a)
     keys = ("train", "test", "theta", "m")
-    out = {s: {k: [] for k in keys} for s in ("positional", "semantic")}
+    out: dict[str, dict[str, list[float]]] = {s: {k: [] for k in keys} for s in ("positional", "semantic")}
     for a in alphas:
-        runs = {s: {k: [] for k in keys} for s in out}
+        runs: dict[str, dict[str, list[float]]] = {s: {k: [] for k in keys} for s in out}
         first = _checks.integer("first_seed", first_seed, 0)
         for seed in range(first, first + _checks.integer("seeds", seeds, 1)):
             x, y, Q_star = solvable_data(
@@ -144,6 +156,9 @@ def crossing(alphas: list[float], a: list[float], b: list[float]) -> float | Non
     it never does)."""
     _checks.same_length("the crossing", "alphas", alphas, "values of a", a)
     _checks.same_length("the crossing", "alphas", alphas, "values of b", b)
+    for name, values in (("alphas", alphas), ("a", a), ("b", b)):
+        for i, v in enumerate(values):
+            _checks.finite(f"{name}[{i}]", v)
     diff = [u - v for u, v in zip(a, b, strict=True)]
     for i in range(len(diff) - 1):
         if diff[i] == 0:

@@ -2,29 +2,34 @@
 thread, about 10 minutes on a CPU) and writes ``xai_tf/data/toytasks.safetensors`` (the weights of the
 histogram models and of seed 0 of each Dyck variant) and ``toytasks.json`` (accuracies, block
 shares, stack shares for every seed, the α sweep of the solvable model, the settings, and the
-fingerprint of the code that trained them). ``tests/test_toytasks.py`` checks that the fingerprint
-is current and that the shipped weights give the recorded numbers.
+fingerprint of the code that trained them: ``xai_tf.artifacts.fingerprint`` of ``TRAINED_BY``, the
+modules the script trains with, and everything they import). ``tests/test_toytasks.py`` checks that
+the fingerprint is current and that the shipped weights give the recorded numbers.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from importlib.resources import files
 from pathlib import Path
+from typing import TypeVar
 
 import torch
 from safetensors.torch import load_file
 
+from xai_tf import _checks, artifacts
 from xai_tf.tasks.dyck_model import DyckModel
-from xai_tf.tasks.histogram import HistogramModel
+from xai_tf.tasks.histogram import MAX_L, HistogramModel
 
 DATA = Path(str(files("xai_tf") / "data"))
 WEIGHTS, METRICS = DATA / "toytasks.safetensors", DATA / "toytasks.json"
-TRAINED_BY = ("train.py", "histogram.py", "dyck.py", "dyck_model.py", "solvable.py")
+#: the modules scripts/train_toytasks.py trains with (the fingerprint follows their imports)
+TRAINED_BY = ("xai_tf.tasks.histogram", "xai_tf.tasks.dyck_model", "xai_tf.tasks.solvable")
 
-#: model name → (class, constructor arguments) for the shipped weights
-HISTOGRAM_MODELS = {
+M = TypeVar("M", bound=torch.nn.Module)
+
+#: model name → constructor arguments of the shipped weights
+HISTOGRAM_MODELS: dict[str, dict[str, str]] = {
     "semantic, restricted": {"block": "semantic"},
     "positional, restricted": {"block": "positional"},
     "semantic start": {},
@@ -32,7 +37,7 @@ HISTOGRAM_MODELS = {
     "semantic, restricted → unrestricted": {},
     "positional, restricted → unrestricted": {},
 }
-DYCK_VARIANTS = {
+DYCK_VARIANTS: dict[str, dict[str, bool]] = {
     "free attention": {},
     "layer 1 uniform": {"uniform_first": True},
     "pushed off the stack": {},
@@ -47,6 +52,7 @@ def encode_letters(text: str, L: int = 10) -> torch.Tensor:
     """Token ids ``[1, L]`` of a sequence of L letters of ``LETTERS`` (case and spaces ignored)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a string of letters, got {type(text).__name__}")
+    L = _checks.integer("L", L, 1, MAX_L)
     letters = text.replace(" ", "").upper()
     bad = sorted({c for c in letters if c not in LETTERS})
     if bad:
@@ -59,11 +65,9 @@ def encode_letters(text: str, L: int = 10) -> torch.Tensor:
 
 
 def fingerprint() -> str:
-    """sha256 of the training code's source: the shipped models are current while it is unchanged."""
-    h = hashlib.sha256()
-    for name in TRAINED_BY:
-        h.update((Path(__file__).parent / name).read_bytes())
-    return h.hexdigest()
+    """The training code's fingerprint (``xai_tf.artifacts``): the shipped models are current while
+    it is unchanged."""
+    return artifacts.fingerprint(*TRAINED_BY)
 
 
 def load_toytasks() -> tuple[dict[str, HistogramModel], dict[str, DyckModel], dict]:
@@ -71,13 +75,16 @@ def load_toytasks() -> tuple[dict[str, HistogramModel], dict[str, DyckModel], di
     state = load_file(WEIGHTS)
     metrics = json.loads(METRICS.read_text())
 
-    def build(cls, kwargs: dict, prefix: str) -> torch.nn.Module:
-        model = cls(**kwargs)
+    def build(model: M, prefix: str) -> M:
         model.load_state_dict({k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)})
         return model.eval()
 
     histogram = {
-        name: build(HistogramModel, kw, f"histogram/{name}/") for name, kw in HISTOGRAM_MODELS.items()
+        name: build(HistogramModel(block=kw.get("block")), f"histogram/{name}/")
+        for name, kw in HISTOGRAM_MODELS.items()
     }
-    dyck = {name: build(DyckModel, kw, f"dyck/{name}/") for name, kw in DYCK_VARIANTS.items()}
+    dyck = {
+        name: build(DyckModel(uniform_first=kw.get("uniform_first", False)), f"dyck/{name}/")
+        for name, kw in DYCK_VARIANTS.items()
+    }
     return histogram, dyck, metrics

@@ -4,6 +4,7 @@ model's attention with the stack top s(i) of every query outlined."""
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 import ipywidgets as widgets
 import torch
@@ -26,7 +27,7 @@ def _text_box(value: str, description: str) -> widgets.Text:
     )
 
 
-def _table(rows: list[tuple[str, ...]]) -> str:
+def _table(rows: Sequence[tuple[str, ...]]) -> str:
     cells = "".join(
         "<tr>" + "".join(f"<td style='padding:2px 8px'>{html.escape(c)}</td>" for c in r) + "</tr>"
         for r in rows
@@ -90,7 +91,7 @@ def _svg_outlined(A: Tensor, labels: list[str], outline: list[int], title: str) 
 def dyck_panel(models: dict[str, DyckModel], string: str = "([[]()])[(())]") -> Panel:
     """Type a Dyck_{2,4} string (at most 24 brackets), pick a model, layer and head; see the head's
     attention with each query's last unmatched open bracket s(i) outlined, and the head's share
-    of attention there."""
+    of attention there. The layer and head sliders follow the picked model's sizes."""
     if not models or not all(isinstance(m, DyckModel) for m in models.values()):
         raise TypeError("models must be a non-empty dict of name → DyckModel")
     first = next(iter(models.values()))
@@ -116,5 +117,11 @@ def dyck_panel(models: dict[str, DyckModel], string: str = "([[]()])[(())]") -> 
         title = f"{model.value}, layer {layer.value}, head {head.value}: share on s(i) = {share:.2f}"
         return _svg_outlined(A, position_labels(list(s)), parsed.top, title)
 
+    def fit_sliders() -> None:
+        picked = models[model.value]
+        layer.max, head.max = len(picked.W_qkv), picked.n_head
+
     controls = {"text": text, "model": model, "layer": layer, "head": head}
-    return Panel(controls, render, rows=[["text"], ["model", "layer", "head"]])
+    return Panel(
+        controls, render, rows=[["text"], ["model", "layer", "head"]], updates={"model": fit_sliders}
+    )
