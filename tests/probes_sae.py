@@ -252,6 +252,493 @@ RAISES = [
     ),
 ]
 
+
+def _cfg4() -> sae_model.SAEConfig:
+    return sae_model.SAEConfig(d=4, F=8, lam=1.0)
+
+
+def _ids(*rows: list[int]) -> torch.Tensor:
+    return torch.tensor(rows, dtype=torch.long)
+
+
+def _sae_trained(**kwargs):
+    return sae_training.train_sae(sae_act.shuffled_batches(z(64, 4), 16), _cfg4(), progress=False, **kwargs)
+
+
+RAISES += [
+    (
+        "xai_tf.sae.model.sae_loss",
+        lambda: sae_model.sae_loss(sae10(), torch.ones(3, 256, dtype=torch.long), 1.0),
+        TE,
+        r"h must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.sae.model.sae_loss",
+        lambda: sae_model.sae_loss(sae10(), torch.full((3, 256), NAN), 1.0),
+        VE,
+        "h has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.model.sae_loss",
+        lambda: sae_model.sae_loss(sae10(), [[0.0] * 256], 1.0),
+        TE,
+        "h must be a torch.Tensor, got list",
+    ),
+    (
+        "xai_tf.sae.model.sae_loss",
+        lambda: sae_model.sae_loss("sae", z(3, 256), 1.0),
+        TE,
+        "sae must be a SparseAutoencoder",
+    ),
+    (
+        "xai_tf.sae.model.sae_loss",
+        lambda: sae_model.sae_loss(sae10(), z(0, 256), 1.0),
+        VE,
+        r"h must hold at least one row \[n ≥ 1, d\]",
+    ),
+    (
+        "xai_tf.sae.model.feature_activations",
+        lambda: sae_model.feature_activations(sae10(), torch.full((2, 256), float("inf"))),
+        VE,
+        "h has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.model.identity_sae",
+        lambda: sae_model.identity_sae(10**6),
+        VE,
+        r"an SAE with d = 1000000, F = 2000000 needs [\d.]+ GiB.*choose a smaller d",
+    ),
+    (
+        "xai_tf.sae.model.identity_sae",
+        lambda: sae_model.identity_sae(4, dtype=torch.int64),
+        TE,
+        r"dtype must be a floating dtype \(torch.float32 or torch.float64\), got torch.int64",
+    ),
+    (
+        "xai_tf.sae.model.identity_sae",
+        lambda: sae_model.identity_sae(2.5),
+        TE,
+        r"d must be an integer ≥ 1, got 2.5",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: _sae_trained(steps=0),
+        VE,
+        r"steps must be an integer in 1..100000, got 0",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: _sae_trained(steps=2, lr=1e8),
+        VE,
+        r"lr must be a finite number in \(0, 1\], got 100000000",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: _sae_trained(steps=2, seed=-1),
+        VE,
+        "seed must be an integer ≥ 0, got -1",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: _sae_trained(steps=2, seed="0"),
+        TE,
+        "seed must be an integer ≥ 0",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: sae_training.train_sae([], _cfg4(), 3, progress=False),
+        VE,
+        r"batches ran out after 0 batches: steps = 3 needs 3",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: sae_training.train_sae([z(8, 4)], _cfg4(), 3, progress=False),
+        VE,
+        r"batches ran out after 1 batches: steps = 3 needs 3",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: sae_training.train_sae([torch.full((8, 4), NAN)], _cfg4(), 1, progress=False),
+        VE,
+        r"batch 0 has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: sae_training.train_sae([torch.ones(8, 4, dtype=torch.long)], _cfg4(), 1, progress=False),
+        TE,
+        r"batch 0 must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: sae_training.train_sae([z(8, 5)], _cfg4(), 1, progress=False),
+        VE,
+        r"batch 0 has shape \(8, 5\), expected \[n ≥ 2, 4\]",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: sae_training.train_sae(5, _cfg4(), 1, progress=False),
+        TE,
+        r"batches must be an iterable of tensors \[n, d\], got int",
+    ),
+    (
+        "xai_tf.sae.training.train_sae",
+        lambda: _sae_trained(steps=2, warmup=0),
+        VE,
+        "warmup must be an integer ≥ 1, got 0",
+    ),
+    (
+        "xai_tf.sae.training.lam_at",
+        lambda: sae_training.lam_at(-1, 5, 1.0),
+        VE,
+        "k must be an integer ≥ 0, got -1",
+    ),
+    (
+        "xai_tf.sae.training.lam_at",
+        lambda: sae_training.lam_at(0, 5, NAN),
+        VE,
+        "lam must be a finite number ≥ 0, got nan",
+    ),
+    (
+        "xai_tf.sae.metrics.l0",
+        lambda: sae_metrics.l0(torch.full((2, 3), NAN)),
+        VE,
+        "a has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.metrics.fvu",
+        lambda: sae_metrics.fvu(torch.ones(4, 3), z(4, 3)),
+        VE,
+        r"h has no variance \(its 4 rows are equal\)",
+    ),
+    (
+        "xai_tf.sae.metrics.fvu",
+        lambda: sae_metrics.fvu(z(4, 3), torch.full((4, 3), NAN)),
+        VE,
+        "s has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.metrics.fvu",
+        lambda: sae_metrics.fvu(torch.ones(4, 3, dtype=torch.long), z(4, 3)),
+        TE,
+        "h must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.sae.metrics.density",
+        lambda: sae_metrics.density(sae10(), z(8, 256), chunk=0),
+        VE,
+        "chunk must be an integer ≥ 1, got 0",
+    ),
+    (
+        "xai_tf.sae.metrics.density",
+        lambda: sae_metrics.density(sae10(), z(0, 256)),
+        VE,
+        r"h must hold at least one row \[n ≥ 1, d\]",
+    ),
+    (
+        "xai_tf.sae.metrics.summary",
+        lambda: sae_metrics.summary(sae10(), torch.full((4, 256), NAN)),
+        VE,
+        "h has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.metrics.ce_loss_recovered",
+        lambda: sae_metrics.ce_loss_recovered(lm(), sae10(), _ids([1, 99999]), 2),
+        VE,
+        r"ids must be token ids in 0..\d+ \(the model's vocabulary\), got 99999",
+    ),
+    (
+        "xai_tf.sae.metrics.ce_loss_recovered",
+        lambda: sae_metrics.ce_loss_recovered(lm(), sae10(), _ids([1, 2]), 2, baseline="one"),
+        VE,
+        "baseline must be 'zero' or 'mean', got 'one'",
+    ),
+    (
+        "xai_tf.sae.activations.collect",
+        lambda: sae_act.collect(lm(), _ids([1, -3]), 2),
+        VE,
+        r"ids must be token ids in 0..\d+ \(the model's vocabulary\), got -3",
+    ),
+    (
+        "xai_tf.sae.activations.collect",
+        lambda: sae_act.collect(lm(), torch.zeros(1, 4), 2),
+        TE,
+        r"ids must hold integer token ids",
+    ),
+    (
+        "xai_tf.sae.activations.collect",
+        lambda: sae_act.collect(lm(), torch.zeros(1, 1, dtype=torch.long).expand(10**6, 10**3), 2),
+        VE,
+        r"needs [\d.]+ GiB.*fewer windows",
+    ),
+    (
+        "xai_tf.sae.activations.windows",
+        lambda: sae_act.windows(lm(), "ROMEO. Thou art", 2),
+        TE,
+        "texts must be a list of strings, got one str",
+    ),
+    (
+        "xai_tf.sae.activations.windows",
+        lambda: sae_act.windows(lm(), [], 4),
+        VE,
+        r"texts hold no window of T = 4 tokens",
+    ),
+    (
+        "xai_tf.sae.activations.norm_scale",
+        lambda: sae_act.norm_scale(torch.zeros(3, 4)),
+        VE,
+        r"H is all zero: the scale c = √d / mean ‖h‖ is undefined",
+    ),
+    (
+        "xai_tf.sae.activations.norm_scale",
+        lambda: sae_act.norm_scale(torch.full((3, 4), NAN)),
+        VE,
+        "H has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.activations.shuffled_batches",
+        lambda: sae_act.shuffled_batches(z(0, 4), 1),
+        VE,
+        r"H must be rows \[n ≥ 1, d\], got shape \(0, 4\)",
+    ),
+    (
+        "xai_tf.sae.activations.shuffled_batches",
+        lambda: sae_act.shuffled_batches(z(8, 4), 2, seed=1.5),
+        TE,
+        "seed must be an integer",
+    ),
+    (
+        "xai_tf.sae.activations.shuffled_batches",
+        lambda: sae_act.shuffled_batches(torch.full((8, 4), NAN), 2),
+        VE,
+        "H has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.browse.feature_values",
+        lambda: sae_browse.feature_values(sae10(), z(2, 256), 1.5),
+        TE,
+        r"feature must be an integer in 0..511, got 1.5",
+    ),
+    (
+        "xai_tf.sae.browse.feature_values",
+        lambda: sae_browse.feature_values(sae10(), torch.full((2, 256), NAN), 0),
+        VE,
+        "h has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.browse.top_contexts",
+        lambda: sae_browse.top_contexts(lm(), sae10(), z(1, 2, 256), _ids([1, 99999]), 0),
+        VE,
+        r"ids must be token ids in 0..\d+ \(the model's vocabulary\), got 99999",
+    ),
+    (
+        "xai_tf.sae.browse.features_for_token",
+        lambda: sae_browse.features_for_token(lm(), sae10(), z(1, 3, 256), _ids([1, 2]), " thou"),
+        VE,
+        r"H \(1, 3, 256\) and ids \(1, 2\) must cover the same windows",
+    ),
+    (
+        "xai_tf.sae.browse.logit_effects",
+        lambda: sae_browse.logit_effects(lm(), sae10(), 0, k=10**6),
+        VE,
+        r"k must be an integer in 1..\d+, got 1000000",
+    ),
+    (
+        "xai_tf.sae.superposition.sparse_features",
+        lambda: sae_sup.sparse_features(10**6, 10**6, 0.5, torch.Generator()),
+        VE,
+        r"needs [\d.]+ GiB.*choose a smaller batch",
+    ),
+    (
+        "xai_tf.sae.superposition.sparse_features",
+        lambda: sae_sup.sparse_features(5, 4, 0.5, 3),
+        TE,
+        "generator must be a torch.Generator, got int",
+    ),
+    (
+        "xai_tf.sae.superposition.train_toy",
+        lambda: sae_sup.train_toy(5, 2, 0.5, steps=0),
+        VE,
+        r"steps must be an integer in 1..100000, got 0",
+    ),
+    (
+        "xai_tf.sae.superposition.train_toy",
+        lambda: sae_sup.train_toy(5, 2, 0.5, steps=1, batch=0),
+        VE,
+        r"batch must be an integer in 1..1000000, got 0",
+    ),
+    (
+        "xai_tf.sae.superposition.train_toy",
+        lambda: sae_sup.train_toy(5, 2, 0.5, steps=1, seed=1.5),
+        TE,
+        "seed must be an integer",
+    ),
+    (
+        "xai_tf.sae.superposition.train_toy",
+        lambda: sae_sup.train_toy(10**6, 2, 0.5, steps=1),
+        VE,
+        r"n must be an integer in 2..10000, got 1000000",
+    ),
+    (
+        "xai_tf.sae.superposition.train_toy",
+        lambda: sae_sup.train_toy(5, 2, 1.5, steps=1),
+        VE,
+        r"S must be a finite number in \[0, 1\), got 1.5",
+    ),
+    (
+        "xai_tf.sae.superposition.train_toy_sae",
+        lambda: sae_sup.train_toy_sae(z(2, 5), 0.9, 3, 0.1, steps=1),
+        VE,
+        "F must be a positive multiple of d = 2",
+    ),
+    (
+        "xai_tf.sae.superposition.train_toy_sae",
+        lambda: sae_sup.train_toy_sae(z(2, 5), 1.5, 4, 0.1, steps=1),
+        VE,
+        r"S must be a finite number in \[0, 1\), got 1.5",
+    ),
+    (
+        "xai_tf.sae.superposition.train_toy_sae",
+        lambda: sae_sup.train_toy_sae(z(2, 5), 0.9, 4, 0.1, steps=10**7),
+        VE,
+        r"steps must be an integer in 1..100000, got 10000000",
+    ),
+    (
+        "xai_tf.sae.superposition.train_toy_sae",
+        lambda: sae_sup.train_toy_sae(torch.full((2, 5), NAN), 0.9, 4, 0.1, steps=1),
+        VE,
+        "W has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.superposition.represented_features",
+        lambda: sae_sup.represented_features(torch.full((2, 5), NAN)),
+        VE,
+        "W has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.superposition.recovery",
+        lambda: sae_sup.recovery(torch.zeros(3, 2), z(3, 4)),
+        VE,
+        r"true_directions has a zero column \(0\): its direction is undefined",
+    ),
+    (
+        "xai_tf.sae.superposition.recovery",
+        lambda: sae_sup.recovery(z(3, 2), torch.full((3, 4), NAN)),
+        VE,
+        "W_dec has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.superposition.analogy",
+        lambda: sae_sup.analogy(lm(), " man", 5, " woman", " queen"),
+        TE,
+        "b must be a string, got 5",
+    ),
+    (
+        "xai_tf.sae.penalty.penalties",
+        lambda: sae_penalty.penalties(sae10(), torch.full((2, 256), NAN)),
+        VE,
+        "h has NaN or ±inf entries",
+    ),
+    (
+        "xai_tf.sae.penalty.rescale_features",
+        lambda: sae_penalty.rescale_features("sae", 2.0),
+        TE,
+        "sae must be a SparseAutoencoder",
+    ),
+    (
+        "xai_tf.sae.steer.clamp_hook",
+        lambda: sae_steer.clamp_hook(sae10(), 1.5, 1.0),
+        TE,
+        r"feature must be an integer in 0..511, got 1.5",
+    ),
+    (
+        "xai_tf.sae.steer.generate_clamped",
+        lambda: sae_steer.generate_clamped(lm(), sae10(), "ROMEO.", 0, 2.0, 1.0, max_new_tokens=10**6),
+        VE,
+        r"max_new_tokens must be an integer in 1..1000, got 1000000",
+    ),
+    (
+        "xai_tf.sae.steer.generate_clamped",
+        lambda: sae_steer.generate_clamped(lm(), sae10(), "", 0, 2.0, 1.0),
+        VE,
+        "prompt is empty",
+    ),
+    (
+        "xai_tf.sae.steer.token_share",
+        lambda: sae_steer.token_share(lm(), 5, [" hast"]),
+        TE,
+        "text must be a non-empty string, got 5",
+    ),
+    (
+        "xai_tf.sae.decompose.decompose",
+        lambda: sae_decompose.decompose(lm(), sae10(), 5),
+        TE,
+        "text must be a non-empty string, got 5",
+    ),
+]
+
+
+def _float64_loss() -> bool:
+    h = z(3, 256)
+    return sae_model.sae_loss(sae10(), h.double(), 1.0).dtype == torch.float32
+
+
+#: Documented values at the edges (name, call, check of the result): run by test_sae.py.
+VALUES = [
+    ("sae_loss of float64 h is computed once in the SAE's float32", _float64_loss, lambda ok: ok),
+    (
+        "fvu of a perfect reconstruction of a constant is refused, not inf",
+        lambda: _raises(lambda: sae_metrics.fvu(torch.ones(4, 3), torch.ones(4, 3))),
+        lambda err: isinstance(err, ValueError) and "no variance" in str(err),
+    ),
+    (
+        "train_sae on float64 batches trains the float32 SAE",
+        lambda: sae_training.train_sae([z(16, 4).double()] * 2, _cfg4(), 2, progress=False)[0].W_dec.dtype,
+        lambda dtype: dtype == torch.float32,
+    ),
+    (
+        "feature_values of float64 H follows the SAE's dtype",
+        lambda: sae_browse.feature_values(sae10(), z(2, 256).double(), 0).dtype,
+        lambda dtype: dtype == torch.float32,
+    ),
+    (
+        "density of one row is 0 or 1 per feature",
+        lambda: sae_metrics.density(sae10(), z(1, 256)),
+        lambda p: bool(((p == 0) | (p == 1)).all()),
+    ),
+]
+
+
+def _raises(call):
+    try:
+        call()
+    except Exception as err:  # the error itself is the value checked
+        return err
+    return None
+
+
+def _panel_line(panel, control, value) -> tuple[str, str]:
+    panel[control].value = value
+    msg = panel.message.value
+    ok = "⚠" in msg and panel.view.value == "" and "Error:" not in msg
+    return ("clear" if ok else "misleading" if "⚠" in msg else "silent wrong"), msg[:120]
+
+
+PANEL_EXTRA = [
+    (
+        "steering_panel, feature 600 of 512",
+        lambda: _panel_line(sae_widgets.steering_panel(lm(), sae10(), torch.ones(512)), "feature", 600),
+    ),
+    (
+        "steering_panel, max_codes of another SAE",
+        lambda: (
+            ("clear", "")
+            if _raises(lambda: sae_widgets.steering_panel(lm(), sae10(), torch.ones(3)))
+            else ("silent wrong", "no error")
+        ),
+    ),
+]
+
+
 CHECKERS = {
     "xai_tf.exercises.sae.check_sae_loss": "L is None",
     "xai_tf.exercises.sae.check_feature_activation": r"a_j ‖W\^dec_j‖ is None",

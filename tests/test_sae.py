@@ -2,18 +2,23 @@
 against scikit-learn and brute force, splicing and clamping through the hooks against the clean
 model, the toy model of superposition, the exercises, the panels, and that the shipped SAE is current."""
 
+import ast
 import copy
+import html
 import importlib.util
 import math
+import re
 import sys
 from pathlib import Path
 
 import numpy as np
+import probes_sae
 import pytest
 import torch
 from sklearn.metrics import r2_score
 
-from xai_tf import corpus, seeds
+from xai_tf import artifacts, corpus, seeds
+from xai_tf._threads import one_thread
 from xai_tf.exercises import sae as ex
 from xai_tf.sae import activations, browse, decompose, metrics, penalty, steer, superposition
 from xai_tf.sae.model import (
@@ -38,6 +43,14 @@ def _random_sae(d=5, F=10, seed=0, dtype=torch.float64) -> SparseAutoencoder:
         for p in sae.parameters():
             p.copy_(torch.randn(p.shape, generator=g, dtype=dtype))
     return sae.requires_grad_(False)
+
+
+@pytest.fixture(autouse=True)
+def threads_unchanged():
+    """No test leaves torch's thread count changed for the tests after it."""
+    before = torch.get_num_threads()
+    yield
+    assert torch.get_num_threads() == before, "this test changed torch's thread count"
 
 
 @pytest.fixture(scope="module")
@@ -388,7 +401,11 @@ def test_panels_draw_and_show_bad_input_as_one_line(bundled, shipped, held):
     ids, H = held
     p = metrics.density(sae, H)
     panel = feature_browser(bundled, sae, H, ids, p)
-    assert panel.message.value == "" and "feature" in panel.view.value and "<svg" in panel.view.value
+    assert panel.message.value == "" and "<svg" in panel.view.value
+    # the head names the densest feature, its label from its own top contexts and its density
+    j = int(p.argmax())
+    label = browse.label(browse.top_contexts(bundled, sae, H, ids, j, 8))
+    assert f"<b>feature {j}</b>: {html.escape(label)} · density {float(p[j]):.4f}" in panel.view.value
     panel["token"].value = bundled.token_strings(ids[0, 3:4].tolist())[0]
     assert panel.message.value == "" and panel["feature"].value in panel["feature"].options
     panel["token"].value = "no such token"
@@ -399,8 +416,15 @@ def test_panels_draw_and_show_bad_input_as_one_line(bundled, shipped, held):
     panel["order"].value = "rarest first (alive)"  # an order lists all features again, rarest first
     alive = p[p > 0]
     assert panel["token"].value == "" and float(p[panel["feature"].value]) == float(alive.min())
-    steering = steering_panel(bundled, sae, browse.max_codes(sae, H), j=1)
+    codes = browse.max_codes(sae, H)
+    steering = steering_panel(bundled, sae, codes, j=1)
     assert steering.message.value == "" and "clamped to 5" in steering.view.value
+    # clean text first, then the clamped one: the same seed, the clamp only in the second
+    shown = [html.unescape(t) for t in re.findall(r"<pre[^>]*>(.*?)</pre>", steering.view.value, re.S)]
+    code = float(codes[1])
+    clean = steer.generate_clamped(bundled, sae, "ROMEO.\n", 1, None, code)
+    clamped = steer.generate_clamped(bundled, sae, "ROMEO.\n", 1, 5.0, code)
+    assert shown == ["ROMEO.\n" + clean, "ROMEO.\n" + clamped] and clean != clamped
     steering["feature"].value = sae.config.F + 3
     assert "feature" in steering.message.value and f"{sae.config.F - 1}" in steering.message.value
 
@@ -472,20 +496,21 @@ def test_retraining_to_the_checkpoint_reproduces_its_recorded_metrics(bundled, s
     args = script.parse_args([])
     # the seed whose effective value (after this process's XAI_TF_SEED_OFFSET) made the artifact
     args.seed = (run["settings"]["seed"] + run["seed_offset"] - seeds.offset()) % seeds.MODULUS
-    torch.set_num_threads(args.threads)
-    W, _, scale = script.data(bundled, args)
-    assert scale == pytest.approx(sae.config.scale, rel=1e-6)
-    batches = script.store(bundled, W, scale, args)
-    want = run["checkpoint"]
-    _, history = train_sae(
-        batches,
-        script.config(bundled, scale, args),
-        want["step"],
-        args.lr,
-        args.seed,
-        args.steps // 20,
-        progress=False,
-    )
+    assert args.threads == 1  # the script's default thread count, which one_thread() reproduces
+    with one_thread():
+        W, _, scale = script.data(bundled, args)
+        assert scale == pytest.approx(sae.config.scale, rel=1e-6)
+        batches = script.store(bundled, W, scale, args)
+        want = run["checkpoint"]
+        _, history = train_sae(
+            batches,
+            script.config(bundled, scale, args),
+            want["step"],
+            args.lr,
+            args.seed,
+            args.steps // 20,
+            progress=False,
+        )
     for k, tolerance in CHECKPOINT_TOLERANCE.items():
         assert abs(history[k][-1] - want[k]) <= tolerance, (k, history[k][-1], want[k])
 
@@ -529,3 +554,40 @@ def test_analogy_rank_against_numpy(bundled):
     rank, nearest = superposition.analogy(bundled, " man", " king", " woman", " queen")
     assert rank == int(np.nonzero(order == d)[0][0]) + 1
     assert nearest == bundled.token_strings(order[:5].tolist())
+
+
+# ---------------------------------------------------------------- bad input: documented values
+
+
+@pytest.mark.parametrize("name", [v[0] for v in probes_sae.VALUES])
+def test_documented_values_at_the_edges(name):
+    _, call, check = next(v for v in probes_sae.VALUES if v[0] == name)
+    assert check(call()), name
+
+
+def test_sae_loss_of_float64_data_is_the_float32_loss_of_the_converted_data():
+    sae = _random_sae(d=5, F=10, seed=2, dtype=torch.float32)
+    h = torch.randn(6, 5, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+    assert torch.equal(sae_loss(sae, h, 0.5), sae_loss(sae, h.float(), 0.5))
+
+
+def _module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def test_the_fingerprint_covers_every_module_the_training_script_imports():
+    """PRODUCED_BY is not a hand list of files: each xai_tf module scripts/train_sae.py imports from lies
+    in the import graph it fingerprints (artifacts only computes the fingerprint)."""
+    script = _script()
+    imported = set()
+    for node in ast.walk(ast.parse((ROOT / "scripts" / "train_sae.py").read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("xai_tf"):
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                imported.add(sub if _module(sub) else node.module)
+    graph = artifacts.import_graph(*script.PRODUCED_BY)
+    assert imported - {"xai_tf.artifacts"} <= graph, imported - graph
+    assert {"xai_tf.models.gpt2", "xai_tf.sae.model", "xai_tf.tasks.train"} <= graph

@@ -43,8 +43,12 @@ def windows(lm: LoadedModel, texts: Iterable[str], T: int) -> Tensor:
     text's last partial window is dropped)."""
     lm = as_model(lm)
     _checks.integer("T", T, 2, lm.n_ctx)
+    if isinstance(texts, str):
+        raise TypeError(f"texts must be a list of strings, got one str: wrap it as [{texts[:20]!r}]")
     rows = []
     for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"texts must be a list of strings, got a {type(text).__name__} among them")
         ids = torch.tensor(lm.tokenizer.encode(text), dtype=torch.long)
         rows.append(ids[: len(ids) // T * T].view(-1, T))
     if not rows or sum(len(r) for r in rows) == 0:
@@ -61,12 +65,19 @@ def collect(
     batch: int = 16,
     progress: bool = False,
 ) -> Tensor:
-    """The activation at ``(hook, layer)`` of every token of ``ids [n, T]``: float16 ``[n, T, d]``."""
+    """The activation at ``(hook, layer)`` of every token of ``ids [n, T]``: float16 ``[n, T, d]``,
+    refused before allocating when it would not fit in memory."""
     lm = as_model(lm)
     check_point(lm, layer, hook)
     ids = _checks.tensor("ids", ids)
     if ids.dim() != 2 or ids.numel() == 0:
         raise ValueError(f"ids must be windows [n, T], got shape {tuple(ids.shape)}")
+    _checks.fits(
+        f"collect({len(ids)} windows of {ids.size(1)} tokens)",
+        2 * ids.numel() * lm.d_model,
+        "collect fewer windows at a time",
+    )
+    ids = _checks.token_ids("ids", ids, lm.vocab_size)
     _checks.integer("batch", batch, 1)
 
     def stop(x: Tensor) -> Tensor:
@@ -82,12 +93,16 @@ def collect(
 
 
 def norm_scale(H: Tensor) -> float:
-    """c = √d / mean_i ‖h⁽ⁱ⁾‖, so that E‖c h‖ = √d (SAELens's ``ActivationScaler``)."""
-    H = _checks.tensor("H", H)
+    """c = √d / mean_i ‖h⁽ⁱ⁾‖, so that E‖c h‖ = √d (SAELens's ``ActivationScaler``); refused for
+    all-zero H, where it divides by zero."""
+    H = _checks.real_tensor("H", H)
     if H.dim() == 0 or H.numel() == 0:
         raise ValueError(f"H must hold activations [..., d], got shape {tuple(H.shape)}")
     H = H.reshape(-1, H.size(-1)).float()
-    return math.sqrt(H.size(-1)) / float(H.norm(dim=-1).mean())
+    mean_norm = float(H.norm(dim=-1).mean())
+    if mean_norm == 0:
+        raise ValueError("H is all zero: the scale c = √d / mean ‖h‖ is undefined")
+    return math.sqrt(H.size(-1)) / mean_norm
 
 
 class ActivationStore:
@@ -134,9 +149,9 @@ class ActivationStore:
 
 def shuffled_batches(H: Tensor, batch: int, seed: int = 0) -> Iterator[Tensor]:
     """Endless minibatches of ``batch`` rows of ``H [n, d]`` (float32), reshuffled each epoch by ``seed``."""
-    H = _checks.tensor("H", H)
+    H = _checks.real_tensor("H", H)
     if H.dim() != 2 or len(H) == 0:
-        raise ValueError(f"H must be rows [n, d], got shape {tuple(H.shape)}")
+        raise ValueError(f"H must be rows [n ≥ 1, d], got shape {tuple(H.shape)}")
     batch = _checks.integer("batch", batch, 1, len(H))
     g = seeds.generator(seed)
 

@@ -18,7 +18,7 @@ from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.models.loaded import LoadedModel, as_model
-from xai_tf.sae.model import SparseAutoencoder, feature_activations
+from xai_tf.sae.model import SparseAutoencoder, _sae, feature_activations
 
 
 @dataclass
@@ -37,16 +37,17 @@ class Context:
 @torch.no_grad()
 def feature_values(sae: SparseAutoencoder, H: Tensor, j: int) -> Tensor:
     """f_j = a_j(h) ‖W^dec_{:,j}‖ at every token of the scaled activations ``H [..., d]``: ``[...]``."""
-    j = sae.feature(j)
+    j = _sae(sae).feature(j)
     H = sae.check_input(H)
-    a_j = torch.relu(H.to(sae.W_enc) @ sae.W_enc[j] + sae.b_enc[j])
+    a_j = torch.relu(H @ sae.W_enc[j] + sae.b_enc[j])
     return a_j * sae.W_dec[:, j].norm()
 
 
 @torch.no_grad()
 def max_codes(sae: SparseAutoencoder, H: Tensor, chunk: int = 8192) -> Tensor:
     """max_i a_j(h⁽ⁱ⁾) of every feature over the rows of ``H`` (the code's maximum, what clamping scales)."""
-    H = sae.check_input(H).reshape(-1, sae.config.d).to(sae.W_enc)
+    chunk = _checks.integer("chunk", chunk, 1)
+    H = _sae(sae).check_input(H).reshape(-1, sae.config.d)
     return torch.stack([sae.encode(H[i : i + chunk]).amax(0) for i in range(0, len(H), chunk)]).amax(0)
 
 
@@ -58,8 +59,7 @@ def top_contexts(
     lm = as_model(lm)
     _checks.integer("k", k, 1)
     _checks.integer("left", left, 0)
-    if _checks.tensor("ids", ids).dim() != 2 or H.shape[:2] != ids.shape:
-        raise ValueError(f"H {tuple(H.shape)} and ids {tuple(ids.shape)} must cover the same windows")
+    ids = _windows(lm, H, ids)
     f = feature_values(sae, H, j)
     best = f.flatten().topk(min(k, f.numel()))
     contexts = []
@@ -127,9 +127,8 @@ def purities(lm: LoadedModel, sae: SparseAutoencoder, H: Tensor, ids: Tensor, k:
     among them; NaN for a feature that never fires there."""
     lm = as_model(lm)
     _checks.integer("k", k, 1)
-    if _checks.tensor("ids", ids).dim() != 2 or H.shape[:2] != ids.shape:
-        raise ValueError(f"H {tuple(H.shape)} and ids {tuple(ids.shape)} must cover the same windows")
-    f = feature_activations(sae, H.reshape(-1, sae.config.d).to(sae.W_enc))
+    ids = _windows(lm, H, ids)
+    f = feature_activations(sae, H.reshape(-1, sae.config.d))
     top = f.topk(min(k, len(f)), dim=0)
     peaks = [s.strip() or s for s in lm.token_strings(ids.flatten().tolist())]
     out = torch.full((sae.config.F,), float("nan"))
@@ -138,6 +137,14 @@ def purities(lm: LoadedModel, sae: SparseAutoencoder, H: Tensor, ids: Tensor, k:
         if n:
             out[j] = Counter(peaks[i] for i in top.indices[:n, j].tolist()).most_common(1)[0][1] / n
     return out
+
+
+def _windows(lm: LoadedModel, H: object, ids: object) -> Tensor:
+    """``ids [n, T]``, token ids of ``lm``'s vocabulary, and their activations ``H [n, T, d]``."""
+    H, ids = _checks.tensor("H", H), _checks.token_ids("ids", ids, lm.vocab_size)
+    if ids.dim() != 2 or H.shape[:2] != ids.shape:
+        raise ValueError(f"H {tuple(H.shape)} and ids {tuple(ids.shape)} must cover the same windows")
+    return ids
 
 
 def _contexts(contexts: object) -> None:
@@ -153,8 +160,8 @@ def logit_effects(
 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     """The ``k`` most boosted and ``k`` most suppressed tokens by W_U W^dec_{:,j}, with their values."""
     lm = as_model(lm)
-    j = sae.feature(j)
-    _checks.integer("k", k, 1)
+    j = _sae(sae).feature(j)
+    _checks.integer("k", k, 1, lm.vocab_size)
     effect = (lm.model.unembedding.double() @ sae.W_dec[:, j].double().to(lm.device)).cpu()
 
     def ranked(values: Tensor, ids: Tensor) -> list[tuple[str, float]]:
@@ -174,12 +181,13 @@ def features_for_token(
     _checks.integer("k", k, 1)
     if not isinstance(token, str) or not token:
         raise TypeError(f"token must be a non-empty string such as ' thou', got {token!r}")
+    ids = _windows(lm, H, ids)
     strings = lm.token_strings(ids.flatten().tolist())
     where = torch.tensor([s == token for s in strings], device=H.device)
     if not where.any():
         raise ValueError(
             f"token {token!r} does not occur in these windows; try one of {sorted(set(strings))[:5]}"
         )
-    f = feature_activations(sae, H.reshape(-1, sae.config.d)[where].to(sae.W_enc)).mean(0)
+    f = feature_activations(sae, H.reshape(-1, sae.config.d)[where]).mean(0)
     best = f.topk(min(k, sae.config.F))
     return list(zip(best.indices.tolist(), best.values.tolist(), strict=True))

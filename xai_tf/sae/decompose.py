@@ -57,14 +57,16 @@ def decompose(lm: LoadedModel, sae: SparseAutoencoder, text: str) -> Decompositi
     """``text`` run through ``lm`` to the SAE's hook point and split into the features that fire on
     each token (see the module docstring)."""
     lm, sae = as_model(lm), _sae(sae)
-    if not isinstance(text, str) or not text:
-        raise ValueError(f"text must be a non-empty string, got {text!r}")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a non-empty string, got {text!r}")
+    if not text:
+        raise ValueError("text must be a non-empty string, got ''")
     ids = lm.encode(text)
     if not 2 <= len(ids) <= lm.n_ctx:
         raise ValueError(f"text must be 2 to {lm.n_ctx} tokens for {lm.name}, got {len(ids)}")
     cfg = sae.config
     H = activations.collect(lm, torch.tensor([ids]), cfg.layer, cfg.hook)[0].float() * cfg.scale
-    H = H.to(sae.W_enc)
+    H = sae.check_input(H)
     f = feature_activations(sae, H)
     active = []
     for row in f:

@@ -56,9 +56,17 @@ class SparseAutoencoder(nn.Module):
     """W_enc [F, d], b_enc [F], W_dec [d, F], b_dec [d] (see the module docstring)."""
 
     def __init__(self, config: SAEConfig, seed: int = 0, dtype: torch.dtype = torch.float32):
+        """Refuses, before allocating, a width whose weights (3 · d · F numbers while they are made)
+        would not fit in memory."""
         super().__init__()
+        if not isinstance(config, SAEConfig):
+            raise TypeError(f"config must be an SAEConfig, got {type(config).__name__}")
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise TypeError(f"dtype must be a floating dtype (torch.float32 or torch.float64), got {dtype}")
         self.config = config
         d, F = config.d, config.F
+        size = 3 * d * F * torch.empty(0, dtype=dtype).element_size()
+        _checks.fits(f"an SAE with d = {d}, F = {F}", size, "choose a smaller d or F")
         g = seeds.generator(seed)
         W_dec = torch.randn(d, F, generator=g, dtype=dtype)
         W_dec = 0.1 * W_dec / W_dec.norm(dim=0, keepdim=True)
@@ -83,7 +91,8 @@ class SparseAutoencoder(nn.Module):
     def loss(self, h: Tensor, lam: float) -> tuple[Tensor, Tensor, Tensor]:
         """``(L, s(h), a(h))`` for the rows of ``h`` (``sae_loss``), one forward pass for all three."""
         _checks.at_least("lam", lam, 0)
-        s, a = self(self.check_input(h))
+        h = self.check_input(h)
+        s, a = self(h)
         return ((h - s) ** 2).sum(-1).mean() + lam * (a * self.feature_norms()).sum(-1).mean(), s, a
 
     def feature_norms(self) -> Tensor:
@@ -91,10 +100,14 @@ class SparseAutoencoder(nn.Module):
         return self.W_dec.norm(dim=0)
 
     def check_input(self, h: object) -> Tensor:
-        """``h`` checked as a tensor ``[..., d]`` of this SAE's width."""
-        h = _checks.tensor("h", h)
+        """``h`` checked as a real tensor ``[..., d]`` of this SAE's width with at least one row, and
+        converted once to the SAE's dtype and device (float64 data into a float32 SAE are computed
+        in float32: the package's dtype rule, ``_checks.like``)."""
+        h = _checks.like("h", h, self)
         if h.dim() == 0 or h.size(-1) != self.config.d:
             raise ValueError(f"h must end in the SAE's width d = {self.config.d}, got shape {tuple(h.shape)}")
+        if h.numel() == 0:
+            raise ValueError(f"h must hold at least one row [n ≥ 1, d], got shape {tuple(h.shape)}")
         return h
 
     def feature(self, j: object) -> int:
@@ -103,12 +116,13 @@ class SparseAutoencoder(nn.Module):
 
 
 def sae_loss(sae: SparseAutoencoder, h: Tensor, lam: float) -> Tensor:
-    """L = (1/n) Σ_i [‖h⁽ⁱ⁾ − s(h⁽ⁱ⁾)‖² + λ Σ_j a_j(h⁽ⁱ⁾) ‖W^dec_{:,j}‖] over the n rows of ``h [n, d]``."""
+    """L = (1/n) Σ_i [‖h⁽ⁱ⁾ − s(h⁽ⁱ⁾)‖² + λ Σ_j a_j(h⁽ⁱ⁾) ‖W^dec_{:,j}‖] over the n rows of ``h [n, d]``,
+    in the SAE's dtype (h is converted once where it enters)."""
     return _sae(sae).loss(h, lam)[0]
 
 
 def feature_activations(sae: SparseAutoencoder, h: Tensor) -> Tensor:
-    """a_j(h) ‖W^dec_{:,j}‖ for every feature: ``[..., F]``."""
+    """a_j(h) ‖W^dec_{:,j}‖ for every feature: ``[..., F]`` (in the SAE's dtype)."""
     return sae.encode(_sae(sae).check_input(h)) * sae.feature_norms()
 
 

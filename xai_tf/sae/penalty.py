@@ -14,17 +14,17 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.sae.model import SparseAutoencoder
+from xai_tf.sae.model import SparseAutoencoder, _sae
 
 
 @torch.no_grad()
 def rescale_features(sae: SparseAutoencoder, c: float) -> SparseAutoencoder:
     """A copy of ``sae`` with every feature rescaled: W^enc, b^enc times 1/c and W^dec times c."""
     c = _checks.positive("c", c)
-    out = copy.deepcopy(sae)
-    out.W_enc /= c
-    out.b_enc /= c
-    out.W_dec *= c
+    out = copy.deepcopy(_sae(sae))
+    out.W_enc.div_(c)
+    out.b_enc.div_(c)
+    out.W_dec.mul_(c)
     return out
 
 
@@ -32,7 +32,7 @@ def rescale_features(sae: SparseAutoencoder, c: float) -> SparseAutoencoder:
 def penalties(sae: SparseAutoencoder, H: Tensor) -> dict[str, float]:
     """The plain Σ_j a_j and the weighted Σ_j a_j ‖W^dec_{:,j}‖ penalties, averaged over the rows of
     ``H``, and the reconstruction error (1/n) Σ_i ‖h⁽ⁱ⁾ − s(h⁽ⁱ⁾)‖²."""
-    H = sae.check_input(H).reshape(-1, sae.config.d).to(sae.W_enc)
+    H = _sae(sae).check_input(H).reshape(-1, sae.config.d)
     s, a = sae(H)
     return {
         "plain": float(a.sum(-1).mean()),

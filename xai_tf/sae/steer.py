@@ -22,12 +22,14 @@ from xai_tf.decoding import sample_next_token
 from xai_tf.models.hooks import Hook
 from xai_tf.models.loaded import LoadedModel, as_model, causal
 from xai_tf.sae.activations import check_point
-from xai_tf.sae.model import SparseAutoencoder
+from xai_tf.sae.model import SparseAutoencoder, _sae
+
+MAX_NEW_TOKENS = 1000  # one forward pass each: the lesson and the panel generate 30
 
 
 def clamp_hook(sae: SparseAutoencoder, j: int, value: float | None) -> Hook:
     """h ↦ h + (v − a_j(c h)) W^dec_{:,j} / c at every position; ``value=None`` leaves h as it is."""
-    j = sae.feature(j)
+    j = _sae(sae).feature(j)
     if value is None:
         return lambda h: h
     value = _checks.finite("value", value)
@@ -56,13 +58,15 @@ def generate_clamped(
     ``factor · max_code`` at the SAE's hook, or unclamped for ``factor=None``; the same seed gives
     the clean model's text for ``factor=None``."""
     lm = causal(lm, "generation")
-    cfg = sae.config
+    _checks.integer("max_new_tokens", max_new_tokens, 1, MAX_NEW_TOKENS)
+    if not isinstance(prompt, str):
+        raise TypeError(f"prompt must be a non-empty string, got {type(prompt).__name__}")
+    cfg = _sae(sae).config
     check_point(lm, cfg.layer, cfg.hook)
     if factor is not None:
         _checks.finite("factor", factor)
     value = None if factor is None else factor * _checks.finite("max_code", max_code)
     hooks = {(cfg.hook, cfg.layer): clamp_hook(sae, j, value)}
-    _checks.integer("max_new_tokens", max_new_tokens, 1)
     generator = seeds.generator(seed)
     ids = lm.encode(prompt)
     start = len(ids)
@@ -76,8 +80,10 @@ def token_share(lm: LoadedModel, text: str, tokens: Collection[str]) -> float:
     """The share of ``text``'s tokens (as ``lm.token_strings`` writes them, e.g. ' hast') that are in
     ``tokens``: how much of a steered continuation is what the feature boosts."""
     lm = as_model(lm)
-    if not isinstance(text, str) or not text:
-        raise ValueError(f"text must be a non-empty string, got {text!r}")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a non-empty string, got {text!r}")
+    if not text:
+        raise ValueError("text must be a non-empty string, got ''")
     if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
         raise TypeError(f"tokens must be a collection of token strings such as {{' hast'}}, got {tokens!r}")
     strings = lm.token_strings(lm.encode(text))

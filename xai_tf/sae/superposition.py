@@ -22,14 +22,19 @@ from xai_tf._threads import one_thread
 from xai_tf.models.loaded import LoadedModel, as_model
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
 from xai_tf.sae.training import train_sae
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit
+
+MAX_FEATURES = 10_000  # the lesson's toy has n = 20 features; n² weights beyond this only cost memory
 
 
 def sparse_features(n: int, batch: int, S: float, generator: torch.Generator) -> Tensor:
-    """``[batch, n]``: each entry 0 with probability S, else uniform on [0, 1]."""
-    _checks.integer("n", n, 1)
-    _checks.integer("batch", batch, 1)
+    """``[batch, n]``: each entry 0 with probability S, else uniform on [0, 1]; refused before
+    allocating when the two [batch, n] draws would not fit in memory."""
+    n, batch = _checks.integer("n", n, 1), _checks.integer("batch", batch, 1)
     _checks.real("S", S, 0, 1, open_hi=True)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    _checks.fits(f"sparse_features(n={n}, batch={batch})", 12 * n * batch, "choose a smaller batch or n")
     x = torch.rand(batch, n, generator=generator)
     return x * (torch.rand(batch, n, generator=generator) >= S)
 
@@ -37,10 +42,13 @@ def sparse_features(n: int, batch: int, S: float, generator: torch.Generator) ->
 def train_toy(
     n: int, m: int, S: float, r: float = 0.9, steps: int = 1500, batch: int = 1024, seed: int = 0
 ) -> tuple[Tensor, Tensor]:
-    """``(W [m, n], b [n])`` of the toy model trained by Adam (lr 1e-2) on fresh batches."""
-    _checks.integer("n", n, 2)
+    """``(W [m, n], b [n])`` of the toy model trained by Adam (lr 1e-2) on a fresh batch of
+    ``sparse_features`` each step (drawn, not sampled from a fixed set, so no minibatcher)."""
+    n = _checks.integer("n", n, 2, MAX_FEATURES)
     _checks.integer("m", m, 1, n - 1)
     _checks.real("r", r, 0, 1, open_lo=True)
+    _checks.real("S", S, 0, 1, open_hi=True)
+    options = TrainOptions(steps, 1e-2, _checks.integer("batch", batch, 1, MAX_BATCH), seed)
     g = seeds.generator(seed)
     W = torch.nn.Parameter(torch.randn(m, n, generator=g) * (2 / (m + n)) ** 0.5)
     b = torch.nn.Parameter(torch.zeros(n))
@@ -52,7 +60,7 @@ def train_toy(
         return (importance * (x - x_hat) ** 2).sum(-1).mean()
 
     with one_thread():  # matrices this small only wait for a second thread
-        fit([W, b], loss, steps, 1e-2)
+        fit([W, b], loss, options.steps, options.lr)
     return W.detach(), b.detach()
 
 
@@ -61,19 +69,22 @@ def train_toy_sae(
 ) -> SparseAutoencoder:
     """An SAE of width F trained (lr 3e-3) on the toy model's hidden vectors h = W x, fresh sparse x
     each step."""
-    W = _checks.tensor("W", W)
+    W = _checks.real_tensor("W", W)
     if W.dim() != 2:
         raise ValueError(f"W must be the toy model's [m, n] matrix, got shape {tuple(W.shape)}")
     m, n = W.shape
+    _checks.real("S", S, 0, 1, open_hi=True)
+    options = TrainOptions(steps, 3e-3, _checks.integer("batch", batch, 1, MAX_BATCH), seed)
+    config = SAEConfig(d=m, F=F, lam=lam)
     g = seeds.generator(seed)
     data = (sparse_features(n, batch, S, g) @ W.T for _ in iter(int, 1))
     with one_thread():
-        return train_sae(data, SAEConfig(d=m, F=F, lam=lam), steps, lr=3e-3, seed=seed, progress=False)[0]
+        return train_sae(data, config, options.steps, options.lr, options.seed, progress=False)[0]
 
 
 def represented_features(W: Tensor, threshold: float = 0.5) -> list[int]:
     """The features the toy model keeps: {i : ‖W_{:,i}‖ > threshold}, in increasing i."""
-    W = _checks.tensor("W", W)
+    W = _checks.real_tensor("W", W)
     if W.dim() != 2:
         raise ValueError(f"W must be the toy model's [m, n] matrix, got shape {tuple(W.shape)}")
     _checks.positive("threshold", threshold)
@@ -86,15 +97,20 @@ def represented(W: Tensor, threshold: float = 0.5) -> int:
 
 
 def recovery(true_directions: Tensor, W_dec: Tensor) -> Tensor:
-    """max_j cos(u_i, W^dec_{:,j}) for every true direction u_i (the columns of ``true_directions``)."""
-    _checks.tensor("true_directions", true_directions)
-    _checks.tensor("W_dec", W_dec)
+    """max_j cos(u_i, W^dec_{:,j}) for every true direction u_i (the columns of ``true_directions``).
+    A zero decoder column (a feature that writes nothing) points nowhere: its cosine counts as 0."""
+    true_directions = _checks.real_tensor("true_directions", true_directions)
+    W_dec = _checks.real_tensor("W_dec", W_dec)
     if true_directions.dim() != 2 or W_dec.dim() != 2 or true_directions.size(0) != W_dec.size(0):
         shapes = f"true_directions {tuple(true_directions.shape)} and W_dec {tuple(W_dec.shape)}"
         raise ValueError(f"{shapes} need the same number of rows")
-    u = true_directions / true_directions.norm(dim=0, keepdim=True)
-    v = W_dec / W_dec.norm(dim=0, keepdim=True)
-    return (u.T @ v).amax(1)
+    norms = true_directions.norm(dim=0, keepdim=True)
+    if (norms == 0).any():
+        i = int((norms[0] == 0).nonzero()[0])
+        raise ValueError(f"true_directions has a zero column ({i}): its direction is undefined")
+    u = true_directions / norms
+    v = W_dec / W_dec.norm(dim=0, keepdim=True).clamp_min(torch.finfo(W_dec.dtype).tiny)
+    return (u.T @ v.to(u)).amax(1)
 
 
 @torch.no_grad()

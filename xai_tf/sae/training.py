@@ -11,7 +11,6 @@ shows the live L0 and FVU of each batch (``metrics``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import islice
 
 from torch import Tensor
 from tqdm.auto import tqdm
@@ -19,13 +18,13 @@ from tqdm.auto import tqdm
 from xai_tf import _checks
 from xai_tf.sae import metrics
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import TrainOptions, fit
 
 
 def lam_at(k: int, warmup: int, lam: float) -> float:
     """λ_k = λ · min(1, (k + 1) / warmup): the sparsity penalty warmed up linearly over ``warmup`` steps."""
-    _checks.integer("warmup", warmup, 1)
-    return lam * min(1.0, (k + 1) / warmup)
+    k, warmup = _checks.integer("k", k, 0), _checks.integer("warmup", warmup, 1)
+    return _checks.at_least("lam", lam, 0) * min(1.0, (k + 1) / warmup)
 
 
 def train_sae(
@@ -39,21 +38,20 @@ def train_sae(
 ) -> tuple[SparseAutoencoder, dict[str, list[float]]]:
     """An SAE of ``config``'s d, F, λ trained for ``steps`` steps on ``batches`` (each ``[n, d]``),
     λ warmed up over ``warmup`` steps (default: the first 5%); returns it with the history
-    {"loss", "L0", "FVU"} of every step."""
+    {"loss", "L0", "FVU"} of every step. Each batch is converted once to the SAE's float32."""
     if not isinstance(config, SAEConfig):
         raise TypeError(f"config must be an SAEConfig, got {type(config).__name__}")
-    _checks.integer("steps", steps, 1)
-    _checks.positive("lr", lr)
+    options = TrainOptions(steps, lr, seed=seed)
     warmup = max(1, steps // 20) if warmup is None else _checks.integer("warmup", warmup, 1)
+    if isinstance(batches, Tensor) or not isinstance(batches, Iterable):
+        raise TypeError(f"batches must be an iterable of tensors [n, d], got {type(batches).__name__}")
     sae = SparseAutoencoder(config, seed=seed)  # its own seeded generator: the global one is not touched
-    data = islice(iter(batches), steps)
+    data = iter(batches)
     history: dict[str, list[float]] = {"L0": [], "FVU": []}
     bar = tqdm(total=steps, desc="SAE", disable=not progress, leave=False)
 
     def loss(k: int) -> Tensor:
-        h = next(data)
-        if h.dim() != 2 or h.size(1) != config.d:
-            raise ValueError(f"batch {k} has shape {tuple(h.shape)}, expected [n, {config.d}]")
+        h = _batch(next(data, None), k, steps, config.d).to(sae.W_enc)
         value, s, a = sae.loss(h, lam_at(k, warmup, config.lam))
         history["L0"].append(metrics.l0(a.detach()))
         history["FVU"].append(metrics.fvu(h, s.detach()))
@@ -61,6 +59,16 @@ def train_sae(
         bar.set_postfix(L0=f"{history['L0'][-1]:.1f}", FVU=f"{history['FVU'][-1]:.3f}")
         return value
 
-    history["loss"] = fit(sae.parameters(), loss, steps, lr)
+    history["loss"] = fit(sae.parameters(), loss, options.steps, options.lr)
     bar.close()
     return sae.eval().requires_grad_(False), history
+
+
+def _batch(h: object, k: int, steps: int, d: int) -> Tensor:
+    """Step k's batch: a finite floating tensor [n ≥ 2, d] (two rows at least, for its FVU)."""
+    if h is None:
+        raise ValueError(f"batches ran out after {k} batches: steps = {steps} needs {steps}")
+    h = _checks.real_tensor(f"batch {k}", h)
+    if h.dim() != 2 or h.size(1) != d or len(h) < 2:
+        raise ValueError(f"batch {k} has shape {tuple(h.shape)}, expected [n ≥ 2, {d}]")
+    return h

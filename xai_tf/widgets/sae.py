@@ -10,6 +10,7 @@ import ipywidgets as widgets
 import torch
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf.models.loaded import LoadedModel
 from xai_tf.sae import browse, steer
 from xai_tf.sae.model import SparseAutoencoder
@@ -24,6 +25,16 @@ def _order(p: Tensor, how: str) -> list[int]:
         return list(range(len(p)))
     alive = (p > 0).nonzero().flatten()
     return alive[p[alive].argsort(descending=how == "densest first")].tolist()
+
+
+def _per_feature(name: str, values: object, sae: SparseAutoencoder) -> Tensor:
+    """One finite number per feature of ``sae`` (densities, largest codes)."""
+    values = _checks.real_tensor(name, values, 1)
+    if len(values) != sae.config.F:
+        raise ValueError(
+            f"{name} must hold one value per feature of the SAE ({sae.config.F}), got {len(values)}"
+        )
+    return values
 
 
 def _histogram(values: Tensor, bins: int = 12) -> str:
@@ -43,6 +54,7 @@ def feature_browser(
     """Browse the features of ``sae`` on the windows ``ids [n, T]`` (``H`` their scaled activations,
     ``p`` the densities): a token (e.g. " thou") lists the features that fire most on it; picking an
     order clears the token and lists every feature by density."""
+    p = _per_feature("p", p, sae)
     token = widgets.Text(value="", description="token", continuous_update=False, placeholder=" thou")
     order = widgets.Dropdown(options=ORDERS, value=ORDERS[0], description="order")
     feature = widgets.Dropdown(options=_order(p, ORDERS[0])[:200], description="feature")
@@ -90,6 +102,7 @@ def steering_panel(
 ) -> Panel:
     """Pick a feature and a clamp factor (a multiple of the feature's largest code); see the clean
     continuation beside the clamped one (same seed, 30 tokens)."""
+    max_codes = _per_feature("max_codes", max_codes, sae)
     feature = widgets.BoundedIntText(value=j, min=0, max=10**6, description="feature")
     factor = widgets.FloatSlider(value=5.0, min=-10, max=10, step=0.5, description="clamp × max")
     box = prompt_box(prompt)
