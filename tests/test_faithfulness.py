@@ -617,3 +617,39 @@ def test_permuted_outputs_by_hand(models, data):
             assert moved[k] == pytest.approx(abs(f_pi - f), abs=1e-6)
     median, peak = permutation.permutation_study(model, data[1][:4], 5, seed=3)
     assert median[0] == pytest.approx(np.median(moved)) and peak[0] == pytest.approx(float(alpha.max()))
+
+
+# --- issue 31: the values defined for degenerate input ---------------------------------------------------
+
+
+def test_deceive_penalty_is_capped_where_every_word_is_a_cue():
+    """1 − αᵀm below float32's ε is rounding: the penalty is −log ε there, with no gradient; elsewhere
+    it is −log(1 − αᵀm) computed by hand."""
+    alpha = torch.tensor([[0.5, 0.3, 0.2], [0.25, 0.25, 0.5]], requires_grad=True)
+    m = torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, 0.0]])
+    penalty = deceive.deceive_penalty(alpha, m)
+    eps = torch.finfo(torch.float32).eps
+    assert float(penalty[0]) == pytest.approx(-np.log(eps), rel=1e-6)
+    assert float(penalty[1]) == pytest.approx(-np.log(1 - 0.25), rel=1e-6)
+    (grad,) = torch.autograd.grad(penalty.sum(), alpha)
+    assert torch.equal(grad[0], torch.zeros(3))  # a constant: attention cannot leave m
+    assert torch.allclose(grad[1], torch.tensor([1 / 0.75, 0, 0]))
+
+
+def test_divergences_of_half_precision_are_computed_in_float32():
+    p, q = torch.tensor([0.5, 0.5]), torch.tensor([0.75, 0.25])  # exact in half: scipy normalises sums
+    got = divergence.jsd(p.half(), q.half())
+    assert got.dtype == torch.float32
+    assert float(got) == pytest.approx(jensenshannon(p.half().double(), q.half().double()) ** 2, rel=1e-5)
+
+
+def test_uniform_attention_gives_nan_tau_and_a_quiet_nan_summary(data):
+    import warnings
+
+    uniform = recurrent.train_attention_classifier(data[0], len(cues.VOCAB), "none", "uniform", steps=5)
+    study = correlation.correlation_study(uniform, data[1][:4], [("attention", "LOO"), ("gradient", "LOO")])
+    assert np.isnan(study.tau["attention", "LOO"]).all()
+    assert not np.isnan(study.tau["gradient", "LOO"]).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "mean of empty slice" would fail here
+        assert all(np.isnan(x) for x in study.summary(("attention", "LOO")))

@@ -228,9 +228,14 @@ def floating_dtype(name: str, dtype: object) -> torch.dtype | None:
 
 
 def real_vector(name: str, x: object) -> Tensor:
-    """One score per position (a list of numbers or a real tensor ``[T]``) as a float64 CPU tensor with
-    finite entries: bools, strings and complex numbers are refused by name, and NaN too (torch ranks
-    NaN first, scipy's τ turns it into NaN)."""
+    """One score per position (a list of numbers, a real tensor or numpy array ``[T]``) as a float64
+    CPU tensor with finite entries: bools, strings and complex numbers are refused by name, and NaN
+    too (torch ranks NaN first, scipy's τ turns it into NaN)."""
+    if not isinstance(x, (Tensor, list, tuple, str)) and hasattr(x, "__array__"):
+        try:
+            x = torch.as_tensor(x)
+        except (TypeError, RuntimeError):
+            raise TypeError(f"{name} must be a list or tensor of real numbers [T]") from None
     if isinstance(x, Tensor):
         if x.dtype == torch.bool or x.is_complex():
             raise TypeError(f"{name} must hold real numbers, got a {x.dtype} tensor")

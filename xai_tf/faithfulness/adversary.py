@@ -21,10 +21,16 @@ from torch import Tensor
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.divergence import jsd
+from xai_tf.faithfulness.importance import sentence_ids, vocabulary_size
+from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example
 
 PENALTY = 100.0
+#: Adam steps of the search (lesson 08 uses 100): each is a forward and backward pass.
+MAX_STEPS = 10_000
+#: Adam moves z by about lr per step; beyond 1 the search only jumps.
+MAX_LR = 1.0
 
 
 @dataclass
@@ -52,11 +58,9 @@ def epsilon_adversary(
 ) -> Adversary:
     """The ε-adversarial attention of one sentence (see the module docstring)."""
     epsilon = _checks.real("epsilon", epsilon, 0.0, 1.0, open_lo=True)
-    _checks.integer("steps", steps, 0)
-    _checks.positive("lr", lr)
-    ids = model.check_input_ids(ids)
-    if ids.size(0) != 1:
-        raise ValueError(f"explain one sentence at a time: ids has shape {tuple(ids.shape)}")
+    _checks.integer("steps", steps, 0, MAX_STEPS)
+    _checks.real("lr", lr, 0.0, MAX_LR, open_lo=True)
+    ids = sentence_ids(model, ids)
     with torch.no_grad():
         h = model.states(model.wte(ids))
         alpha = model.attention(h)
@@ -70,6 +74,8 @@ def epsilon_adversary(
         violation = ((_f(model, h, a) - f).abs() - epsilon / 2).clamp(min=0)
         (-jsd(a, alpha) + PENALTY * violation).sum().backward()
         optimizer.step()
+    if not torch.isfinite(z).all():
+        raise ValueError(f"the adversary's search diverged: choose a smaller lr (got {lr:g})")
     with torch.no_grad():
         s = torch.linspace(1, 0, 51, device=alpha.device)[:, None]
         candidates = alpha + s * (z.softmax(-1) - alpha)
@@ -84,8 +90,8 @@ def adversary_study(
     model: AttentionClassifier, data: Sequence[Example], epsilon: float = 0.01, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(JSD(α̃, α*) [n], max_t α*_t [n])`` over the sentences of ``data``."""
-    if not data:
-        raise ValueError("data is empty: give at least one Example")
+    data = check_examples("data", data, vocabulary_size(model), None)
+    _checks.integer("seed", seed, 0)
     with one_thread():
         found = [epsilon_adversary(model, e.ids, epsilon, seed=seed + i) for i, e in enumerate(data)]
     return np.array([a.jsd for a in found]), np.array([float(a.alpha.max()) for a in found])

@@ -34,15 +34,24 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
+from xai_tf.faithfulness._training import checked, penalty_weights
 from xai_tf.faithfulness.divergence import jsd, kl, tvd
+from xai_tf.faithfulness.importance import vocabulary_size
+from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier, Batch, Loss, predict, train_attention_classifier
 from xai_tf.tasks.words import Example
 
 
 def seed_jsd(models: Sequence[AttentionClassifier], data: Sequence[Example]) -> np.ndarray:
     """JSD between the attentions of every pair of ``models`` on every sentence ``[pairs × n]``."""
+    if not isinstance(models, list | tuple) or not all(isinstance(m, AttentionClassifier) for m in models):
+        raise TypeError(f"models must be a list of AttentionClassifiers, got {models!r:.60}")
     if len(models) < 2:
         raise ValueError(f"models must hold at least 2 models, got {len(models)}")
+    sizes = {vocabulary_size(m) for m in models}
+    if len(sizes) != 1:
+        raise ValueError(f"models must share one vocabulary, got vocabularies of {sorted(sizes)} words")
+    data = check_examples("data", data, sizes.pop(), None)
     alphas = [predict(m, data)[1] for m in models]
     return torch.cat([jsd(a, b) for a, b in combinations(alphas, 2)]).cpu().numpy()
 
@@ -58,7 +67,7 @@ def consistent_loss(
     lam = _checks.at_least("lam", lam, 0.0)
     if kl_direction not in KL_DIRECTIONS:
         raise ValueError(f"kl_direction must be one of {KL_DIRECTIONS}, got {kl_direction!r}")
-    probs, alphas = predict(base, train)
+    probs, alphas = predict(base, check_examples("train", train, vocabulary_size(base), None))
 
     def loss(scores: Tensor, alpha: Tensor, b: Batch) -> Tensor:
         p, a = probs[b.index], alphas[b.index, : alpha.size(1)]
@@ -79,7 +88,9 @@ def consistent_adversary(
     seed: int = 1,
     kl_direction: str = "adv||base",
 ) -> AttentionClassifier:
-    """One model-consistent adversary of ``base`` trained with ``consistent_loss`` (same architecture)."""
+    """One model-consistent adversary of ``base`` trained with ``consistent_loss`` (same architecture);
+    its options and data are checked before it trains."""
+    (train,) = checked(steps, seed, vocabulary_size(base), train=train)
     return train_attention_classifier(
         train,
         base.config.vocab_size,
@@ -101,8 +112,8 @@ def consistent_adversaries(
     kl_direction: str = "adv||base",
 ) -> list[tuple[float, float, float]]:
     """Per λ: ``(λ, mean TVD(ŷ_adv, ŷ_base), mean JSD(α_base, α_adv))`` on ``test``."""
-    if not lams:
-        raise ValueError("lams is empty: give at least one λ ≥ 0")
+    lams = penalty_weights(lams)
+    train, test = checked(steps, seed, vocabulary_size(base), train=train, test=test)
     p_base, a_base = predict(base, test)
     out = []
     for lam in lams:

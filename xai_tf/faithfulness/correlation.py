@@ -23,9 +23,11 @@ import numpy as np
 from scipy import stats
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf._threads import one_thread
 from xai_tf.explain.registry import Explanation
-from xai_tf.faithfulness.importance import IMPORTANCES, explanations, in_dtype
+from xai_tf.faithfulness.importance import IMPORTANCES, explanations, in_dtype, vocabulary_size
+from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier, predict
 from xai_tf.tasks.words import Example
 
@@ -34,13 +36,16 @@ PAIRS = (("attention", "gradient"), ("attention", "LOO"), ("attention", "IG"), (
 
 
 def kendall(a: Tensor | Sequence[float], b: Tensor | Sequence[float]) -> tuple[float, float]:
-    """``(τ_b, p)`` of two importance vectors of one sentence ((NaN, NaN) when either is constant)."""
-    a, b = (np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=float) for x in (a, b))
-    if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
-        raise ValueError(f"a and b must be vectors of one length ≥ 2, got shapes {a.shape} and {b.shape}")
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
+    """``(τ_b, p)`` of two importance vectors of one sentence ((NaN, NaN) when either is constant:
+    τ_b is then 0/0). NaN or infinite scores are refused: no order is defined for them."""
+    x, y = _checks.real_vector("a", a), _checks.real_vector("b", b)
+    if x.shape != y.shape or len(x) < 2:
+        raise ValueError(
+            f"a and b must be vectors of one length ≥ 2, got shapes {tuple(x.shape)} and {tuple(y.shape)}"
+        )
+    if np.ptp(x.numpy()) == 0 or np.ptp(y.numpy()) == 0:
         return float("nan"), float("nan")
-    result = stats.kendalltau(a, b, variant="b")
+    result = stats.kendalltau(x.numpy(), y.numpy(), variant="b")
     return float(result.statistic), float(result.pvalue)
 
 
@@ -56,9 +61,12 @@ class Correlation:
     explanations: list[dict[str, Explanation]]
 
     def summary(self, pair: tuple[str, str]) -> tuple[float, float, float]:
-        """``(mean τ, sd τ, share of sentences with p < 0.05)`` for one pair (NaN τ left out)."""
+        """``(mean τ, sd τ, share of sentences with p < 0.05)`` for one pair (NaN τ left out; all three
+        NaN when every sentence's τ is NaN: no sentence has an order to compare)."""
         tau, p = self.tau[pair], self.p[pair]
         ok = ~np.isnan(tau)
+        if not ok.any():
+            return float("nan"), float("nan"), float("nan")
         return float(tau[ok].mean()), float(tau[ok].std()), float((p[ok] < 0.05).mean())
 
     def scores(self, method: str) -> list[Tensor]:
@@ -82,12 +90,14 @@ def correlation_study(
 ) -> Correlation:
     """Kendall τ of every pair on every sentence of ``data`` (sentences of at least 2 words), the
     importances computed by ``importance.explanations`` with the keywords ``options`` (e.g.
-    ``PAPER``)."""
+    ``PAPER``). A model with uniform attention (α_t = 1/T, lesson 08's baseline) has a constant
+    attention vector on every sentence: its τ with attention is NaN on each, and ``summary`` gives
+    (NaN, NaN, NaN) for such a pair, by the rule of ``kendall``."""
     settings = IMPORTANCES.settings(**({} if options is None else options))
     for pair in pairs:
         if not isinstance(pair, tuple | list) or len(pair) != 2 or any(m not in IMPORTANCES for m in pair):
             raise ValueError(f"pairs must be pairs of {list(IMPORTANCES)}, got {pair!r}")
-    data = [e for e in data if len(e.ids) >= 2]
+    data = [e for e in check_examples("data", data, vocabulary_size(model), None) if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
     needed = [m for m in IMPORTANCES if any(m in pair for pair in pairs)]

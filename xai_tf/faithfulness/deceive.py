@@ -19,7 +19,9 @@ from torch import Tensor, nn
 
 from xai_tf import _checks
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness.importance import importances
+from xai_tf.faithfulness._training import checked, penalty_weights
+from xai_tf.faithfulness.importance import IMPORTANCES, importances, in_dtype, vocabulary_size
+from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import (
     AttentionClassifier,
     Batch,
@@ -32,10 +34,21 @@ from xai_tf.tasks.words import Example
 
 
 def deceive_penalty(alpha: Tensor, m: Tensor) -> Tensor:
-    """−log(1 − αᵀm) per sentence ``[n]`` for α and m ``[n, T]``."""
+    """−log(1 − αᵀm) per sentence ``[n]`` for weights α ≥ 0 and a 0/1 mask m ``[n, T]``.
+
+    1 − αᵀm below the machine epsilon ε of α's dtype is rounding, not a value: αᵀm is clamped at
+    1 − ε, so the penalty is at most −log ε (15.9 in float32) and has no gradient there. This is the
+    defined value for a sentence whose every word is impermissible: αᵀm = 1 for every α, attention
+    cannot leave m, and the penalty is a constant (instead of +∞, which trained NaN weights)."""
+    alpha, m = _checks.real_tensor("alpha", alpha), _checks.real_tensor("m", m)
     if alpha.shape != m.shape:
         raise ValueError(f"alpha and m must have one shape, got {tuple(alpha.shape)} and {tuple(m.shape)}")
-    return -torch.log1p(-(alpha * m).sum(-1))
+    if (alpha < 0).any():
+        raise ValueError("alpha must be attention weights ≥ 0, got a negative entry")
+    if ((m != 0) & (m != 1)).any():
+        raise ValueError("m must be a 0/1 mask (1 = impermissible word)")
+    eps = torch.finfo(_checks.compute_dtype(alpha)).eps
+    return -torch.log1p(-(alpha * m).sum(-1).clamp(max=1 - eps))
 
 
 def deceive_loss(lam: float) -> Loss:
@@ -64,13 +77,15 @@ def mass_on_cues(
 ) -> tuple[float, float, float]:
     """Mean over ``data`` of Σ_{t: m_t=1} score_t / Σ_t score_t for attention, |LOO| and |gradient|
     (computed with ``importance.IMPORTANCES``' keywords ``options``, e.g. ``importance.PAPER``)."""
-    data = [e for e in data if len(e.ids) >= 2]
+    data = [e for e in check_examples("data", data, vocabulary_size(model), None) if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
+    settings = IMPORTANCES.settings(**(options or {}))
+    model = in_dtype(model, settings["dtype"])  # one copy for every sentence
     shares = torch.zeros(3, device="cpu")
     with one_thread():
         for e in data:
-            scores = importances(model, e.ids, ("attention", "LOO", "gradient"), **(options or {}))
+            scores = importances(model, e.ids, ("attention", "LOO", "gradient"), **settings)
             m = torch.tensor(e.cues, dtype=torch.float, device="cpu")
             shares += torch.stack(
                 [
@@ -78,7 +93,8 @@ def mass_on_cues(
                     for s in scores.values()
                 ]
             )
-    return tuple(float(v) for v in shares / len(data))
+    attention, loo, gradient = (float(v) for v in shares / len(data))
+    return attention, loo, gradient
 
 
 def deceive_table(
@@ -92,9 +108,11 @@ def deceive_table(
     options: dict | None = None,
 ) -> list[DeceiveRow]:
     """Train one model per λ with ``deceive_loss`` and measure it on ``test`` (importances with
-    ``importance.IMPORTANCES``' keywords ``options``)."""
-    if not lams:
-        raise ValueError("lams is empty: give at least one λ ≥ 0")
+    ``importance.IMPORTANCES``' keywords ``options``). The options and both data sets are checked
+    before the first model trains."""
+    lams = penalty_weights(lams)
+    train, test = checked(steps, seed, vocab_size, train=train, test=test)
+    IMPORTANCES.settings(**(options or {}))
     rows = []
     for lam in lams:
         model = train_attention_classifier(
@@ -109,7 +127,7 @@ def deceive_table(
 def state_norms(model: AttentionClassifier, data: Sequence[Example]) -> tuple[float, float]:
     """Mean ‖h_t‖ over the words with m_t = 1 and over those with m_t = 0: with no recurrence, a
     deceived model can hide a cue behind a small α_t by making its state long."""
-    b = batch(data)
+    b = batch(check_examples("data", data, vocabulary_size(model), None))
     _, _, h = model.run(b.ids, b.lengths)
     norms = h.norm(dim=-1)
     b = b.to(norms.device)

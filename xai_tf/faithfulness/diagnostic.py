@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 from torch import Tensor
 
+from xai_tf.faithfulness._training import checked
+from xai_tf.faithfulness.importance import vocabulary_size
 from xai_tf.tasks.recurrent import AttentionClassifier, Guide, accuracy, train_attention_classifier
 from xai_tf.tasks.words import Example
 
@@ -38,10 +40,15 @@ def frozen_guide(model: AttentionClassifier) -> Guide:
 def guided_mlp(
     train: Sequence[Example], vocab_size: int, guide: AttentionClassifier, steps: int = 150, seed: int = 0
 ) -> AttentionClassifier:
-    """A per-word MLP trained with ``guide``'s attention frozen in place of its own."""
-    return train_attention_classifier(
-        train, vocab_size, "none", steps=steps, seed=seed, guide=frozen_guide(guide)
-    )
+    """A per-word MLP trained with ``guide``'s attention frozen in place of its own (``guide`` must
+    read the same vocabulary)."""
+    guide_fn = frozen_guide(guide)
+    if vocabulary_size(guide) != vocab_size:
+        raise ValueError(
+            f"guide reads {vocabulary_size(guide)} words, vocab_size is {vocab_size}: one vocabulary"
+        )
+    (train,) = checked(steps, seed, vocab_size, train=train)
+    return train_attention_classifier(train, vocab_size, "none", steps=steps, seed=seed, guide=guide_fn)
 
 
 def mlp_diagnostic(
@@ -54,11 +61,12 @@ def mlp_diagnostic(
 ) -> dict[str, float]:
     """Test accuracy ``{guide: accuracy}`` of the per-word MLP with each of ``GUIDES``: uniform α,
     its own trained α, ``base``'s α frozen, ``adversary``'s α frozen."""
-    size = base.config.vocab_size
-    if adversary.config.vocab_size != size:
+    size = vocabulary_size(base)
+    if vocabulary_size(adversary) != size:
         raise ValueError(
             f"base and adversary must share a vocabulary, got {size} and {adversary.config.vocab_size}"
         )
+    train, test = checked(steps, seed, size, train=train, test=test)
     models = {
         "uniform": train_attention_classifier(train, size, "none", "uniform", steps=steps, seed=seed),
         "trained MLP": train_attention_classifier(train, size, "none", steps=steps, seed=seed),

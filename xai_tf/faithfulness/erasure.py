@@ -22,34 +22,32 @@ from torch import Tensor
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.explain.registry import Explanation, Method, Registry
+from xai_tf.faithfulness.importance import sentence_ids, vocabulary_size
+from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example
 
 
 def erase(alpha: Tensor, removed: Sequence[int]) -> Tensor:
-    """α' ``[T]``: the weights at ``removed`` zeroed, the rest renormalised to sum to 1."""
-    _checks.tensor("alpha", alpha)
-    if alpha.dim() != 1:
-        raise ValueError(f"alpha must be one sentence's weights [T], got shape {tuple(alpha.shape)}")
-    removed = [
-        _checks.integer("removed", int(t) if not isinstance(t, bool) else t, 0, len(alpha) - 1)
-        for t in removed
-    ]
+    """α' ``[T]``: the weights at ``removed`` (positions 0..T − 1; 1.7 is refused, not truncated)
+    zeroed, the rest renormalised to sum to 1. ``alpha`` must be weights: finite, ≥ 0, floating."""
+    alpha = _checks.real_tensor("alpha", alpha, dims=1)
+    if (alpha < 0).any():
+        raise ValueError("alpha must be attention weights ≥ 0, got a negative entry")
+    removed = _checks.indices("removed", removed, len(alpha))
     kept = torch.ones_like(alpha, dtype=torch.bool)
     kept[removed] = False
     if not kept.any():
         raise ValueError("removed covers every word: keep at least one weight")
     out = torch.where(kept, alpha, torch.zeros_like(alpha))
     if out.sum() <= 0:
-        raise ValueError("the kept weights sum to 0: nothing to renormalise")
+        raise ValueError("alpha is 0 on every word not in removed: nothing to renormalise")
     return out / out.sum()
 
 
 def sentence_states(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> tuple[Tensor, Tensor]:
     """``(h [1, T, d], α [T])`` of one sentence: the encoder's states and the model's attention."""
-    ids = model.check_input_ids(ids)
-    if ids.size(0) != 1:
-        raise ValueError(f"explain one sentence at a time: ids has shape {tuple(ids.shape)}")
+    ids = sentence_ids(model, ids)
     with torch.no_grad():
         h = model.states(model.wte(ids))
         return h, model.attention(h)[0]
@@ -87,7 +85,7 @@ def _checked(explain: Method) -> Method:
             with torch.no_grad():
                 target = int(model.readout(h, alpha[None]).argmax())
         target = _checks.integer("target", target, 0, model.config.n_classes - 1)
-        return explain(model, model.check_input_ids(ids)[0], target, **o)
+        return explain(model, sentence_ids(model, ids)[0], target, **o)
 
     return method
 
@@ -123,6 +121,9 @@ def removals_to_flip(
     """How many weights, removed in ``order``, until the decision flips; None if it never does
     while at least one weight is left."""
     h, alpha = sentence_states(model, ids)
+    order = _checks.indices("order", order, len(alpha))
+    if sorted(order) != list(range(len(alpha))):
+        raise ValueError(f"order must be a permutation of the positions 0..{len(alpha) - 1}, got {order}")
     decision = int(model.readout(h, alpha[None]).argmax())
     for k in range(1, len(alpha)):
         if int(model.readout(h, erase(alpha, order[:k])[None]).argmax()) != decision:
@@ -157,7 +158,7 @@ class Erasure:
 def erasure_study(model: AttentionClassifier, data: Sequence[Example], seed: int = 0) -> Erasure:
     """S&S's two measurements on every sentence of ``data`` with at least 2 words (sentence i's random
     order seeded with seed + i)."""
-    data = [e for e in data if len(e.ids) >= 2]
+    data = [e for e in check_examples("data", data, vocabulary_size(model), classes=None) if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
     _checks.integer("seed", seed, 0)

@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf._threads import one_thread
 from xai_tf.models.loaded import LoadedModel, causal
 from xai_tf.tasks.language_model import next_token_loss
@@ -34,7 +35,9 @@ def _remove(head: int):
 def head_removal(lm: LoadedModel, ids: Sequence[int] | Tensor) -> Tensor:
     """ΔL ``[layers, heads]``: the loss change when each head alone is removed."""
     lm = causal(lm, "head removal measures the next-token loss")
-    ids = torch.as_tensor(ids, device=lm.device)
+    if isinstance(ids, str):
+        raise TypeError("ids must be token ids: encode the text with lm.encode")
+    ids = _checks.token_ids("ids", ids if isinstance(ids, Tensor) else list(ids), lm.vocab_size).to(lm.device)
     base = next_token_loss(lm, ids)  # checks ids: one text of 2..n_ctx + 1 tokens
     delta = torch.zeros(lm.n_layer, lm.n_head, device=lm.device)
     with one_thread():  # many small forward passes: a second thread only waits (and stalls under load)

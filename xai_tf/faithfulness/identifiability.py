@@ -22,8 +22,8 @@ from xai_tf import _checks
 
 
 def _values(V: Tensor) -> np.ndarray:
-    _checks.tensor("V", V)
-    if V.dim() != 2 or V.size(0) == 0 or not torch.isfinite(V).all():
+    V = _checks.real_tensor("V", V)
+    if V.dim() != 2 or V.size(0) == 0:
         raise ValueError(f"V must be a finite matrix [T, d_h], got shape {tuple(V.shape)}")
     return V.detach().double().cpu().numpy()
 
@@ -39,7 +39,7 @@ def equivalent_attention(alpha: Tensor, V: Tensor, key: int, most: bool = True) 
     smallest weight α̃_key, for one query's weights α ``[T]`` over keys whose values are V ``[T, d_h]``.
     Equal to α when that set holds α alone (T ≤ d_h + 1, in general). The linear program's answer
     is exact to about 1e-9; its entries are clipped at 0 (they may come out as −1e-17)."""
-    _checks.tensor("alpha", alpha)
+    _checks.real_tensor("alpha", alpha)
     v = _values(V)
     if alpha.dim() != 1 or len(alpha) != len(v):
         raise ValueError(

@@ -55,19 +55,42 @@ OPTIONS = {
 }
 
 
-def _sentence(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> Tensor:
+def vocabulary_size(model: AttentionClassifier) -> int:
+    """V, the number of words of ``model``'s vocabulary (a TypeError for anything but a classifier)."""
     if not isinstance(model, AttentionClassifier):
         raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
-    ids = model.check_input_ids(ids)
-    if ids.size(0) != 1:
-        raise ValueError(f"explain one sentence at a time: ids has shape {tuple(ids.shape)}")
-    return ids
+    return model.config.vocab_size
+
+
+#: IG's nodes are one forward and backward pass each; lesson 08 uses at most 256.
+MAX_IG_STEPS = 1024
+
+
+def sentence_ids(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> Tensor:
+    """One sentence's word ids ``[1, T]`` checked where they enter: ``model`` an attention classifier,
+    ids integers of its vocabulary (1..V − 1; 0 is padding: data encoded with another vocabulary are
+    refused here), and the sentence's backward pass within the free memory."""
+    V = vocabulary_size(model)
+    if isinstance(ids, str):
+        raise TypeError(f"ids must be word ids in 1..{V - 1} (encode the text with the model's Vocabulary)")
+    found = _checks.token_ids("ids", ids if isinstance(ids, Tensor) else list(ids), V)
+    if found.dim() == 2 and found.size(0) == 1:
+        found = found[0]
+    if found.dim() != 1 or len(found) == 0:
+        raise ValueError(f"ids must be one sentence's word ids [T], T ≥ 1, got shape {tuple(found.shape)}")
+    if int(found.min()) < 1:
+        raise ValueError(f"ids must be word ids in 1..{V - 1} (0 is padding), got 0")
+    T = len(found)
+    _checks.fits(
+        f"explaining ids of {T} words", T * model.config.backward_bytes(T), "explain a shorter sentence"
+    )
+    return found[None].to(model.wte.weight.device)
 
 
 @torch.no_grad()
 def attention_weights(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> Tensor:
     """α ``[T]`` of one sentence."""
-    return model.attention(model.states(model.wte(_sentence(model, ids))))[0]
+    return model.attention(model.states(model.wte(sentence_ids(model, ids))))[0]
 
 
 def _f(model: AttentionClassifier, E: Tensor, target: int, detach_attention: bool = False) -> Tensor:
@@ -94,7 +117,7 @@ def _leave_one_out(model: AttentionClassifier, ids: Tensor, target: int, **_: An
     """|f(x) − f(x_{−t})| ``[T]``, word t dropped (row t of the batch: the sentence without it)."""
     T = ids.size(1)
     if T == 1:
-        raise ValueError("leave-one-out needs at least 2 words")
+        raise ValueError("ids must have at least 2 words for leave-one-out, got 1")
     keep = ~torch.eye(T, dtype=torch.bool, device=ids.device)
     dropped = ids.expand(T, T)[keep].view(T, T - 1)
     f_x, f_dropped = _f(model, model.wte(ids), target), _f(model, model.wte(dropped), target)
@@ -120,13 +143,14 @@ def _checked(explain: Method) -> Method:
     the model's words, a class of the model, valid options, the model in ``dtype``."""
 
     def method(model: AttentionClassifier, ids: Sequence[int] | Tensor, target: Any, **o: Any) -> Explanation:
-        ids = _sentence(model, ids)
+        ids = sentence_ids(model, ids)
         target = _checks.integer("target", 1 if target is None else target, 0, model.config.n_classes - 1)
         if o["dtype"] not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {o['dtype']!r}")
         _checks.positive("ig_tolerance", o["ig_tolerance"])
-        _checks.integer("ig_steps", o["ig_steps"], 1)
-        _checks.integer("ig_max_steps", o["ig_max_steps"], o["ig_steps"])
+        _checks.integer("ig_steps", o["ig_steps"], 1, MAX_IG_STEPS)
+        _checks.integer("ig_max_steps", o["ig_max_steps"], o["ig_steps"], MAX_IG_STEPS)
+        _checks.flag("detach_attention", o["detach_attention"])
         if o["dtype"] != model.wte.weight.dtype:
             model = copy.deepcopy(model).to(o["dtype"])
         found = explain(model, ids, target, **o)

@@ -19,8 +19,13 @@ import torch
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.erasure import sentence_states
+from xai_tf.faithfulness.importance import vocabulary_size
+from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example
+
+#: J&W draw 100 permutations a sentence; each is one readout, and their draws are a Python loop.
+MAX_PERMUTATIONS = 100_000
 
 
 @torch.no_grad()
@@ -28,7 +33,7 @@ def permuted_outputs(
     model: AttentionClassifier, ids: Sequence[int], n_permutations: int, seed: int
 ) -> np.ndarray:
     """Δŷ(π) ``[n_permutations]`` of one sentence for seeded random permutations π."""
-    _checks.integer("n_permutations", n_permutations, 1)
+    _checks.integer("n_permutations", n_permutations, 1, MAX_PERMUTATIONS)
     h, alpha = sentence_states(model, ids)
     g = seeds.generator(seed)
     order = torch.stack(
@@ -44,8 +49,9 @@ def permutation_study(
     model: AttentionClassifier, data: Sequence[Example], n_permutations: int = 100, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(median Δŷ [n], max_t α_t [n])`` over the sentences of ``data`` with at least 2 words."""
-    _checks.integer("n_permutations", n_permutations, 1)
-    data = [e for e in data if len(e.ids) >= 2]
+    _checks.integer("n_permutations", n_permutations, 1, MAX_PERMUTATIONS)
+    _checks.integer("seed", seed, 0)
+    data = [e for e in check_examples("data", data, vocabulary_size(model), None) if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
     median, peak = np.empty(len(data)), np.empty(len(data))

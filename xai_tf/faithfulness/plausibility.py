@@ -11,35 +11,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import torch
 from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness.importance import METHODS, importances
+from xai_tf.faithfulness.importance import IMPORTANCES, METHODS, importances, in_dtype, vocabulary_size
+from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example
 
 
 def precision_at_k(scores: Tensor | Sequence[float], cues: Sequence[int], k: int | None = None) -> float:
-    """P@k of one sentence's word scores against its cue mask (1 = cue)."""
-    scores = (
-        scores.detach().cpu().double()
-        if isinstance(scores, Tensor)
-        else torch.tensor(np.asarray(scores, dtype=float), device="cpu")
-    )
-    if scores.dim() != 1 or len(scores) != len(cues):
-        raise ValueError(
-            f"scores and cues must be vectors of one length, got {tuple(scores.shape)} and {len(cues)}"
-        )
-    n_cues = int(sum(cues))
+    """P@k of one sentence's word scores against its cue mask (1 = cue, 0 = not). NaN scores are
+    refused (torch would rank NaN first)."""
+    scores = _checks.real_vector("scores", scores)
+    cues = _checks.indices("cues", cues, 2)  # each entry 0 or 1
+    _checks.same_length("P@k", "scores", scores, "cues", cues)
+    if len(scores) == 0:
+        raise ValueError("scores is empty: give one score per word of a sentence")
+    n_cues = sum(cues)
     if k is None:
         if n_cues == 0:
             raise ValueError("cues marks no word: give k or a sentence with planted cues")
         k = n_cues
     k = _checks.integer("k", k, 1, len(scores))
     top = scores.argsort(descending=True, stable=True)[:k]
-    return sum(int(cues[int(t)]) for t in top) / k
+    return sum(cues[int(t)] for t in top) / k
 
 
 def precision_study(
@@ -50,12 +47,16 @@ def precision_study(
 ) -> dict[str, float]:
     """Mean P@k (k = each sentence's number of cues) of every method over ``data``, the importances
     computed with ``importance.IMPORTANCES``' keywords ``options`` (e.g. ``importance.PAPER``)."""
-    data = [e for e in data if any(e.cues) and len(e.ids) >= 2]
+    data = [e for e in check_examples("data", data, vocabulary_size(model), None) if any(e.cues)]
+    data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence with planted cues")
+    methods = IMPORTANCES.check(methods)
+    settings = IMPORTANCES.settings(**(options or {}))
+    model = in_dtype(model, settings["dtype"])  # one copy for every sentence
     totals = dict.fromkeys(methods, 0.0)
     with one_thread():
         for e in data:
-            for method, scores in importances(model, e.ids, methods, **(options or {})).items():
+            for method, scores in importances(model, e.ids, methods, **settings).items():
                 totals[method] += precision_at_k(scores, e.cues)
     return {m: float(np.float64(v) / len(data)) for m, v in totals.items()}

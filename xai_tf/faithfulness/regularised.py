@@ -23,8 +23,9 @@ from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.conicity import conicity, recurrent_conicity
 from xai_tf.faithfulness.correlation import correlation_study
+from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, accuracy, batch
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import TrainOptions, fit, minibatches
 from xai_tf.tasks.words import Example
 
 PENALTIES = ("diversity", "tying")
@@ -60,13 +61,14 @@ def train_regularised(
     lam = _checks.real("lam", lam, 0.0, float("inf"), open_hi=True)
     if sign not in (1, -1):
         raise ValueError(f"sign must be 1 or -1, got {sign!r}")
-    _checks.integer("batch_size", batch_size, 1)
-    with seeds.seeded(seed):
+    data = check_examples("data", data, vocab_size)
+    options = TrainOptions(steps, lr, batch_size, seed)
+    with seeds.seeded(options.seed):
         model = AttentionClassifier(RecurrentConfig(vocab_size, d_e=32, d_h=16))
-    order = torch.randint(len(data), (steps, min(batch_size, len(data))), generator=seeds.generator(seed))
+    draw = minibatches(len(data), options.batch_size, options.seed)
 
     def step_loss(k: int) -> Tensor:
-        b = batch(data, order[k])
+        b = batch(data, draw(k).tolist())
         mask = torch.arange(b.ids.size(1)) < b.lengths[:, None]
         E = model.wte(b.ids)
         h = model.states(E, b.lengths)
@@ -75,7 +77,7 @@ def train_regularised(
         return nn.functional.cross_entropy(scores, b.labels) + sign * lam * extra.mean()
 
     with one_thread():
-        fit(model.parameters(), step_loss, steps, lr)
+        fit(model.parameters(), step_loss, options.steps, options.lr)
     return model.eval()
 
 

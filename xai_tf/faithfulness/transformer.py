@@ -28,7 +28,7 @@ from xai_tf.explain import wordlevel as wl
 from xai_tf.explain.registry import Explanation, Method, Registry
 from xai_tf.faithfulness.correlation import kendall
 from xai_tf.models.loaded import LoadedModel, as_model, causal
-from xai_tf.tasks.sentiment import SequenceClassifier, train_classifier
+from xai_tf.tasks.sentiment import CLASSES, SequenceClassifier, train_classifier
 
 #: IG's nodes are one forward and backward pass each: more than this is not a lesson's wait.
 MAX_STEPS = 1024
@@ -47,6 +47,12 @@ def phrase_classifier(lm: LoadedModel, data: Sequence[tuple[str, int]]) -> Seque
     """Lesson 06's classifier (``xai_tf.tasks.sentiment.train_classifier``) fit on one thread: its
     features are one small forward pass per phrase, and a second thread only waits (10× slower on a
     busy 2-core machine)."""
+    if not isinstance(data, list | tuple) or not all(
+        isinstance(d, tuple) and len(d) == 2 and isinstance(d[0], str) for d in data
+    ):
+        raise TypeError("data must be a list of (phrase, label) pairs, e.g. [('O noble lord!', 1)]")
+    for _, label in data:
+        _checks.integer("data's labels", label, 0, len(CLASSES) - 1)
     with one_thread():
         return train_classifier(lm, list(data))
 
@@ -114,6 +120,12 @@ def transformer_explanations(
     """``{method: Explanation}`` for every method of ``TRANSFORMER`` on one phrase (at least 2
     tokens), for the class ``clf`` predicts; ``options`` are ``TRANSFORMER``'s (``n_steps``)."""
     lm = causal(lm, "the classifier of lesson 06")
+    if not isinstance(clf, SequenceClassifier):
+        raise TypeError(
+            f"clf must be lesson 06's SequenceClassifier (phrase_classifier), got {type(clf).__name__}"
+        )
+    if clf.body is not lm.model:
+        raise ValueError("clf must be a classifier on lm's own model (phrase_classifier(lm, data))")
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
     ids = lm.encode(text)

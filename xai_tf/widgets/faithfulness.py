@@ -14,7 +14,8 @@ from xai_tf._threads import one_thread
 from xai_tf.faithfulness.adversary import epsilon_adversary
 from xai_tf.faithfulness.correlation import kendall
 from xai_tf.faithfulness.erasure import erase, removal_order, sentence_states
-from xai_tf.faithfulness.importance import explanations
+from xai_tf.faithfulness.importance import explanations, vocabulary_size
+from xai_tf.rationales.examples import check_examples, same_vocabulary
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example, Vocabulary
 from xai_tf.widgets._panel import Panel
@@ -37,9 +38,16 @@ def _row(words: Sequence[str], scores: Sequence[float], title: str) -> str:
 def faithfulness_panel(
     models: Mapping[str, AttentionClassifier], vocab: Vocabulary, data: Sequence[Example]
 ) -> Panel:
-    """Pick a model and a test sentence (or type one); move ε for the adversary and step the erasure."""
-    if not models or not data:
-        raise ValueError("models and data must not be empty")
+    """Pick a model and a test sentence (or type one); move ε for the adversary and step the erasure.
+    ``models`` (name → classifier) must all read ``vocab``, the Vocabulary ``data`` were encoded with
+    (another vocabulary's words would be shown silently)."""
+    if not isinstance(models, Mapping) or not models:
+        raise TypeError(
+            f"models must be a non-empty dict name → AttentionClassifier, got {type(models).__name__}"
+        )
+    for m in models.values():
+        same_vocabulary(vocab, vocabulary_size(m))
+    data = check_examples("data", data, len(vocab), classes=None)
     model = widgets.Dropdown(options=list(models), description="model")
     instance = widgets.IntSlider(value=0, min=0, max=len(data) - 1, description="sentence #")
     text = widgets.Text(
