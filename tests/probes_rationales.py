@@ -477,20 +477,14 @@ RAISES = [
     ),
     # ---------------------------------------------------------------- the rationalizer
     (
-        f"{RAT}.Rationalizer",
-        lambda: rat.Rationalizer(0, "hardkuma", 0.1, 0.1),
+        f"{RAT}.train_rationalizer",
+        lambda: train(data(), 0, "hardkuma"),
         VE,
         r"vocab_size must be an integer ≥ 2",
     ),
     (
-        f"{RAT}.Rationalizer",
-        lambda: rat.Rationalizer(V, "hardkuma", 0.1, 0.1, d=0),
-        VE,
-        r"d must be an integer in 1\.\.1024",
-    ),
-    (
-        f"{RAT}.Rationalizer",
-        lambda: rat.Rationalizer(10**9, "hardkuma", 0.1, 0.1),
+        f"{RAT}.train_rationalizer",
+        lambda: train(data(), 10**9, "hardkuma"),
         VE,
         r"a rationalizer of 1000000000 words needs .* GiB",
     ),

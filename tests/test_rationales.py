@@ -192,6 +192,10 @@ def test_rationalizer_bad_inputs():
         rat.Rationalizer(10, "gumbel", 0.1, 0.1)
     with pytest.raises(ValueError, match="lam2 must be"):
         rat.Rationalizer(10, "hardkuma", 0.1, -1.0)
+    with pytest.raises(ValueError, match=r"d must be an integer in 1\.\.1024, got 0"):
+        rat.Rationalizer(10, "hardkuma", 0.1, 0.1, d=0)
+    with pytest.raises(ValueError, match=r"a rationalizer of 1000000000 words needs .* GiB"):
+        rat.Rationalizer(10**9, "hardkuma", 0.1, 0.1)  # refused before allocating
 
 
 def test_tying_penalty_by_hand_leaves_out_padding():
