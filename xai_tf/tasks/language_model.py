@@ -17,11 +17,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from xai_tf import _checks, seeds
+from xai_tf import seeds
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.gpt2_config import GPT2Config
 from xai_tf.models.loaded import LoadedModel, causal
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import TrainOptions, fit
 
 
 def next_token_loss(model: LoadedModel | GPT2, ids: Sequence[int] | Tensor) -> Tensor:
@@ -40,10 +40,10 @@ def train_from_scratch(
 ) -> tuple[GPT2, list[float]]:
     """A GPT-2 of ``config``, randomly initialised (seeded), trained by Adam on ``next_token_loss``
     of ``ids`` (one text, the whole of it every step): ``(model, loss of every step)``."""
-    _checks.integer("seed", seed, 0)
+    options = TrainOptions(steps, lr, seed=seed)
     if any(not 0 <= int(i) < config.vocab_size for i in ids):
         raise ValueError(f"ids must lie in 0..{config.vocab_size - 1} (the config's vocabulary)")
     with seeds.seeded(seed):
         model = GPT2(config)
-    history = fit(model.parameters(), lambda _k: next_token_loss(model, ids), steps, lr)
+    history = fit(model.parameters(), lambda _k: next_token_loss(model, ids), options.steps, options.lr)
     return model.eval(), history

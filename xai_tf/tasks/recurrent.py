@@ -24,7 +24,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
 from xai_tf.tasks.words import Example
 
 ENCODERS = ("bilstm", "none")
@@ -187,26 +187,28 @@ def train_attention_classifier(
     device: torch.device | str = "cpu",
     guide: Guide | None = None,
 ) -> AttentionClassifier:
-    """Train by Adam on seeded minibatches of ``batch_size`` for ``steps`` steps on one thread
+    """Train by Adam on seeded minibatches of ``batch_size`` (``xai_tf.tasks.train.minibatches``: all
+    of ``data`` each step when it holds no more) for ``steps`` steps on one thread
     (``xai_tf.tasks.train.fit``), on ``device``. With a ``guide``, α is ``guide(ids, lengths)``,
     computed without gradient (frozen), in training and after."""
     _checks.integer("vocab_size", vocab_size, 2)
-    _checks.integer("batch_size", batch_size, 1)
+    options = TrainOptions(steps, lr, _checks.integer("batch_size", batch_size, 1, MAX_BATCH), seed)
+    if not data:
+        raise ValueError("data is empty: give at least one Example")
     if guide is not None and not callable(guide):
         raise TypeError(f"guide must be a callable (ids, lengths) → α or None, got {type(guide).__name__}")
     with seeds.seeded(seed):
         model = AttentionClassifier(RecurrentConfig(vocab_size, encoder=encoder, attention=attention), device)
     model.guide = guide
-    shape = (steps, min(batch_size, len(data)))
-    order = torch.randint(len(data), shape, generator=seeds.generator(seed), device="cpu")
+    draw = minibatches(len(data), options.batch_size, seed)
 
     def step_loss(k: int) -> Tensor:
-        b = batch(data, order[k]).to(device)
+        b = batch(data, draw(k).tolist()).to(device)
         scores, alpha, _ = model.run(b.ids, b.lengths)
         return loss(scores, alpha, b)
 
     with one_thread():
-        fit(model.parameters(), step_loss, steps, lr)
+        fit(model.parameters(), step_loss, options.steps, options.lr)
     return model.eval()
 
 

@@ -17,10 +17,10 @@ from itertools import product
 import torch
 from torch import Tensor, nn
 
-from xai_tf import seeds
+from xai_tf import _checks, seeds
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.loaded import LoadedModel, causal
-from xai_tf.tasks.train import fit
+from xai_tf.tasks.train import TrainOptions, fit
 
 CLASSES = ("negative", "positive")
 ADJECTIVES = {
@@ -45,7 +45,8 @@ TEMPLATES = ["Thou art a {a} {n}.", "O {a} {n}!", "What a {a} {n} is he.", "My {
 def sentiment_phrases() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """``(train, test)`` lists of (phrase, label), label 1 = positive: every adjective × noun ×
     template; the phrases of the last template are the test set."""
-    train, test = [], []
+    train: list[tuple[str, int]] = []
+    test: list[tuple[str, int]] = []
     for label, name in enumerate(CLASSES):
         for a, n, template in product(ADJECTIVES[name], NOUNS, TEMPLATES):
             (test if template == TEMPLATES[-1] else train).append((template.format(a=a, n=n), label))
@@ -80,9 +81,13 @@ class SequenceClassifier(nn.Module):
 def train_classifier(
     lm: LoadedModel, data: list[tuple[str, int]], steps: int = 300, lr: float = 0.05, seed: int = 0
 ) -> SequenceClassifier:
-    """Fit the head by full-batch Adam on the cross-entropy; the body's features are computed once."""
+    """Fit the head by full-batch Adam on the cross-entropy; the body's features are computed once.
+    Labels are class indices 0..len(CLASSES)−1."""
+    options = TrainOptions(steps, lr, seed=seed)
     if not data:
         raise ValueError("data is empty: give at least one (phrase, label) pair")
+    for i, (_, y) in enumerate(data):
+        _checks.integer(f"the label of data[{i}]", y, 0, len(CLASSES) - 1)
     lm = causal(lm, "the sentiment classifier")
     with seeds.seeded(seed):
         clf = SequenceClassifier(lm.model)
@@ -92,8 +97,8 @@ def train_classifier(
     fit(
         clf.head.parameters(),
         lambda _step: nn.functional.cross_entropy(clf.head(features), labels),
-        steps,
-        lr,
+        options.steps,
+        options.lr,
     )
     return clf.eval()
 
