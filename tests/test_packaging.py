@@ -130,3 +130,21 @@ def test_readme_starts_with_the_two_commands():
     blocks = [line for line in readme.splitlines() if line.startswith("make ")]
     assert blocks[:2] == ["make lab", "make test"]
     assert "mybinder.org" in readme
+
+
+def test_readme_links_every_lesson_on_binder_and_colab():
+    """Full lesson and students' copy (binder/postBuild writes student/) on Binder, the lesson on Colab."""
+    readme = (ROOT / "README.md").read_text()
+    binder = "https://mybinder.org/v2/gh/xai-tf/xai_tf/main?urlpath=lab/tree/"
+    colab = "https://colab.research.google.com/github/xai-tf/xai_tf/blob/main/"
+    rows = {line.split("`")[1]: line for line in readme.splitlines() if re.match(r"\| `\d\d_", line)}
+    lessons = sorted(p.stem for p in (ROOT / "lessons").glob("*.ipynb"))
+    assert sorted(rows) == lessons
+    for name, row in rows.items():
+        for link in (
+            f"{binder}lessons/{name}.ipynb",
+            f"{binder}student/{name}.ipynb",
+            f"{colab}lessons/{name}.ipynb",
+        ):
+            assert f"]({link})" in row, (name, link)
+    assert "--out student" in (ROOT / "binder" / "postBuild").read_text()
