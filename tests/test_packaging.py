@@ -94,7 +94,7 @@ def test_binder_post_build_installs_under_the_constraints_and_fetches_through_st
     post = ROOT / "binder" / "postBuild"
     assert os.stat(post).st_mode & stat.S_IXUSR
     text = post.read_text()
-    assert 'pip install --no-cache-dir -c constraints.txt -e ".[lab]"' in text
+    assert 'pip install --no-cache-dir -c constraints.txt ".[lab]"' in text
     assert "binder/start python -m xai_tf.models.hub gpt2" in text
     assert "binder/start python -m xai_tf.tasks.tweets" in text  # lesson 08's data, fetched before class
     assert "@jupyter-widgets/jupyterlab-manager" in text
