@@ -286,6 +286,12 @@ RAISES = [
         VE,
         r"x must be \[n, 16\] for h \(its first layer takes 16 features\), got \(8, 3, 16, 16\)",
     ),
+    (  # empty data never reach a trainer: the data set refuses them
+        "xai_tf.cbm.data.ConceptData",
+        lambda: training.train("sequential", D().subset(slice(0, 0)), steps=1),
+        VE,
+        r"y must be \[n\] with n ≥ 1, got shape \(0,\)",
+    ),
     ("xai_tf.cbm.training.train_all", lambda: training.train_all(D(), []), VE, "lams must be a non-empty"),
     ("xai_tf.cbm.training.train_all", lambda: training.train_all(D(), "0.1"), VE, "lams must be a non-empty"),
     (
