@@ -395,7 +395,7 @@ RAISES = [
         "xai_tf.rationales.reinforce.estimate",
         lambda: reinforce.estimate(ONE, lambda z: z, ONE),
         VE,
-        r"f must return one number for a selection z \[T\], got shape \(3,\)",
+        r"f must return one number for a selection z \[T\], got \(3,\)",
     ),
     (
         "xai_tf.rationales.reinforce.selections",

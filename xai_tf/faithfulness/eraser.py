@@ -185,7 +185,7 @@ def explanations(
     rationalizers = check_rationalizers(rationalizers)
     scores = {m: IMPORTANCES.explain(m, model, ids).scores for m in names}
     if generator is not None:
-        scores[RANDOM] = torch.rand(len(ids), generator=generator)
+        scores[RANDOM] = torch.rand(len(ids), generator=generator, device="cpu")
     return scores | {name: rationale_mask(r, ids) for name, r in rationalizers.items()}
 
 

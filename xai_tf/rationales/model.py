@@ -235,7 +235,7 @@ def rationale_mask(model: Rationalizer, ids: Sequence[int]) -> Tensor:
     """The rationale as word scores ``[T]``: 1 on the words the generator selects, 0 elsewhere (how
     ERASER's tables rank a rationalizer's selection beside scoring explanations)."""
     chosen = set(rationale(model, ids))
-    return torch.tensor([float(t in chosen) for t in range(len(ids))])
+    return torch.tensor([float(t in chosen) for t in range(len(ids))], device="cpu")
 
 
 def gradient_variance(

@@ -11,6 +11,7 @@ expectation is a finite sum over all 2^T selections, so the estimator can be che
 from __future__ import annotations
 
 import itertools
+import numbers
 from collections.abc import Callable
 
 import torch
@@ -31,32 +32,32 @@ def log_prob(phi: Tensor, z: Tensor) -> Tensor:
     )
 
 
-def estimate(phi: Tensor, f: Callable[[Tensor], Tensor], z: Tensor, baseline: float = 0.0) -> Tensor:
-    """One sample's REINFORCE estimate (f(z) − b) ∇_φ log P(z), shape of φ; f(z) must be one number."""
-    _checks.finite("baseline", baseline)
+def _function(f: object) -> None:
     if not callable(f):
         raise TypeError(
             f"f must be a function of a selection z [T] returning one number, got {type(f).__name__}"
         )
+
+
+def estimate(phi: Tensor, f: Callable[[Tensor], Tensor], z: Tensor, baseline: float = 0.0) -> Tensor:
+    """One sample's REINFORCE estimate (f(z) − b) ∇_φ log P(z), shape of φ; f(z) must be one number."""
+    _checks.finite("baseline", baseline)
+    _function(f)
     phi = _checks.real_tensor("phi", phi).detach().requires_grad_(True)
     (grad,) = torch.autograd.grad(log_prob(phi, z), phi)
-    value = torch.as_tensor(f(z)).detach()
-    if value.numel() != 1:
-        raise ValueError(f"f must return one number for a selection z [T], got shape {tuple(value.shape)}")
-    return (value.reshape(()) - baseline) * grad
+    value = f(z)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = phi.new_tensor(float(value))
+    if not isinstance(value, Tensor) or value.numel() != 1:
+        shown = tuple(value.shape) if isinstance(value, Tensor) else type(value).__name__
+        raise ValueError(f"f must return one number for a selection z [T], got {shown}")
+    return (value.detach().reshape(()) - baseline) * grad
 
 
 def selections(T: int) -> Tensor:
     """All 2^T selections z ∈ {0, 1}^T ``[2^T, T]``."""
     _checks.integer("T", T, 1, MAX_T)
     return torch.tensor(list(itertools.product((0.0, 1.0), repeat=T)), device="cpu")
-
-
-def _function(f: object) -> None:
-    if not callable(f):
-        raise TypeError(
-            f"f must be a function of a selection z [T] returning one number, got {type(f).__name__}"
-        )
 
 
 def _enumerable(phi: object, f: object) -> tuple[Tensor, Tensor]:
