@@ -149,6 +149,7 @@ def test_importances_against_finite_differences_and_removal(models, data):
             shorter = ids[:, [u for u in range(len(e.ids)) if u != t]]
             assert abs(f_x - f(model, model.wte(shorter))) == pytest.approx(float(scores["LOO"][t]), abs=1e-6)
     assert torch.allclose(scores["attention"].sum(), torch.tensor(1.0))
+    importance.importances(model, e.ids, ["LOO"], **importance.PAPER)  # float64 on a copy
     assert all(p.dtype == torch.float32 for p in model.parameters())
 
 
@@ -653,3 +654,115 @@ def test_uniform_attention_gives_nan_tau_and_a_quiet_nan_summary(data):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # numpy's "mean of empty slice" would fail here
         assert all(np.isnan(x) for x in study.summary(("attention", "LOO")))
+
+
+# --- issue 30 item 4: behaviour against hand computations ---------------------------------------------
+
+
+def _conicity_by_hand(H: np.ndarray) -> float:
+    mean = H.mean(0)
+    return float(np.mean([h @ mean / (np.linalg.norm(h) * np.linalg.norm(mean)) for h in H]))
+
+
+def test_layer_conicity_against_hugging_face_hidden_states(bundled):
+    """A random Hugging Face GPT-2 behind the bundled tokenizer: the stream entering layer 0 and
+    leaving each layer from HF's own forward pass (the last one before ln_f, read by a hook),
+    conicity by numpy's cosines, averaged over the texts."""
+    from conftest import random_hf_gpt2
+
+    import xai_tf
+    from xai_tf.faithfulness import conicity
+    from xai_tf.models.gpt2 import GPT2
+
+    hf = random_hf_gpt2(2, vocab_size=bundled.vocab_size, n_positions=64, n_embd=16, n_layer=3, n_head=2)
+    lm = xai_tf.LoadedModel(GPT2.from_hf(hf), bundled.tokenizer, "random")
+    texts = ["To be, or not to be: that is the question.", "O Romeo, Romeo! wherefore art thou Romeo?"]
+    last = []
+    hf.transformer.h[-1].register_forward_hook(
+        lambda _m, _i, out: last.append(out[0] if isinstance(out, tuple) else out)
+    )
+    want = []
+    with torch.no_grad():
+        for text in texts:
+            hidden = hf(torch.tensor([bundled.encode(text)]), output_hidden_states=True).hidden_states
+            stream = [*hidden[:-1], last[-1]]  # hidden[-1] is after ln_f
+            want.append([_conicity_by_hand(x[0].double().numpy()) for x in stream])
+    got = conicity.layer_conicity(lm, texts)
+    assert got.shape == (4,)
+    np.testing.assert_allclose(got.numpy(), np.mean(want, 0), atol=1e-5)
+
+
+def test_state_norms_by_a_loop_over_sentences(models, data):
+    """Mean ‖h_t‖ over every cue word of every sentence (pooled, not per sentence) and over the rest,
+    each sentence run alone (no padding)."""
+    model, test = models["none"], data[1][:8]
+    on, off = [], []
+    with torch.no_grad():
+        for e in test:
+            h = model.states(model.wte(torch.tensor([e.ids])))[0]
+            for t, cue in enumerate(e.cues):
+                (on if cue else off).append(float(h[t].norm()))
+    got = deceive.state_norms(model, test)
+    assert got == pytest.approx((np.mean(on), np.mean(off)), rel=1e-5)
+
+
+def test_deceive_table_rows_by_hand(data):
+    """Each row: a model trained with NLL − λ log(1 − αᵀm) by the package's one trainer (same seed),
+    its accuracy by argmax, αᵀm share, and LOO and gradient shares from hand loops."""
+    train, test = data[0][:200], data[1][:6]
+    size, steps = len(cues.VOCAB), 15
+    rows = deceive.deceive_table(train, test, size, lams=(0.0, 0.5), encoder="none", steps=steps, seed=2)
+    assert [r.lam for r in rows] == [0.0, 0.5]
+    for row in rows:
+        model = recurrent.train_attention_classifier(
+            train, size, "none", loss=deceive.deceive_loss(row.lam), steps=steps, seed=2
+        )
+        correct, shares = 0, []
+        for e in test:
+            ids, m = torch.tensor([e.ids]), torch.tensor(e.cues, dtype=torch.float64)
+            E = model.wte(ids).detach().requires_grad_(True)
+            h = model.states(E)
+            alpha = model.attention(h)[0]
+            p = model.readout(h, alpha[None]).softmax(-1)[0]
+            correct += int(p.argmax()) == e.label
+            (g,) = torch.autograd.grad(p[1], E)
+            gradient = (g * E).sum(-1)[0].abs().detach().double()
+            with torch.no_grad():
+                loo = torch.tensor(
+                    [
+                        abs(float(p[1]) - float(model(e.ids[:t] + e.ids[t + 1 :]).softmax(-1)[0, 1]))
+                        for t in range(len(e.ids))
+                    ],
+                    dtype=torch.float64,
+                )
+            shares.append([float((s * m).sum() / s.sum()) for s in (alpha.detach().double(), loo, gradient)])
+        assert row.accuracy == pytest.approx(correct / len(test))
+        assert [row.attention_on_m, row.loo_on_m, row.gradient_on_m] == pytest.approx(
+            np.mean(shares, 0).tolist(), rel=1e-4, abs=1e-6
+        )
+    assert rows[1].attention_on_m < rows[0].attention_on_m  # the penalty moves attention off the cues
+
+
+def test_consistent_adversaries_by_hand(models, data):
+    """Per λ: an adversary trained on consistent_loss by the package's one trainer (same seed), the
+    mean TVD ½Σ|p − q| of predictions and the mean JSD (scipy's distance squared) of attentions."""
+    base, (train, test) = models["bilstm"], data
+    train, test = train[:200], test[:6]
+    found = baselines.consistent_adversaries(base, train, test, lams=(0.0, 0.3), steps=10, seed=4)
+    p_base = [base(e.ids).softmax(-1)[0].detach().numpy() for e in test]
+    a_base = [importance.attention_weights(base, e.ids).numpy() for e in test]
+    for (lam, change, spread), want_lam in zip(found, (0.0, 0.3), strict=True):
+        adv = recurrent.train_attention_classifier(
+            train,
+            base.config.vocab_size,
+            "bilstm",
+            loss=baselines.consistent_loss(base, train, lam),
+            steps=10,
+            seed=4,
+        )
+        p_adv = [adv(e.ids).softmax(-1)[0].detach().numpy() for e in test]
+        a_adv = [importance.attention_weights(adv, e.ids).numpy() for e in test]
+        tvd = np.mean([0.5 * np.abs(p - q).sum() for p, q in zip(p_adv, p_base, strict=True)])
+        jsd = np.mean([jensenshannon(a, b) ** 2 for a, b in zip(a_adv, a_base, strict=True)])
+        assert lam == want_lam
+        assert change == pytest.approx(tvd, abs=1e-6) and spread == pytest.approx(jsd, abs=1e-5)

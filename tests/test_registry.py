@@ -143,6 +143,20 @@ def test_importances_of_the_other_class(cue_models, sentences):
     torch.testing.assert_close(found.scores, ref[0].sum(-1).abs().detach(), atol=1e-6, rtol=1e-4)
     with pytest.raises(ValueError, match=r"target must be an integer in 0\.\.1, got 2"):
         importance.IMPORTANCES.explain("IG", model, e.ids, 2)
+    # with 2 classes |∇p_0| = |∇p_1|: a 3-class model tells the classes' gradients and LOO apart
+    torch.manual_seed(0)
+    three = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB), n_classes=3))
+    E = three.wte(torch.tensor([e.ids])).detach().requires_grad_(True)
+    for c in range(3):
+        found = importance.explanations(three, e.ids, ["gradient", "LOO"], target=c)
+        gxi = InputXGradient(_f(three, c)).attribute(E)[0].sum(-1).abs().detach()
+        torch.testing.assert_close(found["gradient"].scores, gxi, atol=1e-7, rtol=1e-5)
+        with torch.no_grad():
+            f_x = float(_f(three, c)(E))
+            for t in range(len(e.ids)):
+                shorter = three.wte(torch.tensor([e.ids[:t] + e.ids[t + 1 :]]))
+                want = abs(f_x - float(_f(three, c)(shorter)))
+                assert float(found["LOO"].scores[t]) == pytest.approx(want, abs=1e-6)
 
 
 # --- lesson 08: TRANSFORMER against Captum ------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from xai_tf import viz
+from xai_tf.explain import wordlevel as wl
 from xai_tf.explain.registry import AGGREGATIONS, ATTRIBUTIONS
 from xai_tf.widgets._panel import Panel
 from xai_tf.widgets.attention import attention_explorer, flavors_panel, mask_explorer
@@ -181,9 +182,13 @@ def test_attribution_panel_shows_delta_and_handles_bad_prompts(bundled):
     assert len(target.options) == 8 and "delta = " in _view(panel)
     assert _view(panel).count("<span title=") == len(bundled.encode("ROMEO.\nBut soft"))
     steps.value, quadrature.value, baseline.value = 10, "gausslegendre", "end-of-text"
+    ids = bundled.encode("ROMEO.\nBut soft")  # one character a token: one span a token
+    options = {"baseline": bundled.eot_token, "n_steps": 10, "quadrature": "gausslegendre"}
     for name in ATTRIBUTIONS:
         method.value = name
-        assert _message(panel) == "" and "<span title=" in _view(panel)
+        shown = [float(x) for x in re.findall(r"<span title='([-+0-9.]+)'", _view(panel))]
+        want = ATTRIBUTIONS.explain(name, bundled, ids, target.value, **options).scores
+        assert _message(panel) == "" and shown == pytest.approx(want.tolist(), abs=6e-5)  # 4 decimals
     text.value = ""
     assert "prompt is empty" in _message(panel)
     text.value = "KING.\nWhat news"
@@ -198,10 +203,16 @@ def test_word_attention_panel_every_view(name):
     panel = word_attention_panel(lm, "But soft, what light through yonder window breaks?")
     how, level, layer, head = panel["how"], panel["level"], panel["layer"], panel["head"]
     layer.value, head.value = layer.max, head.max
+    _, groups, _, attentions = wl.attention_of(lm, "But soft, what light through yonder window breaks?")
     for aggregation in AGGREGATIONS:
-        for lv in ("tokens", "words"):
+        A = AGGREGATIONS[aggregation](attentions, layer.value, head.value)[0]
+        for lv, want in (("tokens", A), ("words", wl.word_attention(A, groups))):
             how.value, level.value = aggregation, lv
-            assert _message(panel) == "" and "<svg" in _view(panel)
+            shown = [float(v) for v in re.findall(r": ([-0-9.]+)</title>", _view(panel))]
+            assert _message(panel) == "" and shown == pytest.approx(want.flatten().tolist(), abs=6e-4)
+            assert ("rows no longer sum to 1" in _view(panel)) == (
+                lv == "words" and aggregation == "max of heads"
+            )
     assert "yonder" in _view(panel)  # word level joins the split word
     panel["text"].value = ""
     assert "prompt is empty" in _message(panel)

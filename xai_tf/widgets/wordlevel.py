@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipywidgets as widgets
+import torch
 
 from xai_tf import viz
 from xai_tf.explain import wordlevel as wl
@@ -27,8 +28,8 @@ def word_attention_panel(
         A, what = AGGREGATIONS[how.value](attentions, layer.value, head.value)
         if level.value == "words":
             A, labels = wl.word_attention(A, groups), words
-            if how.value == "max of heads":
-                what += " (rows no longer sum to 1)"
+            if not torch.allclose(A.sum(-1), torch.ones(len(A), dtype=A.dtype), atol=1e-4):
+                what += " (rows no longer sum to 1)"  # a max of heads: word attention sums its rows
         else:
             labels = tokens
         return viz.svg_heatmap(A, position_labels(labels), title=f"{what}, {level.value}")
