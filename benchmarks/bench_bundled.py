@@ -11,7 +11,7 @@ import time
 from importlib.resources import files
 
 import xai_tf
-from xai_tf.decoding import generate
+from xai_tf.transformer.decoding import generate
 
 
 def main() -> None:

@@ -14,8 +14,8 @@ import argparse
 import torch
 import transformers
 
-from xai_tf.decoding import greedy
 from xai_tf.models import GPT2
+from xai_tf.transformer.decoding import greedy
 
 from timing import median_seconds  # isort: skip
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from xai_tf.corpus import cache_dir
+from xai_tf.transformer.corpus import cache_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"

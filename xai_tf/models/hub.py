@@ -23,10 +23,10 @@ import torch
 from huggingface_hub import constants, hf_hub_download, try_to_load_from_cache
 from safetensors import safe_open
 
-from xai_tf import tokenization
 from xai_tf.models.bert import BertEncoder
 from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
 from xai_tf.models.loaded import LoadedModel
+from xai_tf.transformer import tokenization
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):

@@ -25,10 +25,10 @@ import torch
 from torch import Tensor, nn
 from typing_extensions import TypeVar
 
-from xai_tf import tokenization
 from xai_tf.models.architecture import Architecture, Sizes
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.hooks import ActivationCache, Hooks
+from xai_tf.transformer import tokenization
 
 #: The architecture a handle holds; a bare ``LoadedModel`` holds any ``Architecture``.
 Arch = TypeVar("Arch", bound=Architecture, default=Architecture, covariant=True)

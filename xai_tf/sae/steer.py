@@ -18,11 +18,11 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks, seeds
-from xai_tf.decoding import sample_next_token
 from xai_tf.models.hooks import Hook
 from xai_tf.models.loaded import LoadedModel, as_model, causal
 from xai_tf.sae.activations import check_point
 from xai_tf.sae.model import SparseAutoencoder, _sae
+from xai_tf.transformer.decoding import sample_next_token
 
 MAX_NEW_TOKENS = 1000  # one forward pass each: the lesson and the panel generate 30
 

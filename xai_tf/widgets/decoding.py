@@ -8,8 +8,8 @@ import ipywidgets as widgets
 import torch
 
 from xai_tf import viz
-from xai_tf.decoding import beam_search, filtered_probs, generate
 from xai_tf.models.loaded import LoadedModel
+from xai_tf.transformer.decoding import beam_search, filtered_probs, generate
 from xai_tf.widgets._panel import Panel, needs, prompt_box, side_by_side
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from xai_tf import viz
-from xai_tf.decoding import top_next_tokens
 from xai_tf.models.loaded import LoadedModel
+from xai_tf.transformer.decoding import top_next_tokens
 from xai_tf.widgets._panel import Panel, needs, prompt_box
 
 

