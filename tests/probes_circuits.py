@@ -5,7 +5,17 @@ import re
 import torch
 from probe_kit import TE, VE, lm, tiny, z
 
-from xai_tf.circuits import ablation, attribution, composition, induction, metrics, patching
+from xai_tf.circuits import (
+    ablation,
+    attribution,
+    composition,
+    induction,
+    induction_training,
+    ioi,
+    metrics,
+    patching,
+    shipped,
+)
 from xai_tf.widgets import circuits as circuits_widgets
 
 
@@ -139,6 +149,79 @@ RAISES = [
         "head must be an integer in 0..3, got 4",
     ),
 ]
+
+RAISES += [
+    (
+        "xai_tf.circuits.induction_training.RepeatData",
+        lambda: induction_training.RepeatData(T=32, L_min=3, L_max=17),
+        VE,
+        "L_max must be an integer in 3..16, got 17",
+    ),
+    (
+        "xai_tf.circuits.induction_training.repeat_batch",
+        lambda: induction_training.repeat_batch(induction_training.RepeatData(), 1, 4, torch.Generator()),
+        VE,
+        "vocab must be an integer in 2..1000000, got 1",
+    ),
+    (
+        "xai_tf.circuits.induction_training.train_induction",
+        lambda: induction_training.train_induction(steps=0),
+        VE,
+        "steps must be an integer in 1..100000, got 0",
+    ),
+    (
+        "xai_tf.circuits.shipped.induction_report",
+        lambda: shipped.induction_report(shipped.induction_model(), 17),
+        VE,
+        "half must be an integer in 2..16, got 17",
+    ),
+    (
+        "xai_tf.circuits.ioi.ioi_pairs",
+        lambda: ioi.ioi_pairs(shipped.induction_model(), 2),
+        VE,
+        "induction-2l has no tokenizer: the indirect-object task types English prompts",
+    ),
+    (
+        "xai_tf.circuits.ioi.ioi_head_grid",
+        lambda: ioi.ioi_head_grid(lm(), 0),
+        VE,
+        "n must be an integer in 1..1000, got 0",
+    ),
+    (
+        "xai_tf.circuits.ioi.top_heads",
+        lambda: ioi.top_heads(z(3, 4), 13),
+        VE,
+        "k must be an integer in 1..12, got 13",
+    ),
+    (
+        "xai_tf.widgets.circuits.plot_induction",
+        lambda: circuits_widgets.plot_induction(z(2, 8), z(2, 4), z(2, 4), 5),
+        VE,
+        "loss must be [batch, 9] for half = 5, got (2, 8)",
+    ),
+    (
+        "xai_tf.widgets.circuits.cell_grid",
+        lambda: circuits_widgets.cell_grid(z(2, 3), ["a"], lambda layer, i: None),
+        VE,
+        "grid must be [layers, 1] for 1 columns, got (2, 3)",
+    ),
+]
+
+RAISES += [
+    (
+        "xai_tf.circuits.induction.heads_above",
+        lambda: induction.heads_above(z(2, 4), 1.5),
+        VE,
+        "threshold must be a finite number in [0, 1], got 1.5",
+    ),
+]
+
+EXEMPT = {
+    "xai_tf.circuits.ioi.gpt2_in_cache": "no arguments; reads the Hugging Face cache, downloads nothing",
+    "xai_tf.circuits.shipped.fingerprint": "no arguments",
+    "xai_tf.circuits.shipped.induction_model": "no arguments",
+    "xai_tf.circuits.shipped.recorded": "no arguments",
+}
 
 RAISES = [(name, call, error, re.escape(message)) for name, call, error, message in RAISES]
 

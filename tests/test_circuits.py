@@ -302,16 +302,29 @@ def test_the_checker_passes_the_helper_and_names_the_known_mistakes(capsys):
 
 
 def test_the_panel_draws_every_component_and_method(bundled):
+    """Every component and method draws the grid as buttons (layers × positions or heads) whose labels
+    are the grid's values; clicking a button selects that cell and shows its patched run's top tokens."""
     from xai_tf.widgets.circuits import patching_panel
 
-    panel = patching_panel(bundled, "Enter Romeo and Juliet", "Enter Hamlet and Juliet", " Romeo", " Hamlet")
-    for method in ("exact", "attribution"):
+    clean, corrupted = "Enter Romeo and Juliet", "Enter Hamlet and Juliet"
+    panel = patching_panel(bundled, clean, corrupted, " Romeo", " Hamlet")
+    ids = [torch.tensor([bundled.encode(t)]) for t in (clean, corrupted)]
+    metric = C.logit_difference_metric(
+        bundled, *ids, bundled.encode(" Romeo")[0], bundled.encode(" Hamlet")[0]
+    )
+    for method, run in (("exact", C.activation_patching), ("attribution", C.attribution_patching)):
         panel["method"].value = method
         for component in C.COMPONENTS:
             panel["component"].value = component
-            assert panel.message.value == "" and "<svg" in panel.view.value, (method, component)
-    panel["cell"].value = 2
-    assert panel.message.value == "" and "top next tokens" in panel.view.value
+            assert panel.message.value == "" and "top next tokens" in panel.view.value, (method, component)
+            buttons = [w for w in panel.cells.children[0].children if hasattr(w, "on_click")]
+            grid = run(bundled, *ids, metric, component, "denoising")
+            assert [b.description for b in buttons] == [f"{v:.2f}" for v in grid.flatten().tolist()]
+    buttons[1 * bundled.n_head + 2].click()  # the "z" grid: layer 1, head 2
+    assert (panel["layer"].value, panel["cell"].value) == (1, 2)
+    assert "layer 1, head 2" in panel.view.value and panel.message.value == ""
+    outlined = [b for b in panel.cells.children[0].children if getattr(b, "layout", None) and b.layout.border]
+    assert [b.layout.border for b in outlined].count("2px solid black") == 1
 
 
 def test_patched_top_tokens_of_a_cell_equal_the_grid_run(bundled):
@@ -330,3 +343,123 @@ def test_patched_top_tokens_of_a_cell_equal_the_grid_run(bundled):
     want = probs.topk(3)
     assert [t for t, _ in top] == bundled.token_strings(want.indices.tolist())
     assert max(abs(p - q) for (_, p), q in zip(top, want.values.tolist(), strict=True)) < 1e-6
+
+
+def test_repeat_batch_is_the_layout_of_a_hand_loop():
+    """Each row: random tokens, then from a random p a segment of random length L repeated to the end;
+    rebuilt by a Python loop from the same draws (same generator, same order)."""
+    from xai_tf.circuits.induction_training import RepeatData, repeat_batch
+
+    data = RepeatData(T=20, L_min=2, L_max=6)
+    ids = repeat_batch(data, 7, 50, torch.Generator().manual_seed(3))
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(0, 7, (50, 20), generator=g)
+    L = torch.randint(2, 7, (50, 1), generator=g)
+    p = torch.randint(0, 10, (50, 1), generator=g)
+    for b in range(50):
+        row = x[b].tolist()
+        for t in range(int(p[b]) + int(L[b]), 20):
+            row[t] = row[t - int(L[b])]
+        assert ids[b].tolist() == row
+    assert set(L.flatten().tolist()) == set(range(2, 7)) and p.min() == 0 and p.max() == 9
+
+
+def test_the_shipped_induction_model_is_current_and_scores_its_recorded_metrics(monkeypatch):
+    """The weights were trained by the code as it is now (``artifacts`` fingerprint of the training
+    module's import graph), and re-measuring them at the recorded seed offset gives every recorded
+    number (float32 on another CPU: to 1e-4)."""
+    from xai_tf.circuits import shipped
+
+    record = shipped.recorded()
+    assert record["fingerprint"] == shipped.fingerprint(), (
+        "the induction model is stale: run OMP_NUM_THREADS=1 python scripts/train_induction.py"
+    )
+    monkeypatch.setenv("XAI_TF_SEED_OFFSET", str(record["seed offset"]))
+    lm = shipped.induction_model()
+    assert lm.model.config.to_dict() == record["config"]
+    for name, want in record["reports"].items():
+        got = shipped.induction_report(lm, want["half"])
+        assert got.keys() == want.keys(), name
+        for key, value in want.items():
+            if isinstance(value, float):
+                assert got[key] == pytest.approx(value, abs=1e-4), (name, key)
+            elif key == "K-composition baseline":
+                assert got[key] == pytest.approx(value, abs=1e-4), (name, key)
+            else:
+                assert got[key] == value, (name, key)
+
+
+def test_induction_report_is_the_helpers_it_names(bundled):
+    """On the bundled model the report's numbers are the lesson's helpers called one by one."""
+    from xai_tf.circuits import shipped
+
+    report = shipped.induction_report(bundled, 6, batch=3, seed=2)
+    ids = C.repeated_tokens(bundled, 6, batch=3, seed=2)
+    loss = C.per_token_loss(bundled, ids)
+    pattern = C.attention_patterns(bundled, ids)
+    ind, prev = C.induction_scores(pattern), C.previous_token_scores(pattern)
+    assert report["induction head"] == list(divmod(int(ind.argmax()), 4))
+    assert report["induction score"] == pytest.approx(ind.max().item())
+    assert report["previous-token head"] == list(divmod(int(prev.argmax()), 4))
+    assert report["loss second half"] == pytest.approx(loss[:, 6:].mean().item())
+    assert report["loss first half"] == pytest.approx(loss[:, :5].mean().item())
+    W_QK, _ = C.qk_ov(bundled, *report["induction head"])
+    _, W_OV = C.qk_ov(bundled, *report["previous-token head"])
+    assert report["K-composition"] == pytest.approx(C.k_composition(W_QK, W_OV).item())
+    ablated = C.ablate_head(bundled, ids, *report["induction head"], how="mean")
+    assert report["loss second half, induction head mean-ablated"] == pytest.approx(
+        ablated[:, 6:].mean().item()
+    )
+
+
+def _gpt2_shaped():
+    """GPT-2 small's tokenizer, vocabulary, 12 layers and 12 heads, random weights of width 48."""
+    from xai_tf.models.gpt2 import GPT2Config
+    from xai_tf.models.loaded import LoadedModel
+    from xai_tf.transformer import tokenization
+
+    torch.manual_seed(0)
+    config = GPT2Config(n_ctx=64, n_embd=48, n_layer=12, n_head=12)
+    return LoadedModel(GPT2(config).eval(), tokenization.gpt2(), "gpt2-shaped")
+
+
+def test_ioi_pairs_differ_in_the_second_subject_only():
+    from xai_tf.circuits import ioi
+
+    lm = _gpt2_shaped()
+    pairs = ioi.ioi_pairs(lm, 6, seed=1)
+    for clean, corrupted, io, s in pairs:
+        assert clean.shape == corrupted.shape and clean.size(0) == 1
+        differ = (clean != corrupted).nonzero()[:, 1].tolist()
+        assert len(differ) == 1 and clean[0, differ[0]] == s and corrupted[0, differ[0]] == io
+        text = lm.tokenizer.decode(clean[0].tolist())
+        names = [lm.tokenizer.decode([t]) for t in (io, s)]
+        assert names[0] != names[1] and all(n in ioi.NAMES for n in names)
+        assert text.count(names[0]) == 1 and text.count(names[1]) == 2
+    assert ioi.ioi_pairs(lm, 6, seed=1)[3][0].tolist() == pairs[3][0].tolist()  # seeded
+
+
+def test_ioi_head_grid_is_the_mean_of_hand_patched_heads():
+    """Every cell: the corrupted run with that head's output z^{l,h} set to its clean value, scored
+    by the normalised IO − S logit difference, averaged over the pairs (two hand-patched cells)."""
+    from xai_tf.circuits import ioi
+
+    lm = _gpt2_shaped()
+    grid = ioi.ioi_head_grid(lm, 2, seed=0)
+    assert grid.shape == (12, 12) and torch.isfinite(grid).all()
+    for layer, head in ((9, 6), (0, 11)):
+        values = []
+        for clean, corrupted, io, s in ioi.ioi_pairs(lm, 2, seed=0):
+            _, cache = lm.run_with_cache(clean)
+
+            def patch(z, layer=layer, head=head, cache=cache):
+                z = z.clone()
+                z[:, head] = cache["z", layer][:, head]
+                return z
+
+            with torch.no_grad():
+                ld = [(lm(ids)[0, -1, io] - lm(ids)[0, -1, s]).item() for ids in (clean, corrupted)]
+                out = lm(corrupted, hooks={("z", layer): patch})[0, -1]
+            values.append(((out[io] - out[s]).item() - ld[1]) / (ld[0] - ld[1]))
+        assert grid[layer, head].item() == pytest.approx(np.mean(values), abs=1e-4)
+    assert ioi.top_heads(grid, 2)[0][2] == grid.max().item()

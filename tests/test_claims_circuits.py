@@ -1,4 +1,5 @@
-"""Claims of lesson 15 (circuits) about the bundled model, re-run through the lesson's helpers.
+"""Claims of lesson 15 (circuits) about the bundled model and the shipped 2-layer model, re-run through
+the lesson's helpers.
 
 Section 1 and 3 claims depend on the random tokens drawn (``repeated_tokens(seed=…)``) and are checked
 for every seed of ``SEEDS``; the section 4–5 claims are about two fixed prompts and the shipped weights
@@ -15,6 +16,7 @@ from claims import SEEDS
 
 import xai_tf
 from xai_tf import circuits
+from xai_tf.circuits import shipped
 
 HALF = 50
 
@@ -86,3 +88,48 @@ def test_patching_and_its_attribution_estimate_on_the_worked_pair(lm):
                 assert abs(exact[0, 1]) < 0.005 and abs(estimate[0, 1] - 0.27) < 0.005
     assert max(worst, key=lambda k: worst[k][0]) == ("resid_pre", "noising")
     assert worst["resid_pre", "noising"][1] == (0, 1)
+
+
+@pytest.fixture(scope="module")
+def small():
+    return shipped.induction_model()
+
+
+@pytest.mark.claims
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("n", [8, 16])
+def test_the_shipped_two_layer_model_has_an_induction_head(small, seed, n):
+    """Section 1-3 claims about the shipped 2-layer model on fresh repeats (``repeated_tokens(seed=…)``)
+    of a length seen in training (8) and one longer than any seen (16), measured over seeds 0-9 before
+    writing the prose. n = 8: both layer-1 heads score 0.59-0.66, layer 0 0.00, head (0, 0) 0.96 on the
+    previous token, second-half loss 1.01-1.13 vs first half 3.45-3.51, 2.52-2.66 with the top induction
+    head mean-ablated. n = 16: layer-1 heads 0.26-0.37 (below the lesson's 0.4 threshold), (0, 0) 0.88,
+    second-half loss 2.34-2.70 vs 3.55-3.65 (3.28-3.70 over positions 16-21, 0.68-1.10 over 26-30),
+    raised by 0.39-0.70 when ablated. C_K of (0, 0) into each layer-1 head 15.8-26.2 baseline sd above
+    chance.
+
+    A retrain is not in the suite: one training run took 199 s on one thread of this shared machine
+    (scripts/train_induction.py), ten of them (SEEDS at two offsets) far longer than a test should take;
+    and whether the phase change comes within the run depends on the optimiser (with constant-rate Adam
+    two runs did not reach it, see ``circuits.induction_training``). The shipped weights are what the
+    lesson shows; ``test_circuits.py`` checks they are current and score their recorded metrics."""
+    r = shipped.induction_report(small, n, batch=16, seed=seed)
+    ids = circuits.repeated_tokens(small, n, batch=16, seed=seed)
+    induction = circuits.induction_scores(circuits.attention_patterns(small, ids))
+    second, ablated = r["loss second half"], r["loss second half, induction head mean-ablated"]
+    assert r["previous-token head"] == [0, 0] and r["induction head"][0] == 1
+    assert induction[0].max() < 0.01
+    if n == 8:
+        assert induction[1].min() > 0.55 and r["previous-token score"] > 0.9
+        assert 0.95 < second < 1.2 and 3.4 < r["loss first half"] < 3.6 and 2.45 < ablated < 2.75
+    else:
+        assert 0.2 < induction[1].min() and induction[1].max() < 0.4 and r["previous-token score"] > 0.85
+        assert 2.25 < second < 2.75 and 3.4 < r["loss first half"] < 3.7 and ablated - second > 0.35
+        loss = circuits.per_token_loss(small, ids)
+        assert 3.2 < loss[:, 16:22].mean() < 3.8 and 0.6 < loss[:, 26:31].mean() < 1.15
+    chance, spread = r["K-composition baseline"]
+    _, W_OV = circuits.qk_ov(small, 0, 0)
+    for h in range(small.n_head):
+        C_K = circuits.k_composition(circuits.qk_ov(small, 1, h)[0], W_OV).item()
+        assert (C_K - chance) / spread > 15
+        assert round(C_K, 2) in (0.20, 0.23)

@@ -12,6 +12,7 @@ from xai_tf.circuits.attribution import attribution_patching
 from xai_tf.circuits.composition import k_composition, k_composition_baseline, qk_ov
 from xai_tf.circuits.induction import (
     attention_patterns,
+    heads_above,
     induction_scores,
     per_token_loss,
     previous_token_scores,
@@ -27,6 +28,7 @@ __all__ = [
     "activation_patching",
     "attention_patterns",
     "attribution_patching",
+    "heads_above",
     "induction_scores",
     "k_composition",
     "k_composition_baseline",

@@ -63,8 +63,8 @@ def k_composition_baseline(d: int, d_h: int, samples: int = 200, seed: int = 0) 
     d_h = _checks.integer("d_h", d_h, 1, d)
     samples = _checks.integer("samples", samples, 2, 100_000)
     g = seeds.generator(seed)
-    U, V, U2 = (torch.randn(samples, d, d_h, generator=g) for _ in range(3))
-    V2 = torch.randn(samples, d_h, d, generator=g)
+    U, V, U2 = (torch.randn(samples, d, d_h, generator=g, device="cpu") for _ in range(3))
+    V2 = torch.randn(samples, d_h, d, generator=g, device="cpu")
     W_QK, W_OV = U @ V.transpose(1, 2), U2 @ V2
     scores = torch.linalg.matrix_norm(W_QK @ W_OV.transpose(1, 2)) / (
         torch.linalg.matrix_norm(W_QK) * torch.linalg.matrix_norm(W_OV)

@@ -27,7 +27,8 @@ def repeated_tokens(model: LoadedModel | nn.Module, half: int, batch: int = 1, s
     half = _checks.integer("half", half, 2, lm.n_ctx // 2)
     batch = _checks.integer("batch", batch, 1, 1024)
     vocab = lm.model.config.vocab_size
-    first = torch.randint(0, vocab, (batch, half), generator=seeds.generator(seed))
+    # drawn on the CPU (the generator's device), so every device gets the same tokens
+    first = torch.randint(0, vocab, (batch, half), generator=seeds.generator(seed), device="cpu")
     return torch.cat([first, first], dim=1).to(lm.device)
 
 
@@ -81,3 +82,12 @@ def induction_scores(pattern: Tensor) -> Tensor:
 def previous_token_scores(pattern: Tensor) -> Tensor:
     """``[layers, heads]``: mean A[t, t − 1] over t = 1..T−1."""
     return _pattern(pattern).diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=(1, 3))
+
+
+def heads_above(scores: Tensor, threshold: float) -> list[tuple[int, int]]:
+    """The (layer, head) of every entry of a ``[layers, heads]`` score grid above ``threshold``."""
+    scores = _checks.tensor("scores", scores)
+    if scores.dim() != 2:
+        raise ValueError(f"scores must be [layers, heads], got shape {tuple(scores.shape)}")
+    threshold = _checks.real("threshold", threshold, 0.0, 1.0)
+    return [divmod(int(i), scores.size(1)) for i in (scores.flatten() > threshold).nonzero().flatten()]

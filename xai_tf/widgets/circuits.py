@@ -1,11 +1,12 @@
-"""Lesson 15's figures and panel: a grid (layers × positions or heads) as a heatmap, and the
-patching panel (a prompt pair, the answer and wrong token, the component, exact or attribution
-patching; a chosen cell's patched run shows its top next tokens)."""
+"""Lesson 15's figures and panel: a grid (layers × positions or heads) as a heatmap, the three
+figures of an induction test, and the patching panel (a prompt pair, the answer and wrong token, the
+component, exact or attribution patching; the grid is a grid of buttons, and clicking a cell shows its
+patched run's top next tokens)."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -17,8 +18,8 @@ from xai_tf import _checks
 from xai_tf.circuits import metrics, patching
 from xai_tf.circuits.attribution import attribution_patching
 from xai_tf.models.loaded import LoadedModel
-from xai_tf.viz.svg import html_ranked_table, svg_heatmap
-from xai_tf.widgets._panel import Panel, needs, position_labels, side_by_side
+from xai_tf.viz.svg import html_ranked_table
+from xai_tf.widgets._panel import Panel, needs, position_labels
 
 METHODS = ("exact", "attribution")
 
@@ -43,15 +44,85 @@ def plot_grid(
     return ax
 
 
+def plot_induction(loss, induction, previous, half: int, title: str = "") -> plt.Figure:
+    """The three figures of an induction test on repeated tokens (``half`` tokens a half): the
+    per-token loss ``[batch, 2·half − 1]`` averaged over the batch with the halves' border marked,
+    and the induction and previous-token scores ``[layers, heads]`` as grids on 0..1."""
+    loss, induction = np.asarray(loss, dtype=float), np.asarray(induction, dtype=float)
+    if loss.ndim != 2 or loss.shape[1] != 2 * half - 1:
+        raise ValueError(f"loss must be [batch, {2 * half - 1}] for half = {half}, got {loss.shape}")
+    fig, axes = plt.subplots(1, 3, figsize=(15, 0.35 * len(induction) + 2.6))
+    axes[0].plot(loss.mean(0))
+    axes[0].axvline(half - 0.5, color="grey", ls=":")
+    axes[0].set(xlabel="position t", ylabel="loss (nats)", title=f"{title}per-token loss, batch mean")
+    heads = [f"head {h}" for h in range(induction.shape[1])]
+    plot_grid(induction, heads, "induction score (colours on 0..1)", axes[1], scale=1.0)
+    plot_grid(previous, heads, "previous-token score (colours on 0..1)", axes[2], scale=1.0)
+    fig.tight_layout()
+    return fig
+
+
 def _grid(lm, clean, corrupted, metric, component, method, direction) -> torch.Tensor:
     run = patching.activation_patching if method == "exact" else attribution_patching
     return run(lm, clean, corrupted, metric, component, direction)
 
 
+def _colour(value: float) -> str:
+    """The grid's colour of ``value`` (RdBu_r on −1..1, as ``plot_grid`` with scale 1)."""
+    r, g, b, _ = plt.get_cmap("RdBu_r")((max(-1.0, min(1.0, value)) + 1) / 2)
+    return f"#{int(255 * r):02x}{int(255 * g):02x}{int(255 * b):02x}"
+
+
+def cell_grid(grid, columns: Sequence[str], choose: Callable[[int, int], None]) -> widgets.GridBox:
+    """``grid [layers, n]`` as a grid of small buttons coloured like ``plot_grid`` (−1..1), each
+    showing its value; clicking cell (l, i) calls ``choose(l, i)``. ``_select`` outlines one."""
+    grid = np.asarray(grid, dtype=float)
+    if grid.ndim != 2 or grid.shape[1] != len(columns):
+        raise ValueError(
+            f"grid must be [layers, {len(columns)}] for {len(columns)} columns, got {grid.shape}"
+        )
+    header = [widgets.HTML("")] + [
+        widgets.HTML(f"<div style='font-size:10px;overflow:hidden'>{html.escape(c)}</div>") for c in columns
+    ]
+    cells: list[widgets.Widget] = list(header)
+    for layer, row in enumerate(grid):
+        cells.append(widgets.HTML(f"<div style='font-size:11px'>L{layer}</div>"))
+        for i, value in enumerate(row):
+            button = widgets.Button(
+                description=f"{value:.2f}",
+                tooltip=f"layer {layer}, {columns[i]}: {value:.3f}",
+                layout=widgets.Layout(width="auto", height="24px", padding="0", border=UNSELECTED),
+                style=widgets.ButtonStyle(button_color=_colour(value), font_size="10px"),
+            )
+            button.on_click(lambda _b, layer=layer, i=i: choose(layer, i))
+            cells.append(button)
+    return widgets.GridBox(
+        cells,
+        layout=widgets.Layout(
+            grid_template_columns=f"32px repeat({len(columns)}, minmax(38px, 60px))", grid_gap="1px"
+        ),
+    )
+
+
+UNSELECTED, SELECTED = "1px solid white", "2px solid black"
+
+
+def _select(box: widgets.GridBox, n: int, cell: tuple[int, int]) -> None:
+    """Outline ``cell`` = (layer, i) of a ``cell_grid`` of ``n`` columns, and no other."""
+    buttons = [w for w in box.children if isinstance(w, widgets.Button)]
+    chosen = cell[0] * n + cell[1]
+    for k, button in enumerate(buttons):
+        border = SELECTED if k == chosen else UNSELECTED
+        if button.layout.border != border:
+            button.layout.border = border
+
+
 @needs("causal", "patching")
 def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wrong: str) -> Panel:
-    """Exact or attribution patching of the normalised logit difference of ``answer`` over ``wrong``;
-    the chosen cell (layer, position or head) shows the patched run's top next tokens."""
+    """Exact or attribution patching of the normalised logit difference of ``answer`` over ``wrong``,
+    drawn as a grid of buttons (``panel.cells``); clicking a cell (or typing its layer and position
+    or head) shows that patched run's top next tokens. The grid is computed once per prompt pair,
+    component, method and direction; choosing a cell runs only its patched forward pass."""
     boxes = {
         name: widgets.Text(value=value, description=name, continuous_update=False)
         for name, value in (("clean", clean), ("corrupted", corrupted), ("answer", answer), ("wrong", wrong))
@@ -61,34 +132,50 @@ def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wro
     direction = widgets.Dropdown(options=patching.DIRECTIONS, description="direction")
     layer = widgets.BoundedIntText(value=lm.n_layer - 1, min=0, max=lm.n_layer - 1, description="layer")
     cell = widgets.BoundedIntText(value=0, min=0, max=lm.n_ctx - 1, description="position/head")
+    cells = widgets.Box()
+    computed: dict[str, object] = {"key": None}
+
+    def keep_head() -> None:  # a position beyond the heads becomes the last head
+        if component.value == "z":
+            cell.value = min(cell.value, lm.n_head - 1)
+
+    def choose(chosen_layer: int, chosen_cell: int) -> None:
+        with panel.held():
+            layer.value, cell.value = chosen_layer, chosen_cell
+        panel.redraw()
 
     def render() -> str:
+        cells.children = ()  # empty while computing: an error leaves no stale grid
         ids = [torch.tensor([lm.encode(boxes[k].value)]) for k in ("clean", "corrupted")]
         answer_ids, wrong_ids = lm.encode(boxes["answer"].value), lm.encode(boxes["wrong"].value)
         if len(answer_ids) != 1 or len(wrong_ids) != 1:
             raise ValueError("answer and wrong must each be one token of the model's vocabulary")
-        metric = metrics.logit_difference_metric(lm, *ids, answer_ids[0], wrong_ids[0])
-        grid = _grid(lm, *ids, metric, component.value, method.value, direction.value)
+        key = (*(w.value for w in (*boxes.values(), component, method, direction)),)
         columns = (
             [f"head {h}" for h in range(lm.n_head)]
             if component.value == "z"
             else position_labels(lm.token_strings(ids[0][0].tolist()))
         )
+        if computed["key"] != key:
+            metric = metrics.logit_difference_metric(lm, *ids, answer_ids[0], wrong_ids[0])
+            grid = _grid(lm, *ids, metric, component.value, method.value, direction.value)
+            computed.update(key=key, box=cell_grid(grid, columns, choose))
         if cell.value >= len(columns):
             raise ValueError(f"position/head must lie in 0..{len(columns) - 1} for this component")
         top = patching.patched_top_tokens(
             lm, *ids, component.value, layer.value, cell.value, direction.value, k=6
         )
+        _select(computed["box"], len(columns), (layer.value, cell.value))
+        cells.children = (computed["box"],)
+        title = f"{method.value} {direction.value}: normalised logit difference (click a cell)"
         table = html_ranked_table(
             ["patched run"],
             [top],
             title=f"top next tokens, layer {layer.value}, {html.escape(columns[cell.value])}",
         )
-        title = f"{method.value} {direction.value}: normalised logit difference"
-        heat = svg_heatmap(grid.clamp(0, 1).numpy(), [f"L{i}" for i in range(lm.n_layer)], columns, title)
-        return side_by_side(heat, table)
+        return f"<b>{html.escape(title)}</b>" + table
 
-    return Panel(
+    panel = Panel(
         {
             **boxes,
             "component": component,
@@ -104,5 +191,9 @@ def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wro
             ["component", "method", "direction"],
             ["layer", "cell"],
         ],
+        updates={"component": keep_head},
         slow=True,
     )
+    panel.cells = cells
+    panel.children = (*panel.children[:-1], cells, panel.children[-1])
+    return panel

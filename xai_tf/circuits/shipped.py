@@ -1,0 +1,82 @@
+"""The shipped 2-layer model that has an induction head (lesson 15), and the measurements recorded
+with it.
+
+``scripts/train_induction.py`` trains it (``circuits.induction_training``) and writes
+``xai_tf/data/induction.safetensors`` and ``induction.json`` (its training settings, the code's
+fingerprint and ``induction_report`` at the recorded lengths). ``induction_model()`` loads it as a
+``LoadedModel`` with no tokenizer: its tokens are the ids 0..D−1 and are shown as numbers.
+``tests/test_circuits.py`` checks that the fingerprint is current and that re-measuring the shipped
+weights gives the recorded numbers.
+
+``induction_report(lm, half)`` measures, on repeated random tokens of ``half`` tokens a half
+(``induction.repeated_tokens``): the mean loss of each half, the top induction head and top
+previous-token head with their scores, the K-composition of the previous-token head into the
+induction head against its random baseline (mean, sd), and the second half's loss with the induction
+head mean-ablated.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+
+from safetensors.torch import load_file
+
+from xai_tf import artifacts
+from xai_tf.circuits import ablation, composition, induction
+from xai_tf.circuits.induction_training import CONFIG
+from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.loaded import LoadedModel, causal
+
+DATA = Path(str(files("xai_tf") / "data"))
+WEIGHTS, METRICS = DATA / "induction.safetensors", DATA / "induction.json"
+TRAINED_BY = "xai_tf.circuits.induction_training"
+NAME = "induction-2l"
+
+
+def fingerprint() -> str:
+    """The training code's fingerprint (``artifacts.fingerprint`` of its import graph)."""
+    return artifacts.fingerprint(TRAINED_BY)
+
+
+def induction_model() -> LoadedModel:
+    """The shipped 2-layer GPT-2 with an induction head, in eval mode on the CPU."""
+    model = GPT2.from_state_dict(CONFIG, load_file(WEIGHTS))
+    return LoadedModel(model, None, NAME, {"trained by": "scripts/train_induction.py"})
+
+
+def recorded() -> dict:
+    """What ``induction.json`` records: settings, fingerprint, training time, the reports."""
+    return json.loads(METRICS.read_text())
+
+
+def _top(grid) -> tuple[list[int], float]:
+    layer, head = divmod(int(grid.argmax()), grid.size(1))
+    return [layer, head], float(grid.max())
+
+
+def induction_report(model: LoadedModel, half: int, batch: int = 16, seed: int = 0) -> dict:
+    """The measurements of the module docstring on ``batch`` sequences of 2 · ``half`` tokens."""
+    lm = causal(model, "an induction report")
+    ids = induction.repeated_tokens(lm, half, batch, seed)
+    loss = induction.per_token_loss(lm, ids)
+    pattern = induction.attention_patterns(lm, ids)
+    top_induction, induction_score = _top(induction.induction_scores(pattern))
+    top_previous, previous_score = _top(induction.previous_token_scores(pattern))
+    W_QK, _ = composition.qk_ov(lm, *top_induction)
+    _, W_OV = composition.qk_ov(lm, *top_previous)
+    chance, spread = composition.k_composition_baseline(lm.d_model, lm.d_model // lm.n_head, seed=seed)
+    ablated = ablation.ablate_head(lm, ids, *top_induction, how="mean")
+    return {
+        "half": half,
+        "loss first half": float(loss[:, : half - 1].mean()),
+        "loss second half": float(loss[:, half:].mean()),
+        "induction head": top_induction,
+        "induction score": induction_score,
+        "previous-token head": top_previous,
+        "previous-token score": previous_score,
+        "K-composition": float(composition.k_composition(W_QK, W_OV)),
+        "K-composition baseline": [chance, spread],
+        "loss second half, induction head mean-ablated": float(ablated[:, half:].mean()),
+    }
