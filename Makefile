@@ -24,7 +24,7 @@ lab: setup
 	$(VENV)/bin/jupyter lab lessons/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: setup
-	$(VENV)/bin/python -m xai_tf.corpus
+	$(VENV)/bin/python -m xai_tf.transformer.corpus
 	$(VENV)/bin/python -m xai_tf.tasks.tweets
 	$(VENV)/bin/python scripts/build_site.py --fetch
 	$(VENV)/bin/ruff check .
