@@ -540,3 +540,18 @@ def test_the_dyck_panel_sliders_follow_the_picked_model():
     assert net.message.value == "" and "one, layer 1, head 1" in net.view.value
     net["model"].value = "two"
     assert (net["layer"].max, net["head"].max) == (2, 2)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: histogram.HistogramModel(d_tok=10**6), r"d_tok must be an integer in 1..4096, got 1000000"),
+        (lambda: histogram.HistogramModel(L=10**5), r"L must be an integer in 1..64, got 100000"),
+        (lambda: dyck_model.DyckModel(d=30, n_head=4), "d = 30 must be divisible by n_head = 4"),
+        (lambda: dyck_model.DyckModel(T_max=10**6), r"T_max must be an integer in 1..4096, got 1000000"),
+        (lambda: dyck_model.DyckModel()(torch.tensor([[0, 7]])), r"x must be token ids in 0..3"),
+    ],
+)
+def test_the_models_refuse_sizes_and_tokens_before_allocating(build, message):
+    with pytest.raises(ValueError, match=message):
+        build()
