@@ -6,6 +6,7 @@ from captum.attr import FeatureAblation, LayerGradientXActivation, LayerIntegrat
 from conftest import random_hf_gpt2
 
 from xai_tf.explain import attribution as attr
+from xai_tf.explain._readout import final_state
 from xai_tf.explain.agreement import PROMPTS
 from xai_tf.models import GPT2
 from xai_tf.tasks.sentiment import sentiment_phrases, train_classifier
@@ -259,23 +260,37 @@ def test_sequential_ig_completeness_has_plus_delta(random_gpt2):
             assert abs(float(deltas[t])) > 1e-4  # 5 steps leave a visible delta: the sign matters
 
 
+def _saved_bytes(F, E: torch.Tensor, params: set[int]) -> int:
+    """The bytes autograd saves for the backward pass of F(E), weights excluded."""
+    saved: dict[int, int] = {}
+
+    def pack(t):
+        if t.untyped_storage().data_ptr() not in params:
+            saved[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        F(E)
+    return sum(saved.values())
+
+
 def test_the_ig_memory_estimate_bounds_what_autograd_keeps(random_gpt2):
     """GPT2Config.backward_bytes(T) must cover the activations autograd saves for one sequence
-    (weights excluded), without overestimating by more than 4×, at short and long T."""
+    (weights excluded) for every F that IG runs, without overestimating the heaviest by more than 4×,
+    at short and long T. The heaviest runs every block at every position (a classifier reading all
+    positions, as tasks.sentiment's); a language model's logit at one position keeps less (_readout)."""
     params = {p.untyped_storage().data_ptr() for p in random_gpt2.parameters()}
     for T in (5, 30):
-        saved: dict[int, int] = {}
-
-        def pack(t, saved=saved):
-            if t.untyped_storage().data_ptr() not in params:
-                saved[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
-            return t
-
         E = random_gpt2.wte(torch.arange(T) % 90).detach()[None].requires_grad_(True)
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            attr.target_function(random_gpt2, 3, T=T)(E)
+        every_position = _saved_bytes(lambda E: random_gpt2.final_states(E).mean(1).sum(-1), E, params)
+        one_logit = _saved_bytes(attr.target_function(random_gpt2, 3, T=T), E, params)
         estimate = random_gpt2.config.backward_bytes(T)
-        assert sum(saved.values()) <= estimate <= 4 * sum(saved.values()), (T, sum(saved.values()), estimate)
+        assert one_logit < every_position <= estimate <= 4 * every_position, (
+            T,
+            one_logit,
+            every_position,
+            estimate,
+        )
 
 
 def test_ig_batches_path_points_to_fit_its_memory(random_gpt2, monkeypatch):
@@ -332,3 +347,23 @@ def test_leave_one_out_batches_to_fit_the_ig_memory(random_gpt2, monkeypatch, re
     monkeypatch.setattr(attr, "IG_MEMORY", 1)  # fits no sequence: one row per forward pass
     one_by_one = attr.leave_one_out(random_gpt2, ids, 12, replacement=replacement)
     torch.testing.assert_close(one_by_one, whole, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("position", [0, 1, 3, -2, -1])
+def test_the_readout_equals_the_full_forward_pass_at_its_position(random_gpt2, position):
+    """LN_f(h_L)[p] computed with the last block at p alone (keys and values up to p) is the full forward
+    pass's at p, at the first, a middle and the last position, for a batch of path points."""
+    E = torch.randn(3, 6, random_gpt2.config.n_embd, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        full = random_gpt2.final_states(E)[:, position]
+        torch.testing.assert_close(final_state(random_gpt2, E, position), full, atol=1e-6, rtol=1e-5)
+
+
+def test_ig_at_a_middle_position_matches_captum_and_ignores_later_tokens(random_gpt2):
+    """The prediction after token 3 of 6: the same attributions as Captum's on the full model, and exactly
+    0 for tokens 4 and 5, which a causal model cannot let reach it."""
+    ids, base = torch.tensor([5, 17, 3, 88, 41, 9]), torch.zeros(6, dtype=torch.long)
+    ours = attr.integrated_gradients(random_gpt2, ids, 12, n_steps=7, position=3)
+    theirs = _captum_ig(random_gpt2, lambda b: random_gpt2(b)[:, 3, 12], ids, base, 7)
+    assert (ours.attributions - theirs).abs().max() <= 1e-4 * theirs.abs().max()
+    assert ours.attributions[4:].abs().max() == 0

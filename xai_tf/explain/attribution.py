@@ -30,6 +30,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf.explain._readout import final_state
 from xai_tf.explain.path_integral import METHODS, Scalar, path_integrated_gradients, quadrature
 from xai_tf.models.loaded import LoadedModel, causal
 
@@ -91,7 +92,8 @@ def target_function(
     ``target`` at ``position`` (−T..T−1) for a language model, or of class ``target`` for a classifier
     (whose forward_embeddings returns ``[n, classes]``; position is then unused). A language model's
     logit is read as LN_f(h_L)[position] · W_U[target]: one row of the unembedding, not all T × D
-    logits (the hot path of integrated gradients)."""
+    logits, and LN_f(h_L)[position] without the work it does not depend on (``_readout``; the hot path
+    of integrated gradients)."""
     module = _module(model)
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
@@ -101,7 +103,7 @@ def target_function(
         if hasattr(module, "unembedding"):
             W_U = module.unembedding  # [D, d_e]
             _checks.integer("target", target, 0, W_U.size(0) - 1)
-            h = module.final_states(E)[:, position]  # [n, d_e]
+            h = final_state(module, E, position)  # [n, d_e], without the work it does not depend on
             if output == "logit":
                 return h @ W_U[target]
             scores = h @ W_U.T
