@@ -1,12 +1,13 @@
 """Integrated gradients: xai_tf against Captum's LayerIntegratedGradients, one run, CPU, float32.
 
 50 right-Riemann steps on a 32-token prompt, target = the most likely next token's logit, token-0
-baseline, all steps in one batch for both. Models: the bundled model and a randomly initialised
-GPT-2-small-sized one (124M). Prints median times (interleaved runs), the ratio ours/Captum
-(< 1: ours is faster), and the peak resident memory of one attribution above the loaded model,
-each measured in a fresh process (Linux VmHWM).
+baseline, each with its default batching (ours: the path points that fit ``IG_MEMORY`` at a time;
+Captum: all 50 at once). Models: the bundled model and a randomly initialised GPT-2-small-sized one
+(124M). Prints median times (interleaved runs after a warm-up, ``xai_tf.timing``), the ratio
+ours/Captum (< 1: ours is faster), and the peak resident memory of one attribution above the loaded
+model, each measured in a fresh process (Linux VmHWM), with its ratio.
 
-    python benchmarks/bench_attribution.py [--runs 5]
+    python benchmarks/bench_attribution.py [--runs 5] [--threads N]
 """
 
 from __future__ import annotations
@@ -66,7 +67,15 @@ def compare(model_name: str, runs: int) -> None:
     peaks = {}
     for which in fns:
         out = subprocess.run(
-            [sys.executable, __file__, "--child", model_name, which],
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                model_name,
+                which,
+                "--threads",
+                str(torch.get_num_threads()),
+            ],
             capture_output=True,
             text=True,
             check=True,
@@ -75,15 +84,20 @@ def compare(model_name: str, runs: int) -> None:
     print(
         f"{model_name}: ours {t['ours'] * 1e3:.0f} ms, Captum {t['captum'] * 1e3:.0f} ms, "
         f"ratio ours/Captum {t['ours'] / t['captum']:.2f}; peak memory above the model: "
-        f"ours {peaks['ours']:.0f} MB, Captum {peaks['captum']:.0f} MB"
+        f"ours {peaks['ours']:.0f} MB, Captum {peaks['captum']:.0f} MB, "
+        f"ratio {peaks['ours'] / peaks['captum']:.2f}"
     )
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument(
+        "--threads", type=int, default=torch.get_num_threads(), help="torch threads (default: torch's)"
+    )
     p.add_argument("--child", nargs=2, metavar=("MODEL", "WHICH"), help=argparse.SUPPRESS)
     args = p.parse_args()
+    torch.set_num_threads(args.threads)
     if args.child:
         print(json.dumps(child(*args.child)))
         return
