@@ -108,7 +108,7 @@ def test_the_shipped_two_layer_model_has_an_induction_head(small, seed, n):
     raised by 0.39-0.70 when ablated. C_K of (0, 0) into each layer-1 head 15.8-26.2 baseline sd above
     chance.
 
-    A retrain is not in the suite: one training run took 199 s on one thread of this shared machine
+    A retrain is not in the suite: one training run takes 86 s on one quiet thread (199 s under load)
     (scripts/train_induction.py), ten of them (SEEDS at two offsets) far longer than a test should take;
     and whether the phase change comes within the run depends on the optimiser (with constant-rate Adam
     two runs did not reach it, see ``circuits.induction_training``), and even with the shipped recipe on

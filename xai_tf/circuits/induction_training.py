@@ -87,7 +87,7 @@ def train_induction(
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: min(1.0, (k + 1) / WARMUP))
     history = []
     for _ in range(options.steps):
-        x = repeat_batch(data, config.vocab_size, options.batch_size, generator)
+        x = repeat_batch(data, config.vocab_size, batch, generator)
         loss = F.cross_entropy(model(x)[:, :-1].transpose(1, 2), x[:, 1:])
         optimizer.zero_grad()
         loss.backward()

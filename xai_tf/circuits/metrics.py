@@ -10,13 +10,17 @@ so 0 means "as the corrupted run" and 1 means "as the clean run".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
 from xai_tf.models.loaded import LoadedModel, causal
+
+IdsLike = Tensor | Sequence[int]
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,8 @@ class LogitDifference:
 
 def prompt_pair(lm: LoadedModel, clean_ids: object, corrupted_ids: object) -> tuple[Tensor, Tensor]:
     """Both prompts as ``[1, T]`` ids of one length (a ValueError naming both lengths otherwise)."""
-    clean, corrupted = (lm.model.check_input_ids(ids) for ids in (clean_ids, corrupted_ids))
+    # check_input_ids refuses anything that is not ids: the cast only tells the type checker so
+    clean, corrupted = (lm.model.check_input_ids(cast(IdsLike, ids)) for ids in (clean_ids, corrupted_ids))
     if clean.size(0) != 1 or corrupted.size(0) != 1:
         raise ValueError("clean_ids and corrupted_ids must each be one prompt, not a batch")
     if clean.size(1) != corrupted.size(1):

@@ -22,6 +22,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from safetensors.torch import load_file
+from torch import Tensor
 
 from xai_tf import artifacts
 from xai_tf.circuits import ablation, composition, induction
@@ -51,9 +52,9 @@ def recorded() -> dict:
     return json.loads(METRICS.read_text())
 
 
-def _top(grid) -> tuple[list[int], float]:
+def _top(grid: Tensor) -> tuple[tuple[int, int], float]:
     layer, head = divmod(int(grid.argmax()), grid.size(1))
-    return [layer, head], float(grid.max())
+    return (layer, head), float(grid.max())
 
 
 def induction_report(model: LoadedModel, half: int, batch: int = 16, seed: int = 0) -> dict:
@@ -72,9 +73,9 @@ def induction_report(model: LoadedModel, half: int, batch: int = 16, seed: int =
         "half": half,
         "loss first half": float(loss[:, : half - 1].mean()),
         "loss second half": float(loss[:, half:].mean()),
-        "induction head": top_induction,
+        "induction head": list(top_induction),
         "induction score": induction_score,
-        "previous-token head": top_previous,
+        "previous-token head": list(top_previous),
         "previous-token score": previous_score,
         "K-composition": float(composition.k_composition(W_QK, W_OV)),
         "K-composition baseline": [chance, spread],

@@ -146,7 +146,7 @@ def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wro
 
     def render() -> str:
         cells.children = ()  # empty while computing: an error leaves no stale grid
-        ids = [torch.tensor([lm.encode(boxes[k].value)]) for k in ("clean", "corrupted")]
+        clean_ids, corrupted_ids = (torch.tensor([lm.encode(boxes[k].value)]) for k in ("clean", "corrupted"))
         answer_ids, wrong_ids = lm.encode(boxes["answer"].value), lm.encode(boxes["wrong"].value)
         if len(answer_ids) != 1 or len(wrong_ids) != 1:
             raise ValueError("answer and wrong must each be one token of the model's vocabulary")
@@ -154,16 +154,17 @@ def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wro
         columns = (
             [f"head {h}" for h in range(lm.n_head)]
             if component.value == "z"
-            else position_labels(lm.token_strings(ids[0][0].tolist()))
+            else position_labels(lm.token_strings(clean_ids[0].tolist()))
         )
         if computed["key"] != key:
-            metric = metrics.logit_difference_metric(lm, *ids, answer_ids[0], wrong_ids[0])
-            grid = _grid(lm, *ids, metric, component.value, method.value, direction.value)
+            pair = (clean_ids, corrupted_ids)
+            metric = metrics.logit_difference_metric(lm, *pair, answer_ids[0], wrong_ids[0])
+            grid = _grid(lm, *pair, metric, component.value, method.value, direction.value)
             computed.update(key=key, box=cell_grid(grid, columns, choose))
         if cell.value >= len(columns):
             raise ValueError(f"position/head must lie in 0..{len(columns) - 1} for this component")
         top = patching.patched_top_tokens(
-            lm, *ids, component.value, layer.value, cell.value, direction.value, k=6
+            lm, clean_ids, corrupted_ids, component.value, layer.value, cell.value, direction.value, k=6
         )
         _select(computed["box"], len(columns), (layer.value, cell.value))
         cells.children = (computed["box"],)
