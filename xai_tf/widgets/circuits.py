@@ -92,7 +92,11 @@ def cell_grid(grid, columns: Sequence[str], choose: Callable[[int, int], None]) 
                 description=f"{value:.2f}",
                 tooltip=f"layer {layer}, {columns[i]}: {value:.3f}",
                 layout=widgets.Layout(width="auto", height="24px", padding="0", border=UNSELECTED),
-                style=widgets.ButtonStyle(button_color=_colour(value), font_size="10px"),
+                style=widgets.ButtonStyle(
+                    button_color=_colour(value),
+                    font_size="10px",
+                    text_color="white" if abs(value) > 0.6 else "black",
+                ),
             )
             button.on_click(lambda _b, layer=layer, i=i: choose(layer, i))
             cells.append(button)
