@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.models.loaded import LoadedModel, as_model, causal
 from xai_tf.sae.model import SparseAutoencoder, _sae, feature_activations
 
 
@@ -159,7 +159,7 @@ def logit_effects(
     lm: LoadedModel, sae: SparseAutoencoder, j: int, k: int = 8
 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     """The ``k`` most boosted and ``k`` most suppressed tokens by W_U W^dec_{:,j}, with their values."""
-    lm = as_model(lm)
+    lm = causal(lm, "a feature's logit effects (they need the unembedding W_U)")
     j = _sae(sae).feature(j)
     _checks.integer("k", k, 1, lm.vocab_size)
     effect = (lm.model.unembedding.double() @ sae.W_dec[:, j].double().to(lm.device)).cpu()

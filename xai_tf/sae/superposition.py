@@ -19,7 +19,7 @@ from torch import Tensor
 
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
-from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.models.loaded import LoadedModel, causal
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
 from xai_tf.sae.training import train_sae
 from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit
@@ -118,7 +118,7 @@ def analogy(lm: LoadedModel, a: str, b: str, c: str, d: str) -> tuple[int, list[
     """Linear structure in the embeddings W_e (Mikolov et al., 2013): a is to b as c is to ?. Ranks
     every token by cos(W_e[x], W_e[b] − W_e[a] + W_e[c]), leaving out a, b and c; returns the rank of
     ``d`` (1 = nearest) and the 5 nearest tokens. Each word must be one token."""
-    lm = as_model(lm)
+    lm = causal(lm, "the analogy test (it reads GPT-2's token embeddings W_E)")
     words = {"a": a, "b": b, "c": c, "d": d}
     ids = {}
     for name, word in words.items():
