@@ -7,7 +7,7 @@ missing (Colab, a fresh hub) and does nothing where it is installed (`make lab`,
 
 Idempotent: the cell is found by its id, its text and metadata are brought to the current ones and it is
 moved back to just after the title; a second run changes nothing. Its slide type follows
-scripts/slides.py's rule (a code cell continues the title slide); the site hides it (tag remove-cell).
+scripts/slides.py's rule (skipped: an install line is not a slide); the site hides it (tag remove-cell).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import importlib.util
 
 if importlib.util.find_spec("xai_tf") is None:
     %pip install -q "{INSTALL}\""""
-METADATA = {"tags": ["setup", "remove-cell"], "slideshow": {"slide_type": "-"}}
+METADATA = {"tags": ["setup", "remove-cell"], "slideshow": {"slide_type": "skip"}}
 POSITION = 1  # after the title cell
 
 
