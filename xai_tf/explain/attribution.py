@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, cast
 
 import torch
 from torch import Tensor, nn
@@ -32,6 +33,7 @@ from torch import Tensor, nn
 from xai_tf import _checks
 from xai_tf.explain._readout import final_state
 from xai_tf.explain.path_integral import METHODS, Scalar, path_integrated_gradients, quadrature
+from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.loaded import LoadedModel, causal
 
 __all__ = ["METHODS", "path_integrated_gradients", "quadrature"]  # re-exported: lessons use attr.METHODS
@@ -58,12 +60,28 @@ class IGResult:
         return abs(self.delta) / max(abs(self.f_input - self.f_baseline), 1e-12)
 
 
-def _module(model: nn.Module | LoadedModel) -> nn.Module:
+class _MemoryEstimate(Protocol):
+    def backward_bytes(self, T: int, /) -> int: ...
+
+
+class Explained(Protocol):
+    """What the attributions read of a network: its token embedding W_e (``wte``), its check of
+    token ids, F's scores from token embeddings, and its config's memory estimate per sequence."""
+
+    wte: nn.Embedding
+    config: _MemoryEstimate
+
+    def check_input_ids(self, input_ids: Sequence[int] | Tensor, /) -> Tensor: ...
+
+    def forward_embeddings(self, token_embeddings: Tensor, /) -> Tensor: ...
+
+
+def _module(model: nn.Module | LoadedModel) -> Explained:
     """The network whose F is explained: a task model with ``forward_embeddings`` (a classifier on
     top of a language model, ``xai_tf.tasks``) as it is, otherwise the causal model of the handle."""
     if isinstance(model, nn.Module) and hasattr(model, "forward_embeddings"):
-        return model
-    return causal(model, "attribution to the token embeddings").model
+        return cast(Explained, model)
+    return cast(Explained, causal(model, "attribution to the token embeddings").model)
 
 
 def named_baselines(lm: LoadedModel) -> dict[str, str | int]:
@@ -78,7 +96,7 @@ def named_baselines(lm: LoadedModel) -> dict[str, str | int]:
     }
 
 
-def _token_ids(module: nn.Module, input_ids: Sequence[int] | Tensor) -> Tensor:
+def _token_ids(module: Explained, input_ids: Sequence[int] | Tensor) -> Tensor:
     ids = module.check_input_ids(input_ids)
     if ids.size(0) != 1:
         raise ValueError(f"explain one prompt at a time: input_ids has shape {tuple(ids.shape)}")
@@ -100,7 +118,7 @@ def target_function(
     _checks.integer("position", position, -T, T - 1)
 
     def F(E: Tensor) -> Tensor:
-        if hasattr(module, "unembedding"):
+        if isinstance(module, GPT2):
             W_U = module.unembedding  # [D, d_e]
             _checks.integer("target", target, 0, W_U.size(0) - 1)
             h = final_state(module, E, position)  # [n, d_e], without the work it does not depend on
@@ -118,7 +136,7 @@ def target_function(
 
 
 def baseline_ids(
-    module: nn.Module, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
+    module: Explained, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
 ) -> Tensor | None:
     """The baseline as token ids ``[T]``: "token0" (token 0 repeated, as in RevLLM), a token id
     repeated (e.g. end-of-text, or a space), or ids of the prompt's length; None for "zeros"."""
@@ -141,15 +159,15 @@ def baseline_ids(
 
 def _explained(
     model: nn.Module | LoadedModel, input_ids: Sequence[int] | Tensor, target: int, position: int, output: str
-) -> tuple[nn.Module, Tensor, Scalar]:
+) -> tuple[Explained, Tensor, Scalar]:
     """The module, the prompt's ids [T] (checked), and F for the explained output."""
     module = _module(model)
     ids = _token_ids(module, input_ids)
-    return module, ids, target_function(module, target, position, output, len(ids))
+    return module, ids, target_function(model, target, position, output, len(ids))
 
 
 def _embeddings(
-    module: nn.Module, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
+    module: Explained, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
 ) -> tuple[Tensor, Tensor]:
     E = module.wte(ids).detach()
     b = baseline_ids(module, ids, baseline)
@@ -184,7 +202,7 @@ def integrated_gradients(
 IG_MEMORY = 256 * 2**20
 
 
-def _fitting_batch(module: nn.Module, T: int) -> int:
+def _fitting_batch(module: Explained, T: int) -> int:
     """The most path points whose backward pass fits ``IG_MEMORY`` (at least 1)."""
     return max(1, IG_MEMORY // module.config.backward_bytes(T))
 

@@ -245,7 +245,7 @@ def beam_search(
     live = [
         (float(s) / beams.size(1) ** length_penalty, b.tolist()) for s, b in zip(log_p, beams, strict=True)
     ]
-    best_tokens = max(finished + live, key=lambda scored: scored[0], default=(0.0, []))[1]
+    best_tokens: list[int] = max(finished + live, key=lambda scored: scored[0], default=(0.0, []))[1]
     return prompt.tolist() + best_tokens
 
 
