@@ -9,11 +9,11 @@ from functools import cache
 import torch
 from probe_kit import NAN, TE, VE, lm, z
 
-from xai_tf.faithfulness import conicity, eraser, regularised
-from xai_tf.rationales import examples, hardkuma, penalty, reinforce
+from xai_tf.faithfulness import conicity, regularised
+from xai_tf.rationales import eraser, hardkuma, penalty, reinforce
 from xai_tf.rationales import model as rat
 from xai_tf.rationales.sparsity import Lagrangian
-from xai_tf.tasks import cues, recurrent
+from xai_tf.tasks import cues, recurrent, words
 from xai_tf.tasks.words import Example, Vocabulary
 from xai_tf.widgets import rationales as rationale_panels
 
@@ -57,7 +57,7 @@ def train(*args, **kwargs):
 
 ONE = torch.ones(3)
 NAN3 = torch.tensor([0.1, NAN, 0.3])
-ERASER = "xai_tf.faithfulness.eraser"
+ERASER = "xai_tf.rationales.eraser"
 RAT = "xai_tf.rationales.model"
 RAISES = [
     ("xai_tf.faithfulness.conicity.conicity", lambda: conicity.conicity(z(0, 3)), VE, "H must be vectors"),
@@ -601,14 +601,14 @@ RAISES = [
         "model must be a Rationalizer",
     ),
     (
-        "xai_tf.rationales.examples.check_examples",
-        lambda: examples.check_examples("data", [Example([], 0, [])], V),
+        "xai_tf.tasks.words.check_examples",
+        lambda: words.check_examples("data", [Example([], 0, [])], V),
         VE,
         r"data\[0\] has no word",
     ),
     (
-        "xai_tf.rationales.examples.same_vocabulary",
-        lambda: examples.same_vocabulary(["a", "b"], V),
+        "xai_tf.tasks.words.same_vocabulary",
+        lambda: words.same_vocabulary(["a", "b"], V),
         TE,
         "vocab must be a Vocabulary, got list",
     ),

@@ -17,7 +17,8 @@ import pytest
 from claims import SEEDS
 
 from xai_tf import seeds
-from xai_tf.faithfulness import conicity, eraser, importance, regularised
+from xai_tf.faithfulness import conicity, importance, regularised
+from xai_tf.rationales import eraser
 from xai_tf.rationales import model as rat
 from xai_tf.tasks import cues, recurrent, tweets
 from xai_tf.tasks.words import Vocabulary, examples

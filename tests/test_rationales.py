@@ -9,8 +9,8 @@ import torch
 
 from xai_tf import seeds
 from xai_tf.faithfulness import conicity as con
-from xai_tf.faithfulness import eraser, regularised
-from xai_tf.rationales import hardkuma, reinforce
+from xai_tf.faithfulness import regularised
+from xai_tf.rationales import eraser, hardkuma, reinforce
 from xai_tf.rationales import model as rat
 from xai_tf.rationales.penalty import omega
 from xai_tf.tasks import cues, recurrent

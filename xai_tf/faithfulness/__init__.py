@@ -5,5 +5,5 @@ on them): ``importance`` (attention, gradient, leave-one-out, IG of one predicti
 attention, seeds, the model-consistent adversary), ``plausibility`` (precision at k against planted
 cues), ``identifiability`` (Brunner et al.), ``heads`` (head removal), ``transformer`` (attention,
 rollout and flow against IG and leave-one-out on a transformer classifier). Lesson 11 adds ``conicity``
-(Mohankumar et al.), ``eraser`` (DeYoung et al.: comprehensiveness, sufficiency, AOPC) and ``regularised``
-(the diversity penalty and Tutek & Šnajder's h–e tying)."""
+(Mohankumar et al.) and ``regularised`` (the diversity penalty and Tutek & Šnajder's h–e tying); its
+ERASER metrics, which also score rationalizers, are ``xai_tf.rationales.eraser``."""

@@ -1,6 +1,6 @@
 """The checks every trainer of lesson 08 runs before the first step (issue 31): its options through
 ``tasks.train.TrainOptions`` (steps 1..100 000, a seed ≥ 0) and its data through
-``rationales.examples.check_examples`` (a non-empty list of Examples, word ids of the model's
+``tasks.words.check_examples`` (a non-empty list of Examples, word ids of the model's
 vocabulary, labels 0/1), so a bad argument is named before any model is built. The models
 themselves are trained by ``tasks.recurrent.train_attention_classifier`` (one Adam loop, seeded
 minibatches)."""
@@ -11,10 +11,9 @@ import inspect
 from collections.abc import Sequence
 
 from xai_tf import _checks
-from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import train_attention_classifier
 from xai_tf.tasks.train import TrainOptions
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 #: The learning rate of ``train_attention_classifier``, which every model of lesson 08 trains with.
 TRAINER_LR = inspect.signature(train_attention_classifier).parameters["lr"].default

@@ -22,9 +22,8 @@ from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.divergence import jsd
 from xai_tf.faithfulness.importance import sentence_ids, vocabulary_size
-from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 PENALTY = 100.0
 #: Adam steps of the search (lesson 08 uses 100): each is a forward and backward pass.

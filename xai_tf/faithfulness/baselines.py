@@ -37,9 +37,8 @@ from xai_tf import _checks
 from xai_tf.faithfulness._training import checked, penalty_weights
 from xai_tf.faithfulness.divergence import jsd, kl, tvd
 from xai_tf.faithfulness.importance import vocabulary_size
-from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier, Batch, Loss, predict, train_attention_classifier
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 
 def seed_jsd(models: Sequence[AttentionClassifier], data: Sequence[Example]) -> np.ndarray:

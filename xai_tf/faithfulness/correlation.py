@@ -27,9 +27,8 @@ from xai_tf import _checks
 from xai_tf._threads import one_thread
 from xai_tf.explain.registry import Explanation
 from xai_tf.faithfulness.importance import IMPORTANCES, explanations, in_dtype, vocabulary_size
-from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier, predict
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 #: The pairs of experiment 1: attention against each importance, and the yardstick.
 PAIRS = (("attention", "gradient"), ("attention", "LOO"), ("attention", "IG"), ("gradient", "LOO"))

@@ -21,7 +21,6 @@ from xai_tf import _checks
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness._training import checked, penalty_weights
 from xai_tf.faithfulness.importance import IMPORTANCES, importances, in_dtype, vocabulary_size
-from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import (
     AttentionClassifier,
     Batch,
@@ -30,7 +29,7 @@ from xai_tf.tasks.recurrent import (
     batch,
     train_attention_classifier,
 )
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 
 def deceive_penalty(alpha: Tensor, m: Tensor) -> Tensor:

@@ -20,9 +20,8 @@ from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.erasure import sentence_states
 from xai_tf.faithfulness.importance import vocabulary_size
-from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 #: J&W draw 100 permutations a sentence; each is one readout, and their draws are a Python loop.
 MAX_PERMUTATIONS = 100_000

@@ -16,9 +16,8 @@ from torch import Tensor
 from xai_tf import _checks
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.importance import IMPORTANCES, METHODS, importances, in_dtype, vocabulary_size
-from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 
 def precision_at_k(scores: Tensor | Sequence[float], cues: Sequence[int], k: int | None = None) -> float:

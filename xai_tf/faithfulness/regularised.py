@@ -23,10 +23,9 @@ from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.conicity import conicity, recurrent_conicity
 from xai_tf.faithfulness.correlation import correlation_study
-from xai_tf.rationales.examples import check_examples
 from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, accuracy, batch
 from xai_tf.tasks.train import TrainOptions, fit, minibatches
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 PENALTIES = ("diversity", "tying")
 #: The pairs of importances whose Kendall τ ``describe`` reports (lesson 08's τ).

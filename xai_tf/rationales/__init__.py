@@ -3,4 +3,6 @@ sees only those. ``penalty`` (Ω: compactness and contiguity), ``reinforce`` (th
 estimator and its exact expectation on a toy), ``hardkuma`` (Bastings et al.'s HardKuma distribution),
 ``sparsity`` (their controlled sparsity: a Lagrange multiplier aiming at a share of selected words),
 ``model`` (generator, predictor, training with REINFORCE, HardKuma or sparsemax, evaluation against
-planted cues), ``examples`` (their data, checked against the model's vocabulary where they enter)."""
+planted cues), ``eraser`` (DeYoung et al.: comprehensiveness, sufficiency, AOPC of attention, the other
+importances and the rationalizers). Their data are checked where they enter by
+``xai_tf.tasks.words.check_examples``."""

@@ -28,12 +28,11 @@ from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.attention.maps import sparsemax
 from xai_tf.rationales import hardkuma, reinforce
-from xai_tf.rationales.examples import check_examples
 from xai_tf.rationales.penalty import check_lambdas, omega
 from xai_tf.rationales.sparsity import Lagrangian
 from xai_tf.tasks.recurrent import Batch, batch
 from xai_tf.tasks.train import TrainOptions, fit, minibatches
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 ESTIMATORS = ("reinforce", "hardkuma", "sparsemax")
 MAX_D = 1024  # the width of a lesson's toy generator: 16 in the lesson, 1024 already slow on a CPU

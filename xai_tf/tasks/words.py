@@ -1,6 +1,8 @@
 """Word vocabularies for the small word-level classifiers of lessons 08 and 11 (the planted-cue task
 ``cues`` and the tweets of ``tweets``): text → lower-case words → ids, with id 0 for padding and
-id 1 for a word the vocabulary lacks.
+id 1 for a word the vocabulary lacks; and the check of labelled sentences where they enter
+(``check_examples``: word ids of the model's vocabulary, labels of its classes), which lessons 08 and
+11 share.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
+
+from xai_tf import _checks
 
 PAD, UNK = "<pad>", "<unk>"
 _WORD = re.compile(r"[a-z0-9']+|[!?]")
@@ -72,3 +76,36 @@ def examples(vocab: Vocabulary, data: Iterable[tuple[str, int]]) -> list[Example
     if not out:
         raise ValueError("data has no text with a word the vocabulary knows")
     return out
+
+
+def check_examples(name: str, data: object, vocab_size: int, classes: int | None = 2) -> list[Example]:
+    """``data`` as a non-empty list of ``Example``\\s, each of at least one word, whose word ids lie in
+    0..vocab_size − 1 and whose labels lie in 0..classes − 1 (labels not checked when ``classes`` is
+    None: the data are only explained, not learnt)."""
+    vocab_size = _checks.integer("vocab_size", vocab_size, 2)
+    if not isinstance(data, list | tuple) or not all(isinstance(e, Example) for e in data):
+        raise TypeError(
+            f"{name} must be a list of Examples (xai_tf.tasks.words.Example), got {type(data).__name__}"
+        )
+    if not data:
+        raise ValueError(f"{name} is empty: give at least one Example")
+    empty = next((k for k, e in enumerate(data) if len(e.ids) == 0), None)
+    if empty is not None:
+        raise ValueError(f"{name}[{empty}] has no word: every sentence needs at least one")
+    _checks.token_ids(f"{name}'s word ids", [i for e in data for i in e.ids], vocab_size)
+    if classes is not None:
+        for e in data:
+            _checks.integer(f"{name}'s labels", e.label, 0, classes - 1)
+    return list(data)
+
+
+def same_vocabulary(vocab: Vocabulary, model_words: int) -> None:
+    """A vocabulary that decodes a model's ids for display must be the model's: ``vocab`` as long as
+    the model's embedding table (``model_words`` rows)."""
+    if not isinstance(vocab, Vocabulary):
+        raise TypeError(f"vocab must be a Vocabulary, got {type(vocab).__name__}")
+    if len(vocab) != model_words:
+        raise ValueError(
+            f"vocab has {len(vocab)} words but the model's vocabulary has {model_words}: "
+            "pass the Vocabulary the model was trained with"
+        )

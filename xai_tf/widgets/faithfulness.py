@@ -15,9 +15,8 @@ from xai_tf.faithfulness.adversary import epsilon_adversary
 from xai_tf.faithfulness.correlation import kendall
 from xai_tf.faithfulness.erasure import erase, removal_order, sentence_states
 from xai_tf.faithfulness.importance import explanations, vocabulary_size
-from xai_tf.rationales.examples import check_examples, same_vocabulary
 from xai_tf.tasks.recurrent import AttentionClassifier
-from xai_tf.tasks.words import Example, Vocabulary
+from xai_tf.tasks.words import Example, Vocabulary, check_examples, same_vocabulary
 from xai_tf.widgets._panel import Panel
 
 #: The importance every other is compared with (Kendall's τ).

@@ -12,12 +12,11 @@ from torch import Tensor
 
 from xai_tf import seeds, viz
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness import eraser
 from xai_tf.faithfulness.importance import METHODS
+from xai_tf.rationales import eraser
 from xai_tf.rationales import model as rat
-from xai_tf.rationales.examples import check_examples, same_vocabulary
 from xai_tf.tasks.recurrent import AttentionClassifier
-from xai_tf.tasks.words import Example, Vocabulary
+from xai_tf.tasks.words import Example, Vocabulary, check_examples, same_vocabulary
 from xai_tf.widgets._panel import Panel
 
 SHOWN = 4  # sentences drawn in the λ panel

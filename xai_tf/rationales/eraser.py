@@ -32,10 +32,9 @@ from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.importance import IMPORTANCES, METHODS
 from xai_tf.faithfulness.plausibility import precision_at_k
-from xai_tf.rationales.examples import check_examples
 from xai_tf.rationales.model import Rationalizer, check_rationalizers, rationale_mask
 from xai_tf.tasks.recurrent import AttentionClassifier
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 BINS = (0.01, 0.05, 0.10, 0.20, 0.50)
 #: A model as ERASER sees it: word ids → class probabilities [classes].
