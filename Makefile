@@ -29,6 +29,7 @@ test: setup
 	$(VENV)/bin/python scripts/build_site.py --fetch
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy xai_tf
 	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist worksteal
 
 bench: setup
