@@ -27,8 +27,13 @@ def run_script(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def copied(tmp_path) -> Path:
+    """The lessons as they were before the script ran: copies without the setup cell."""
     out = tmp_path / "lessons"
     shutil.copytree(ROOT / "lessons", out)
+    for path in out.glob("*.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        nb.cells = [c for c in nb.cells if c.get("id") != setup_cell.CELL_ID]
+        nbformat.write(nb, path)
     return out
 
 
