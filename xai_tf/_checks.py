@@ -129,7 +129,7 @@ def token_ids(name: str, ids: object, vocab_size: int) -> Tensor:
     if isinstance(ids, (list, tuple)):
         if not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in _flat(ids)):
             raise TypeError(f"{name} must hold integer token ids in 0..{vocab_size - 1}")
-        ids = torch.tensor(ids, dtype=torch.long)
+        ids = torch.tensor(ids, dtype=torch.long, device="cpu")
     ids = tensor(name, ids)
     if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
         raise TypeError(f"{name} must hold integer token ids in 0..{vocab_size - 1}, got {ids.dtype}")

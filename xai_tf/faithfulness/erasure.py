@@ -66,8 +66,9 @@ def _by_gradient(model: AttentionClassifier, ids: Tensor, target: int, **_: Any)
 def _at_random(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
     """Scores T, T − 1, …, 1 at the positions of a seeded random permutation (the order)."""
     T = len(ids)
-    scores = torch.empty(T, dtype=torch.float64)
-    scores[torch.as_tensor(seeds.numpy_rng(o["seed"]).permutation(T))] = torch.arange(T, 0, -1).double()
+    scores = torch.empty(T, dtype=torch.float64, device="cpu")  # an order: on the CPU on any device
+    order = torch.as_tensor(seeds.numpy_rng(o["seed"]).permutation(T), device="cpu")
+    scores[order] = torch.arange(T, 0, -1, device="cpu").double()
     return Explanation(scores, note=f"a random order, seed {o['seed']}")
 
 

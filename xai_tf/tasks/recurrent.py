@@ -203,7 +203,8 @@ def train_attention_classifier(
     draw = minibatches(len(data), options.batch_size, seed)
 
     def step_loss(k: int) -> Tensor:
-        b = batch(data, draw(k).tolist()).to(device)
+        with torch.device("cpu"):  # the draws stay on the CPU whatever torch's default device
+            b = batch(data, draw(k).tolist()).to(device)
         scores, alpha, _ = model.run(b.ids, b.lengths)
         return loss(scores, alpha, b)
 
