@@ -21,7 +21,8 @@ from xai_tf.models.loaded import LoadedModel
 from xai_tf.viz.svg import html_ranked_table
 from xai_tf.widgets._panel import Panel, needs, position_labels
 
-METHODS = ("exact", "attribution")
+# the panel's methods by name: exact activation patching, and its first-order estimate
+METHODS = {"exact": patching.activation_patching, "attribution": attribution_patching}
 
 
 def plot_grid(
@@ -60,11 +61,6 @@ def plot_induction(loss, induction, previous, half: int, title: str = "") -> plt
     plot_grid(previous, heads, "previous-token score (colours on 0..1)", axes[2], scale=1.0)
     fig.tight_layout()
     return fig
-
-
-def _grid(lm, clean, corrupted, metric, component, method, direction) -> torch.Tensor:
-    run = patching.activation_patching if method == "exact" else attribution_patching
-    return run(lm, clean, corrupted, metric, component, direction)
 
 
 def _colour(value: float) -> str:
@@ -132,7 +128,7 @@ def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wro
         for name, value in (("clean", clean), ("corrupted", corrupted), ("answer", answer), ("wrong", wrong))
     }
     component = widgets.Dropdown(options=list(patching.COMPONENTS), description="component")
-    method = widgets.Dropdown(options=METHODS, description="method")
+    method = widgets.Dropdown(options=list(METHODS), description="method")
     direction = widgets.Dropdown(options=patching.DIRECTIONS, description="direction")
     layer = widgets.BoundedIntText(value=lm.n_layer - 1, min=0, max=lm.n_layer - 1, description="layer")
     cell = widgets.BoundedIntText(value=0, min=0, max=lm.n_ctx - 1, description="position/head")
@@ -163,7 +159,7 @@ def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wro
         if computed["key"] != key:
             pair = (clean_ids, corrupted_ids)
             metric = metrics.logit_difference_metric(lm, *pair, answer_ids[0], wrong_ids[0])
-            grid = _grid(lm, *pair, metric, component.value, method.value, direction.value)
+            grid = METHODS[method.value](lm, *pair, metric, component.value, direction.value)
             computed.update(key=key, box=cell_grid(grid, columns, choose))
         if cell.value >= len(columns):
             raise ValueError(f"position/head must lie in 0..{len(columns) - 1} for this component")
