@@ -1,5 +1,6 @@
-"""What every bad-input probe table uses (``test_bad_inputs.py`` and each lesson's ``probes_<topic>.py``):
-the bundled model, a tiny random GPT-2, seeded tensors, and short names for the two errors."""
+"""What every bad-input probe table (each lesson's ``probes_<topic>.py``, collected by
+``test_bad_inputs.py``) uses: the bundled model, a tiny random GPT-2, seeded tensors, and short names for
+the two errors."""
 
 from functools import cache
 

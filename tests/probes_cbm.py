@@ -617,6 +617,18 @@ VALUES = [
     ),
 ]
 
+RAISES += [  # moved from test_bad_inputs.py
+    (
+        "xai_tf.cbm.data.ConceptData",
+        lambda: ConceptData(
+            z(3, 2), z(3, 2), z(2), torch.ones(2, dtype=torch.bool), ("a", "b"), ((0,), (1,)), "binary"
+        ),
+        VE,
+        "x, c and y must have one row per example",
+    ),
+]
+
+
 CHECKERS = {
     "xai_tf.exercises.cbm.check_joint_loss": "returned None: did you forget",
     "xai_tf.exercises.cbm.check_intervene": "is None: did you forget",

@@ -6,6 +6,7 @@ import torch
 from probe_kit import NAN, TE, VE, z
 
 from xai_tf.efficient import adaptive, chunked, compare, cost, linear, linformer, performer, positions, sparse
+from xai_tf.tasks import offsets
 from xai_tf.widgets import efficient as panel
 
 HUGE = 10**7  # an n whose n × n matrix is 400 TB of float32
@@ -693,7 +694,20 @@ RAISES = [
     ),
 ]
 
-CHECKERS: dict = {}
+RAISES += [  # moved from test_bad_inputs.py
+    (
+        "xai_tf.tasks.offsets.offset_batch",
+        lambda: offsets.offset_batch(2, 3, offset=3),
+        VE,
+        "T must be an integer ≥ 4, got 3",
+    ),
+]
+
+
+CHECKERS = {
+    "xai_tf.exercises.efficient.check_online_softmax_update": "returned None: did you forget",
+    "xai_tf.exercises.efficient.check_sliding_window_mask": "returned None: did you forget",
+}
 
 
 def short_panel() -> object:

@@ -652,6 +652,16 @@ RAISES = [
 ]
 
 
+RAISES += [  # moved from test_bad_inputs.py
+    (
+        "xai_tf.rationales.sparsity.Lagrangian",
+        lambda: Lagrangian(1.5),
+        VE,
+        r"selection must be a finite number in \(0, 1\)",
+    ),
+]
+
+
 CHECKERS = {
     "xai_tf.exercises.rationales.check_conicity": "returned None: did you forget",
     "xai_tf.exercises.rationales.check_omega": "returned None: did you forget",

@@ -15,6 +15,7 @@ from xai_tf.sae import penalty as sae_penalty
 from xai_tf.sae import steer as sae_steer
 from xai_tf.sae import superposition as sae_sup
 from xai_tf.sae import training as sae_training
+from xai_tf.sae.model import SAEConfig
 from xai_tf.widgets import sae as sae_widgets
 
 
@@ -735,6 +736,22 @@ PANEL_EXTRA = [
             if _raises(lambda: sae_widgets.steering_panel(lm(), sae10(), torch.ones(3)))
             else ("silent wrong", "no error")
         ),
+    ),
+]
+
+
+RAISES += [  # moved from test_bad_inputs.py
+    (
+        "xai_tf.sae.model.SAEConfig",
+        lambda: SAEConfig(d=4, F=6, lam=0.1),
+        VE,
+        "F must be a positive multiple of d = 4",
+    ),
+    (
+        "xai_tf.sae.model.SAEConfig",
+        lambda: SAEConfig(d=0, F=6, lam=0.1),
+        VE,
+        "d must be an integer ≥ 1, got 0",
     ),
 ]
 
