@@ -13,6 +13,12 @@ EXEMPT = {
 RAISES = [
     # figures
     (
+        "xai_tf.viz.arrays.host_array",
+        lambda: viz.host_array(["a", "b"]),
+        VE,
+        "the values to draw must be numbers",
+    ),
+    (
         "xai_tf.viz.bertviz_offline.bertviz_view",
         lambda: viz.bertviz_view(z(1, 1, 2, 2), ["a", "b"], kind="tree"),
         VE,

@@ -185,3 +185,16 @@ def test_plot_head_grid_puts_layer_l_head_h_at_row_l_column_h():
     assert [ax.get_title() for ax in fig.axes[:3]] == ["head 0", "head 1", "head 2"]
     assert [fig.axes[k].get_ylabel() for k in (0, 3)] == ["layer 0", "layer 1"]
     plt.close(fig)
+
+
+def test_host_array_reads_a_device_tensor_only_through_the_cpu():
+    from gpu_emulation import DeviceTensor
+
+    A = torch.tensor([[0.25, 0.75], [1.0, 0.0]], requires_grad=True)
+    on_device = (A * 1).as_subclass(DeviceTensor)  # a GPU tensor, emulated: numpy refuses it
+    with pytest.raises(TypeError, match="cpu"):
+        np.asarray(on_device.detach())
+    got = viz.host_array(on_device)
+    assert got.dtype == np.float64 and got.tolist() == [[0.25, 0.75], [1.0, 0.0]]
+    ax = viz.plot_attention(on_device, ["a", "b"])  # and so do the figures that draw it
+    assert np.allclose(ax.collections[0].get_array().reshape(2, 2), [[0.25, 0.75], [1.0, 0.0]])

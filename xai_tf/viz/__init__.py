@@ -1,8 +1,10 @@
 """Figures for the lessons: ``plots`` (matplotlib/seaborn, for cells), ``svg`` (markup for fast
-widget redraws), ``bertviz_offline`` (bertviz's views without a CDN). Re-exported here, so a lesson
-writes ``from xai_tf import viz; viz.plot_attention(...)``.
+widget redraws), ``bertviz_offline`` (bertviz's views without a CDN), ``arrays`` (a tensor on any
+device as the numpy array they draw). Re-exported here, so a lesson writes
+``from xai_tf import viz; viz.plot_attention(...)``.
 """
 
+from xai_tf.viz.arrays import host_array
 from xai_tf.viz.bertviz_offline import bertviz_view
 from xai_tf.viz.plots import (
     lesson_style,
@@ -22,6 +24,7 @@ from xai_tf.viz.svg import (
 
 __all__ = [
     "bertviz_view",
+    "host_array",
     "html_ranked_table",
     "html_token_scores",
     "lesson_style",

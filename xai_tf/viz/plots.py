@@ -13,6 +13,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 
 from xai_tf import _checks
+from xai_tf.viz.arrays import host_array
 
 ROCKET = sns.color_palette("rocket_r", as_cmap=True)
 
@@ -47,7 +48,7 @@ def plot_attention(
     """Heatmap of an attention matrix: row s = query s, column t = key t (the lecture's letters),
     colour = A_st in [0, 1]
     (the scale drawn beside it with ``colorbar=True``)."""
-    A = np.asarray(A, dtype=float)
+    A = host_array(A)
     cols = rows if cols is None else cols
     _checks.matrix_labels(A, rows, cols)
     annotate = A.size <= 100 if annotate is None else annotate
@@ -75,7 +76,7 @@ def plot_attention(
 
 def plot_weights(p, labels: Sequence[str], ax: Axes | None = None, title: str = "") -> Axes:
     """Bars of one attention distribution p over positions; exact zeros are marked with a grey ×."""
-    p = np.asarray(p, dtype=float)
+    p = host_array(p)
     _checks.same_length("the bar chart", "weights", p, "labels", labels)
     ax = ax or plt.subplots(figsize=(0.55 * len(labels) + 2, 3))[1]
     ax.bar(range(len(p)), p, color="#3b6ea8", edgecolor="#333333")
@@ -89,7 +90,7 @@ def plot_weights(p, labels: Sequence[str], ax: Axes | None = None, title: str = 
 
 def plot_heads(A, labels: Sequence[str], title: str = "") -> plt.Figure:
     """One heatmap per head of ``A [H, T, T]``, side by side."""
-    A = np.asarray(A, dtype=float)
+    A = host_array(A)
     if A.ndim != 3 or A.shape[1:] != (len(labels), len(labels)):
         raise ValueError(f"A must be [heads, T, T] with T = {len(labels)} labels, got {A.shape}")
     fig, axes = plt.subplots(1, len(A), figsize=(3.2 * len(A), 3.4), squeeze=False)
@@ -104,7 +105,7 @@ def plot_heads(A, labels: Sequence[str], title: str = "") -> plt.Figure:
 
 def plot_token_scores(tokens: Sequence[str], scores, ax: Axes | None = None, title: str = "") -> Axes:
     """Signed bars of per-token scores: red raises the explained output, blue lowers it."""
-    scores = np.asarray(scores, dtype=float)
+    scores = host_array(scores)
     _checks.same_length("the bar chart", "tokens", tokens, "scores", scores)
     ax = ax or plt.subplots(figsize=(0.5 * len(tokens) + 2, 3))[1]
     ax.bar(range(len(scores)), scores, color=np.where(scores >= 0, "#c0392b", "#2c6fbb"))
@@ -118,7 +119,7 @@ def plot_head_grid(attentions, labels: Sequence[str], title: str = "") -> plt.Fi
     """Every head's attention as an image: a grid of layers (rows) × heads (columns), [L, H, T, T].
 
     Drawn with ``imshow`` (seaborn's colour map): 144 seaborn heatmaps of GPT-2 took 128 s to draw."""
-    attentions = np.asarray(attentions, dtype=float)
+    attentions = host_array(attentions)
     if attentions.ndim != 4:
         raise ValueError(f"attentions must be [layers, heads, T, T], got {attentions.shape}")
     L, H = attentions.shape[:2]

@@ -17,6 +17,7 @@ import seaborn as sns
 from PIL import Image
 
 from xai_tf import _checks
+from xai_tf.viz.arrays import host_array
 
 _RAMP = sns.color_palette("rocket_r", as_cmap=True)
 _HEX2 = np.array([f"{i:02x}" for i in range(256)])
@@ -153,7 +154,7 @@ def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title
     Cells shrink so that the grid stays about 720 px wide (numbers are printed while a cell is
     30 px or more; hover a cell for its value); column labels are written at a slant. Above
     ``RASTER_ABOVE`` rows or columns the cells are one image of the same colours (no hover values)."""
-    A = np.asarray(A, dtype=float)
+    A = host_array(A)
     cols = rows if cols is None else cols
     _checks.matrix_labels(A, rows, cols)
     rows, cols = [_short(r) for r in rows], [_short(c) for c in cols]

@@ -18,6 +18,7 @@ from xai_tf import _checks
 from xai_tf.circuits import metrics, patching
 from xai_tf.circuits.attribution import attribution_patching
 from xai_tf.models.loaded import LoadedModel
+from xai_tf.viz.arrays import host_array
 from xai_tf.viz.svg import html_ranked_table
 from xai_tf.widgets._panel import Panel, needs, position_labels
 
@@ -30,7 +31,7 @@ def plot_grid(
 ) -> Axes:
     """``grid [layers, n]`` as a diverging heatmap (0 white, ±``scale``, default the largest |value|),
     layers down, ``columns`` across."""
-    grid = np.asarray(grid, dtype=float)
+    grid = host_array(grid)
     if grid.ndim != 2 or grid.shape[1] != len(columns):
         raise ValueError(
             f"grid must be [layers, {len(columns)}] for {len(columns)} columns, got {grid.shape}"
@@ -49,7 +50,7 @@ def plot_induction(loss, induction, previous, half: int, title: str = "") -> plt
     """The three figures of an induction test on repeated tokens (``half`` tokens a half): the
     per-token loss ``[batch, 2·half − 1]`` averaged over the batch with the halves' border marked,
     and the induction and previous-token scores ``[layers, heads]`` as grids on 0..1."""
-    loss, induction = np.asarray(loss, dtype=float), np.asarray(induction, dtype=float)
+    loss, induction = host_array(loss), host_array(induction)
     if loss.ndim != 2 or loss.shape[1] != 2 * half - 1:
         raise ValueError(f"loss must be [batch, {2 * half - 1}] for half = {half}, got {loss.shape}")
     fig, axes = plt.subplots(1, 3, figsize=(15, 0.35 * len(induction) + 2.6))
@@ -72,7 +73,7 @@ def _colour(value: float) -> str:
 def cell_grid(grid, columns: Sequence[str], choose: Callable[[int, int], None]) -> widgets.GridBox:
     """``grid [layers, n]`` as a grid of small buttons coloured like ``plot_grid`` (−1..1), each
     showing its value; clicking cell (l, i) calls ``choose(l, i)``. ``_select`` outlines one."""
-    grid = np.asarray(grid, dtype=float)
+    grid = host_array(grid)
     if grid.ndim != 2 or grid.shape[1] != len(columns):
         raise ValueError(
             f"grid must be [layers, {len(columns)}] for {len(columns)} columns, got {grid.shape}"
