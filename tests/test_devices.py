@@ -30,9 +30,38 @@ def _scores(lm: xai_tf.LoadedModel) -> torch.Tensor:
     return torch.randn(3, 7, generator=g, device="cpu").to(lm.device) * 3
 
 
+@cache
+def _trained_on_the_host() -> dict[str, torch.nn.Module]:
+    """The trainers' models, trained once on the CPU. A trained model differs from device to device
+    (cuDNN's LSTM, and Adam's normalised steps on near-zero gradients, turn float differences into
+    different weights), so the helpers downstream get the same weights on every device, and the
+    trainers are checked on their own device by ``test_trainer_trains_on_the_device``."""
+    from xai_tf.cbm import arthritis, shapes, training
+    from xai_tf.tasks import cues, recurrent
+
+    with torch.device("cpu"):
+        lm = xai_tf.load_model("shakespeare")
+        data, concepts, images = (
+            cues.cue_sentences(40, seed=0),
+            arthritis.arthritis(64, seed=0),
+            shapes.shapes(16, seed=0),
+        )
+        return {
+            "classifier": sentiment.train_classifier(lm, sentiment.sentiment_phrases()[0][::8], steps=20),
+            "bilstm": recurrent.train_attention_classifier(data, len(cues.VOCAB), "bilstm", steps=5),
+            "flat": recurrent.train_attention_classifier(data, len(cues.VOCAB), "none", steps=5),
+            "sequential": training.train("sequential", concepts, steps=5),
+            "joint": training.train("joint", concepts, lam=1.0, steps=5, batch_size=16),
+            "cnn": training.train("independent", images, steps=3, batch_size=8),
+        }
+
+
+def _trained(name: str, lm: xai_tf.LoadedModel) -> torch.nn.Module:
+    return copy.deepcopy(_trained_on_the_host()[name]).to(lm.device)
+
+
 def _classifier_ig(lm: xai_tf.LoadedModel) -> torch.Tensor:
-    train, _ = sentiment.sentiment_phrases()
-    clf = sentiment.train_classifier(lm, train[::8], steps=20)
+    clf = _trained("classifier", lm)
     return attr.integrated_gradients(clf, lm.encode("Thou art a vile knave."), 1, n_steps=8).attributions
 
 
@@ -94,14 +123,12 @@ def _crate(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
 
 
 def _cbm(lm: xai_tf.LoadedModel) -> list:
-    from xai_tf.cbm import arthritis, intervention, leakage, losses, metrics, shapes, training
+    from xai_tf.cbm import arthritis, intervention, leakage, losses, metrics, shapes
 
     train = arthritis.arthritis(64, seed=0).to(lm.device)
     test = arthritis.arthritis(32, seed=1).to(lm.device)
     images = shapes.shapes(16, seed=0).to(lm.device)
-    seq = training.train("sequential", train, steps=5)
-    joint = training.train("joint", train, lam=1.0, steps=5, batch_size=16)
-    cnn = training.train("independent", images, steps=3, batch_size=8)
+    seq, joint, cnn = (_trained(name, lm) for name in ("sequential", "joint", "cnn"))
     with torch.no_grad():
         b = seq.bottleneck(test.x)
         q = intervention.percentiles(seq, train)
@@ -168,13 +195,12 @@ def _faithfulness(lm: xai_tf.LoadedModel) -> list:
     from xai_tf.tasks.sentiment import SequenceClassifier
 
     data = cues.cue_sentences(40, seed=0)
-    model = recurrent.train_attention_classifier(data, len(cues.VOCAB), "bilstm", steps=5, device=lm.device)
-    flat = recurrent.train_attention_classifier(data, len(cues.VOCAB), "none", steps=5, device=lm.device)
+    model, flat = _trained("bilstm", lm), _trained("flat", lm)
     ids = lm.encode(PROMPT * 8)  # 88 tokens > d_h + 1 = 65 keys: a non-trivial equivalent attention
     with torch.no_grad():
         _, cache = lm.run_with_cache(ids)
-    torch.manual_seed(0)
-    clf = SequenceClassifier(lm.model).eval()  # an untrained head is enough to follow the device
+    clf = SequenceClassifier(lm.model).eval()  # on lm's own model, with the head trained on the host
+    clf.head.load_state_dict(_trained_on_the_host()["classifier"].head.state_dict())  # not one drawn there
     return [
         recurrent.predict(model, data[:5]),
         recurrent.accuracy(flat, data[:5]),
@@ -380,12 +406,59 @@ def test_helper_runs_on_the_device_and_agrees_with_the_cpu(name, device, lm, on_
     else:
         result = _flat(CALLS[name](lm))
     assert len(result) == len(on_cpu[name])
-    for got, want in zip(result, on_cpu[name], strict=True):
+    for i, (got, want) in enumerate(zip(result, on_cpu[name], strict=True)):
+        where = f"{name}, result {i}"
         if isinstance(want, torch.Tensor):
-            assert got.device.type == ("cuda" if device == "cuda" else "cpu"), name
+            assert got.device.type == ("cuda" if device == "cuda" else "cpu"), where
             tolerance = {"atol": 1e-3, "rtol": 1e-3} if device == "cuda" else {"atol": 0, "rtol": 0}
-            torch.testing.assert_close(got.cpu(), want, **tolerance, msg=name)
+            torch.testing.assert_close(
+                got.cpu(), want, **tolerance, msg=lambda m, where=where: f"{where}: {m}"
+            )
         elif device == "cuda" and isinstance(want, float):
-            assert got == pytest.approx(want, rel=1e-3), name
+            assert got == pytest.approx(want, rel=1e-3), where
         else:
-            assert got == want, name
+            assert got == want, where
+
+
+def _train_sentiment(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
+    return list(sentiment.train_classifier(lm, sentiment.sentiment_phrases()[0][::8], steps=3).parameters())
+
+
+def _train_recurrent(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
+    from xai_tf.tasks import cues, recurrent
+
+    data = cues.cue_sentences(40, seed=0)
+    model = recurrent.train_attention_classifier(data, len(cues.VOCAB), "bilstm", steps=3, device=lm.device)
+    return list(model.parameters())
+
+
+def _train_cbm(mode: str, images: bool = False) -> Callable[[xai_tf.LoadedModel], list[torch.Tensor]]:
+    from xai_tf.cbm import arthritis, shapes, training
+
+    def train(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
+        data = shapes.shapes(16, seed=0) if images else arthritis.arthritis(64, seed=0)
+        return list(training.train(mode, data.to(lm.device), steps=3, batch_size=8).parameters())
+
+    return train
+
+
+TRAINERS: dict[str, Callable[[xai_tf.LoadedModel], list[torch.Tensor]]] = {
+    "sentiment.train_classifier": _train_sentiment,
+    "recurrent.train_attention_classifier": _train_recurrent,
+    "cbm training, joint": _train_cbm("joint"),
+    "cbm training, independent CNN": _train_cbm("independent", images=True),
+}
+
+
+@pytest.mark.parametrize("name", list(TRAINERS))
+def test_trainer_trains_on_the_device(name, device, lm):
+    """Where a trainer trains, not what it learns (that differs between devices, see
+    ``_trained_on_the_host``): every parameter of the result lies on the model's device and is finite."""
+    if device == "guarded-cpu":
+        with torch.device("meta"):
+            result = TRAINERS[name](lm)
+    else:
+        result = TRAINERS[name](lm)
+    for i, t in enumerate(result):
+        assert t.device.type == ("cuda" if device == "cuda" else "cpu"), (name, i, t.device)
+        assert torch.isfinite(t).all(), (name, i)

@@ -80,6 +80,11 @@ def _check_device(device: str) -> torch.device:
     available = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available()}
     if not available.get(dev.type, False):
         raise ValueError(f"device {device!r} is not available on this machine: use 'cpu'")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        count = torch.cuda.device_count()
+        raise ValueError(
+            f"device {device!r} is not available on this machine: it has cuda:0..cuda:{count - 1}"
+        )
     return dev
 
 

@@ -87,10 +87,13 @@ class AttentionClassifier(nn.Module):
         """h ``[batch, T, d]`` from embeddings E ``[batch, T, d_e]`` (rows padded after ``lengths``)."""
         if self.config.encoder == "none":
             return torch.relu(self.proj(E))
-        if lengths is None:
-            return self.lstm(E)[0]
-        packed = pack_padded_sequence(E, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        return pad_packed_sequence(self.lstm(packed)[0], batch_first=True, total_length=E.size(1))[0]
+        # cuDNN's LSTM has no backward pass in eval mode, and lessons 08 and 11 take gradients of a
+        # trained (eval-mode) model's output: there the LSTM runs on PyTorch's own kernels.
+        with torch.backends.cudnn.flags(enabled=self.training or not torch.is_grad_enabled()):
+            if lengths is None:
+                return self.lstm(E)[0]
+            packed = pack_padded_sequence(E, lengths.cpu(), batch_first=True, enforce_sorted=False)
+            return pad_packed_sequence(self.lstm(packed)[0], batch_first=True, total_length=E.size(1))[0]
 
     def attention(self, h: Tensor, lengths: Tensor | None = None) -> Tensor:
         """α ``[batch, T]``: softmax of θ_t = vᵀ tanh(W_a h_t + b_a), 0 on padding (or uniform)."""
