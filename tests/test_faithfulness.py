@@ -533,6 +533,23 @@ def test_ig_reports_when_it_does_not_reach_the_tolerance(models, data):
     assert loo.n_steps == 0 and np.isnan(loo.delta)
 
 
+def test_the_verb_in_float64_explains_a_copy_and_leaves_the_shared_model_float32(models, data):
+    """IMPORTANCES.explain(..., dtype=float64) itself (not only importances(), which converts first):
+    the scores are float64, equal to a float64 copy's by hand, and the shared fixture stays float32."""
+    model, e = models["bilstm"], data[1][0]
+    found = importance.IMPORTANCES.explain("LOO", model, e.ids, dtype=torch.float64)
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+    assert found.scores.dtype == torch.float64
+    ref, ids = _f64(model), torch.tensor([e.ids])
+    with torch.no_grad():
+        f = ref(ids).softmax(-1)[0, 1]
+        for t in range(len(e.ids)):
+            dropped = torch.cat([ids[:, :t], ids[:, t + 1 :]], 1)
+            assert float(found.scores[t]) == pytest.approx(
+                float((f - ref(dropped).softmax(-1)[0, 1]).abs()), abs=1e-12
+            )
+
+
 def test_float64_importances_against_a_hand_float64_model(models, data):
     """PAPER's LOO and attention equal a float64 copy's by hand, and the printed τ is the τ of those."""
     model = models["none"]
