@@ -89,7 +89,7 @@ def test_the_thou_feature_and_its_neighbour(bundled, shipped):
     (j, _), (j2, _) = thou
     peaks = [[c.tokens[c.peak] for c in browse.top_contexts(bundled, sae, H, ids, i, 6)] for i in (j, j2)]
     assert peaks[0] == [" thou"] * 6
-    assert sorted(peaks[1]) == sorted([" they"] * 3 + [" you"] * 2 + [" I"])
+    assert sorted(peaks[1]) == sorted([" they"] * 4 + [" you", " I"])
     f = browse.feature_values(sae, H, j).flatten()
     strings = bundled.token_strings(ids.flatten().tolist())
 
@@ -144,13 +144,13 @@ def test_the_prompt_never_lights_the_thou_feature_and_both_baselines_wreck_the_m
 
 
 def test_one_line_is_explained_by_a_few_features_mostly_its_own_tokens(bundled, shipped):
-    """Section 7's line: 14–29 active features per token; on 12 of 15 tokens the largest is a feature
+    """Section 7's line: 15–30 active features per token; on 12 of 15 tokens the largest is a feature
     whose top 8 contexts all peak on that same token, among them ' thou' and ' lord' by the features of
     section 6; ' dost' led by a feature whose top 8 contexts peak on ' wilt', ' shalt', ' dost', ' canst'."""
     sae, ids, H, thou = shipped
     parts = decompose.decompose(bundled, sae, "KING.\nWhat dost thou know of this, my good lord?\n")
     sizes = [len(a) for a in parts.active]
-    assert (min(sizes), max(sizes), len(sizes)) == (14, 29, 15)
+    assert (min(sizes), max(sizes), len(sizes)) == (15, 30, 15)
     own = 0
     for token, a in zip(parts.tokens, parts.active, strict=True):
         peaks = {c.tokens[c.peak] for c in browse.top_contexts(bundled, sae, H, ids, a[0][0], 8)}
