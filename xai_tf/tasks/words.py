@@ -14,6 +14,9 @@ from typing import NamedTuple
 
 from xai_tf import _checks
 
+#: The two classes of every sentiment task in the course (label 0, label 1): the cue sentences, the
+#: tweets and the Shakespearean phrases.
+CLASSES = ("negative", "positive")
 PAD, UNK = "<pad>", "<unk>"
 _WORD = re.compile(r"[a-z0-9']+|[!?]")
 
