@@ -133,3 +133,19 @@ def test_auto_device_takes_cuda_then_mps_then_the_cpu(monkeypatch, capsys):
         assert hub._auto_device() == torch.device(want)
         assert f"device '{want}'" in capsys.readouterr().out
     assert xai_tf.load_model("shakespeare", device="auto").device == torch.device("cpu")
+
+
+def test_the_memory_guard_reads_psutil_on_every_system(monkeypatch):
+    """``fits`` refuses by the RAM psutil reports, so the guard works where /proc/meminfo is missing
+    (macOS, Windows): the old reader returned "unlimited" there and never refused."""
+    from types import SimpleNamespace
+
+    import psutil
+
+    from xai_tf import _checks
+
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=2**30))
+    assert _checks.available_ram() == 2**30
+    _checks.fits("a small table", 2**29, "choose less")
+    with pytest.raises(ValueError, match=r"a big table needs 2\.0 GiB, more than the 1\.0 GiB free on cpu"):
+        _checks.fits("a big table", 2**31, "choose less")

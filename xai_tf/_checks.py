@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Sized
-from pathlib import Path
 
+import psutil
 import torch
 from torch import Tensor
 
@@ -186,16 +185,9 @@ def same_shape(what: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> Non
 
 
 def available_ram() -> int:
-    """Bytes of RAM available now: MemAvailable on Linux, free pages elsewhere."""
-    meminfo = Path("/proc/meminfo")
-    if meminfo.exists():
-        for line in meminfo.read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 2**63  # unknown: let torch say so if it runs out
+    """Bytes of RAM available now, as psutil reads it on Linux, macOS and Windows alike (a guard that
+    read only Linux's /proc/meminfo never refused anything elsewhere)."""
+    return int(psutil.virtual_memory().available)
 
 
 def fits(what: str, n_bytes: float, advice: str, device: torch.device | str = "cpu") -> None:
