@@ -11,6 +11,7 @@ so the root's count is the model's parameter count (a tied unembedding counted o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from torch import nn
 
@@ -33,7 +34,7 @@ class ModuleRow:
 def module_tree(model: LoadedModel | nn.Module, max_depth: int = 3) -> list[ModuleRow]:
     """The rows of the module docstring for every module of ``model`` down to ``max_depth`` levels
     below the root, in the order ``named_modules`` visits them (parents before children)."""
-    module = as_model(model).model
+    module = cast(nn.Module, as_model(model).model)  # every Architecture is an nn.Module
     max_depth = _checks.integer("max_depth", max_depth, 0)
     rows = []
     for name, m in module.named_modules():
