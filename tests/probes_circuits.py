@@ -143,6 +143,12 @@ RAISES = [
         "grid must be [layers, 2] for 2 columns, got (2, 3)",
     ),
     (
+        "xai_tf.widgets.circuits.plot_grid",
+        lambda: circuits_widgets.plot_grid(z(2, 2), ["a", "b"], signed=1),
+        TE,
+        "signed must be True (colours on −scale..scale) or False (0..scale), got 1",
+    ),
+    (
         "xai_tf.circuits.ablation.ablate_head",
         lambda: ablation.ablate_head(lm(), _ids(1, 2), 0, 4),
         VE,

@@ -7,7 +7,7 @@ import torch
 from probe_kit import NAN, TE, VE, tiny, z
 
 from xai_tf import seeds
-from xai_tf.crate import denoise, ista, mixture, mssa, rate, study
+from xai_tf.crate import denoise, ista, mixture, model, mssa, rate, study
 from xai_tf.crate.model import Classifier
 from xai_tf.widgets import crate as crate_w
 
@@ -34,6 +34,18 @@ RAISES = [
         lambda: rate.coding_rate(z(3, 4).double(), -1.0),
         VE,
         "eps must be a finite number > 0",
+    ),
+    (
+        "xai_tf.crate.model.attention_stack",
+        lambda: model.attention_stack(crate_model(), z(2, 24, 5), "post-ln"),
+        VE,
+        "form must be one of",
+    ),
+    (
+        "xai_tf.crate.rate.gaussian_rate_distortion",
+        lambda: rate.gaussian_rate_distortion(z(2, 3, 4).double()),
+        VE,
+        "Y must be one token matrix",
     ),
     (
         "xai_tf.crate.rate.coding_rate_grad",

@@ -4,7 +4,7 @@ the loaded-model protocol, GPT2Config), collected by ``test_bad_inputs.py``."""
 from probe_kit import TE, VE, lm
 
 import xai_tf
-from xai_tf.models import GPT2Config, as_model, causal
+from xai_tf.models import GPT2Config, as_model, causal, summary
 
 EXEMPT: dict = {}
 
@@ -19,6 +19,18 @@ RAISES = [
         "model must be a model from xai_tf.load_model",
     ),
     ("xai_tf.models.loaded.causal", lambda: causal(lm(), 3), TE, "task must be a string"),
+    (
+        "xai_tf.models.summary.module_tree",
+        lambda: summary.module_tree(lm(), max_depth=-1),
+        VE,
+        "max_depth must be an integer",
+    ),
+    (
+        "xai_tf.models.summary.format_tree",
+        lambda: summary.format_tree([("h", 1)]),
+        TE,
+        "rows must be a list of ModuleRow",
+    ),
     # tasks
     (
         "xai_tf.models.gpt2_config.GPT2Config",

@@ -35,6 +35,18 @@ RAISES = [
         r"gamma and beta must be \[4\]",
     ),
     (
+        "xai_tf.transformer.blocks.batch_norm",
+        lambda: blocks.batch_norm(z(2, 3, 4), z(4), z(4)),
+        VE,
+        r"u must be \[n, d\]",
+    ),
+    (
+        "xai_tf.transformer.blocks.rms_norm",
+        lambda: blocks.rms_norm(z(2, 4), z(3)),
+        VE,
+        r"gamma must be \[4\]",
+    ),
+    (
         "xai_tf.transformer.blocks.gelu_exact",
         lambda: blocks.gelu_exact([1.0]),
         TE,

@@ -8,10 +8,12 @@ from transformers.models.distilbert.modeling_distilbert import create_sinusoidal
 
 from xai_tf.models import CONFIGS, GPT2, GPT2Config
 from xai_tf.transformer.blocks import (
+    batch_norm,
     gelu_exact,
     gelu_tanh,
     layer_norm,
     parameter_counts,
+    rms_norm,
     sinusoidal_positions,
 )
 
@@ -34,6 +36,23 @@ def test_layer_norm_matches_torch():
     g = torch.Generator().manual_seed(0)
     u, gamma, beta = (torch.randn(shape, generator=g) for shape in [(3, 7, 32), (32,), (32,)])
     torch.testing.assert_close(layer_norm(u, gamma, beta), F.layer_norm(u, (32,), gamma, beta, 1e-5))
+
+
+def test_batch_norm_matches_torch_in_training_mode():
+    g = torch.Generator().manual_seed(2)
+    u, gamma, beta = (
+        torch.randn(9, 32, generator=g) * 3 - 1,
+        torch.randn(32, generator=g),
+        torch.randn(32, generator=g),
+    )
+    want = F.batch_norm(u, None, None, gamma, beta, training=True, eps=1e-5)
+    torch.testing.assert_close(batch_norm(u, gamma, beta), want)
+
+
+def test_rms_norm_matches_torch():
+    g = torch.Generator().manual_seed(1)
+    u, gamma = torch.randn(3, 7, 32, generator=g) * 4 + 1, torch.randn(32, generator=g)
+    torch.testing.assert_close(rms_norm(u, gamma), F.rms_norm(u, (32,), gamma, 1e-6))
 
 
 def test_gelu_forms_match_torch():

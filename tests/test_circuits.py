@@ -327,6 +327,22 @@ def test_the_panel_draws_every_component_and_method(bundled):
     assert [b.layout.border for b in outlined].count("2px solid black") == 1
 
 
+def test_score_grids_are_drawn_on_0_to_1_and_patching_grids_on_plus_minus_scale():
+    """plot_induction's two score grids colour 0..1, as their titles say; a patching grid (signed) keeps
+    the diverging ±scale bar with 0 in its middle."""
+    import matplotlib.pyplot as plt
+
+    from xai_tf.widgets.circuits import plot_grid, plot_induction
+
+    scores = torch.tensor([[0.0, 0.3], [0.9, 0.5]])
+    fig = plot_induction(torch.rand(3, 9), scores, scores, 5)
+    for ax in fig.axes[1:3]:
+        assert "0..1" in ax.get_title() and ax.images[0].get_clim() == (0.0, 1.0)
+    ax = plot_grid(torch.tensor([[-0.5, 0.2]]), ["a", "b"])
+    assert ax.images[0].get_clim() == (-0.5, 0.5)
+    plt.close("all")
+
+
 def test_patched_top_tokens_of_a_cell_equal_the_grid_run(bundled):
     """The panel's table reads the same patched run as the grid's cell: its probabilities are the
     softmax of the run in which only that cell is patched."""

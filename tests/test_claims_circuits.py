@@ -45,21 +45,27 @@ def test_the_bundled_model_has_no_induction_head(lm, seed):
 
 
 @pytest.mark.claims
-def test_composition_of_the_previous_token_head(lm):
-    """'Three of the four heads of the last layer score 20 or more standard deviations above chance
-    (one scores below it)' — the writer is the head with the largest previous-token score (4.1 on
-    every seed measured); the baseline's draws are seeded, so this runs once at the default seed."""
+@pytest.mark.parametrize("seed", SEEDS)
+def test_composition_of_the_previous_token_head(lm, seed):
+    """'Three of the four heads of the last layer score far above chance and one below it ... more than
+    15 sd above chance on every baseline drawn' — the writer is the head with the largest
+    previous-token score ((4, 1) on every seed measured). The draw is the baseline's 200 random
+    matrices (``seed``); the weights are fixed. Measured over 30 baselines (seeds 0-29, Intel Xeon, one
+    thread) before writing the prose: the weakest of the three 18.1-23.8 sd, the strongest 25.6-33.7,
+    the fourth -12.1 to -9.2. Bound: 18.1 - (23.8 - 18.1) / 4 = 16.7 > 15; the fourth < 0."""
     ids = circuits.repeated_tokens(lm, HALF, batch=8, seed=0)
     previous = circuits.previous_token_scores(circuits.attention_patterns(lm, ids))
     writer = divmod(int(previous.argmax()), lm.n_head)
     _, W_OV = circuits.qk_ov(lm, *writer)
-    chance, spread = circuits.k_composition_baseline(lm.d_model, lm.d_model // lm.n_head, samples=200, seed=0)
+    chance, spread = circuits.k_composition_baseline(
+        lm.d_model, lm.d_model // lm.n_head, samples=200, seed=seed
+    )
     z = [
         (circuits.k_composition(circuits.qk_ov(lm, lm.n_layer - 1, h)[0], W_OV).item() - chance) / spread
         for h in range(lm.n_head)
     ]
     assert writer[0] == lm.n_layer - 2
-    assert sum(s >= 20 for s in z) == 3 and sum(s < 0 for s in z) == 1
+    assert sum(s > 15 for s in z) == 3 and sum(s < 0 for s in z) == 1
 
 
 @pytest.mark.claims
@@ -100,13 +106,17 @@ def small():
 @pytest.mark.parametrize("n", [8, 16])
 def test_the_shipped_two_layer_model_has_an_induction_head(small, seed, n):
     """Section 1-3 claims about the shipped 2-layer model on fresh repeats (``repeated_tokens(seed=…)``)
-    of a length seen in training (8) and one longer than any seen (16), measured over seeds 0-9 before
-    writing the prose. n = 8: both layer-1 heads score 0.59-0.66, layer 0 0.00, head (0, 0) 0.96 on the
-    previous token, second-half loss 1.01-1.13 vs first half 3.45-3.51, 2.52-2.66 with the top induction
-    head mean-ablated. n = 16: layer-1 heads 0.26-0.37 (below the lesson's 0.4 threshold), (0, 0) 0.88,
-    second-half loss 2.34-2.70 vs 3.55-3.65 (3.28-3.70 over positions 16-21, 0.68-1.10 over 26-30),
-    raised by 0.39-0.70 when ablated. C_K of (0, 0) into each layer-1 head 15.8-26.2 baseline sd above
-    chance.
+    of a length seen in training (8) and one longer than any seen (16). The draw is the batch; the
+    weights are fixed. Measured over 30 batches (seeds 0-29, covering SEEDS at offsets 0-25; Intel Xeon,
+    one thread) before writing the prose, and each bound put a quarter of the spread beyond the worst
+    draw (DESIGN.md's margin rule). n = 8: layer-1 heads 0.568-0.677 (bound > 0.54), layer 0 0.000,
+    head (0, 0) 0.958-0.963 on the previous token (> 0.9), second-half loss 0.980-1.166 (0.9-1.25) vs
+    first half 3.414-3.528 (3.35-3.6), 2.521-2.688 with the top induction head mean-ablated (2.45-2.75).
+    n = 16: layer-1 heads 0.254-0.374 (0.2-0.4, below the lesson's 0.4 threshold), (0, 0) 0.872-0.881
+    (> 0.85), second-half loss 2.301-2.793 (2.15-2.95) vs 3.546-3.655 (3.4-3.7), raised by 0.281-0.733
+    when ablated (> 0.15). The loss averaged over the batch and the window (not the curve's range, which
+    is wider): positions 16-21 3.28-3.72 (3.15-3.85), 26-30 0.61-1.43 (0.4-1.65), their difference
+    2.15-2.99 (> 1.9). C_K of (0, 0) into each layer-1 head 15.1-26.7 baseline sd above chance (> 14).
 
     A retrain is not in the suite: one training run takes 86 s on one quiet thread (199 s under load)
     (scripts/train_induction.py), ten of them (SEEDS at two offsets) far longer than a test should take;
@@ -123,16 +133,17 @@ def test_the_shipped_two_layer_model_has_an_induction_head(small, seed, n):
     assert r["previous-token head"] == [0, 0] and r["induction head"][0] == 1
     assert induction[0].max() < 0.01
     if n == 8:
-        assert induction[1].min() > 0.55 and r["previous-token score"] > 0.9
-        assert 0.95 < second < 1.2 and 3.4 < r["loss first half"] < 3.6 and 2.45 < ablated < 2.75
+        assert induction[1].min() > 0.54 and r["previous-token score"] > 0.9
+        assert 0.9 < second < 1.25 and 3.35 < r["loss first half"] < 3.6 and 2.45 < ablated < 2.75
     else:
         assert 0.2 < induction[1].min() and induction[1].max() < 0.4 and r["previous-token score"] > 0.85
-        assert 2.25 < second < 2.75 and 3.4 < r["loss first half"] < 3.7 and ablated - second > 0.35
+        assert 2.15 < second < 2.95 and 3.4 < r["loss first half"] < 3.7 and ablated - second > 0.15
         loss = circuits.per_token_loss(small, ids)
-        assert 3.2 < loss[:, 16:22].mean() < 3.8 and 0.6 < loss[:, 26:31].mean() < 1.15
+        early, late = loss[:, 16:22].mean().item(), loss[:, 26:31].mean().item()
+        assert 3.15 < early < 3.85 and 0.4 < late < 1.65 and early - late > 1.9
     chance, spread = r["K-composition baseline"]
     _, W_OV = circuits.qk_ov(small, 0, 0)
     for h in range(small.n_head):
         C_K = circuits.k_composition(circuits.qk_ov(small, 1, h)[0], W_OV).item()
-        assert (C_K - chance) / spread > 15
+        assert (C_K - chance) / spread > 14
         assert round(C_K, 2) in (0.20, 0.23)

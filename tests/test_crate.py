@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from probes_crate import VALUES
 from scipy import optimize
 
+from xai_tf import seeds
 from xai_tf.crate import denoise, ista, mixture, model, mssa, rate, study
 from xai_tf.exercises import crate as exercises
 from xai_tf.widgets import crate as crate_widgets
@@ -44,6 +45,71 @@ def test_coding_rate_of_orthogonal_tokens_in_closed_form():
     s = torch.tensor([0.5, 1.0, 2.0, 3.0], dtype=torch.float64)
     want = 0.5 * sum(np.log(1 + d / (T * eps**2) * v**2) for v in s.tolist())
     assert rate.coding_rate(Q * s, eps).item() == pytest.approx(want, rel=1e-12)
+
+
+def test_gaussian_rate_distortion_of_isotropic_tokens_in_closed_form():
+    """Σ = YYᵀ/T = λI: the water level is ε²/d on every axis, R = (d/2) log(dλ/ε²); and 0 once ε² ≥ dλ."""
+    d, T, lam = 4, 8, 0.7
+    Q = torch.linalg.qr(tokens(T, d, seed=3))[0].mT  # [d, T], orthonormal rows: Q Qᵀ = I
+    Y = Q * np.sqrt(T * lam)
+    for eps in (0.3, 1.0):
+        assert rate.gaussian_rate_distortion(Y, eps) == pytest.approx(
+            d / 2 * np.log(d * lam / eps**2), rel=1e-9
+        )
+    assert rate.gaussian_rate_distortion(Y, np.sqrt(d * lam) * 1.01) == 0.0
+
+
+@pytest.mark.parametrize(("d", "T", "eps"), [(5, 40, 0.8), (6, 6, 1.5), (8, 30, 2.5)])
+def test_gaussian_rate_distortion_against_scipy(d, T, eps):
+    """Reverse water-filling against a generic solver of min Σ ½ log(λ_i / D_i) over 0 < D_i ≤ λ_i,
+    Σ D_i = ε² (scipy's SLSQP), on tokens whose axes have very different variances."""
+    Y = tokens(d, T, seed=d) * torch.linspace(0.1, 2.0, d, dtype=torch.float64).unsqueeze(1)
+    lam = np.linalg.eigvalsh((Y @ Y.T).numpy() / T)
+    res = optimize.minimize(
+        lambda D: 0.5 * np.sum(np.log(lam / D)),
+        lam * eps**2 / lam.sum(),  # feasible: D_i ≤ λ_i, Σ D_i = ε²
+        method="SLSQP",
+        bounds=[(1e-12, float(v)) for v in lam],
+        constraints=[{"type": "eq", "fun": lambda D: D.sum() - eps**2}],
+        options={"ftol": 1e-12, "maxiter": 1000},
+    )
+    # SLSQP may stop with "positive directional derivative" at the optimum: check feasibility instead
+    assert abs(res.x.sum() - eps**2) < 1e-9 and (res.x <= lam + 1e-12).all()
+    assert rate.gaussian_rate_distortion(Y, eps) == pytest.approx(res.fun, abs=1e-6)
+
+
+def test_coding_rate_exceeds_the_gaussian_rate_by_half_log_one_plus_delta_over_lambda():
+    """When every eigenvalue λ_i of YYᵀ/T is at least δ = ε²/d the water level is δ, so the coding
+    rate ½ Σ log(1 + λ_i/δ) exceeds R(ε) = ½ Σ log(λ_i/δ) by exactly ½ Σ log(1 + δ/λ_i); below that
+    it still exceeds it (y + w is a test channel of distortion ≤ ε²)."""
+    d, T = 6, 50
+    Y = tokens(d, T, seed=7) + 0.0
+    eps = 0.5
+    lam = np.linalg.eigvalsh((Y @ Y.T).numpy() / T)
+    delta = eps**2 / d
+    assert lam.min() >= delta
+    gap = rate.coding_rate(Y, eps).item() - rate.gaussian_rate_distortion(Y, eps)
+    assert gap == pytest.approx(0.5 * np.sum(np.log1p(delta / lam)), rel=1e-9)
+    low_rank = tokens(d, 3, seed=8) @ tokens(3, T, seed=9)  # three eigenvalues 0 < δ
+    assert rate.coding_rate(low_rank, 2.0).item() > rate.gaussian_rate_distortion(low_rank, 2.0)
+
+
+def test_attention_stack_pre_ln_is_the_blocks_own_attention_half_and_recap_has_unit_rms():
+    """'pre-ln' stacks Block.trace's Z^{ℓ+1/2} = Z + MHATT(LN Z) when each block is fed the previous
+    one's half-step; 'recap' = RMS(Z + MHATT(Z)) leaves every token with root mean square 1 (γ = 1),
+    up to ε, and its first step equals a hand RMS of the same sum."""
+    with seeds.seeded(0):
+        m = model.Classifier("standard", 8, 2, 4, 3, 2).double()
+    Y = tokens(8, 5, seed=4).unsqueeze(0).repeat(2, 1, 1)
+    pre = model.attention_stack(m, Y, "pre-ln")
+    for i in range(3):
+        torch.testing.assert_close(pre[i + 1], m.block(i).trace(pre[i])["mid"])
+    rec = model.attention_stack(m, Y, "recap")
+    for Z in rec[1:]:
+        torch.testing.assert_close(Z.pow(2).mean(1), torch.ones(2, 5, dtype=Z.dtype), atol=1e-5, rtol=0)
+    b = m.block(0)
+    s = Y + b.out.weight @ b.attention(Y) + b.out.bias.unsqueeze(-1)
+    torch.testing.assert_close(rec[1], s / s.pow(2).mean(1, keepdim=True).add(1e-6).sqrt())
 
 
 def test_coding_rate_batches():

@@ -23,6 +23,7 @@ from torch import Tensor, nn
 from xai_tf import _checks
 from xai_tf.attention import attention
 from xai_tf.crate import ista, mssa
+from xai_tf.transformer.blocks import rms_norm
 
 KINDS = ("crate", "standard")
 
@@ -120,3 +121,31 @@ class Classifier(nn.Module):
     def forward(self, Y: Tensor) -> Tensor:
         Z = self.trace(Y)[-1]["out"]
         return self.head(self.ln_f(Z.mean(-1)))
+
+
+FORMS = ("pre-ln", "recap")
+
+
+def attention_stack(model: Classifier, Y: object, form: str) -> list[Tensor]:
+    """The tokens ``[B, d, T]`` after each of ``model``'s attention sub-layers alone (no MLP or ISTA
+    step), stacked through its blocks, with MHATT(Z) = A·heads(Z) + b each block's attention and output
+    matrix, in one of two forms:
+
+        "pre-ln":  Z ← Z + MHATT(LN(Z))       (the models here, GPT-2: normalise before, sum after)
+        "recap":   Z ← RMS_γ(Z + MHATT(Z))    (lecture 004's recap block: RMS after the residual sum,
+                                              γ = 1; ``transformer.blocks.rms_norm``)
+
+    Returns [Z⁰ = Y, Z¹, …, Z^L]."""
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    Z = model.tokens(Y)
+    out = [Z]
+    with torch.no_grad():
+        for i in range(len(model.blocks)):
+            b = model.block(i)
+            X = _layer_norm(Z, b.ln1) if form == "pre-ln" else Z
+            Z = Z + b.out.weight @ b.attention(X) + b.out.bias.unsqueeze(-1)
+            if form == "recap":
+                Z = rms_norm(Z.mT, torch.ones(model.d, dtype=Z.dtype, device=Z.device)).mT
+            out.append(Z)
+    return out

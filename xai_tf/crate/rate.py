@@ -7,6 +7,9 @@ R_mix for R^c.
     ∇R(Y) = α Y (I_T + α YᵀY)⁻¹,     ∇R^c(Y; U_[K]) = Σ_k U_k ∇R(U_kᵀY)
     ΔR(Y; U_[K]) = R(Y) − R^c(Y; U_[K]),   sparse rate reduction ΔR − λ‖Y‖₁ (to maximise)
 
+R is also what lecture 004 reads it as, a rate–distortion function, up to the +1 that keeps it smooth:
+``gaussian_rate_distortion`` computes the exact rate of a Gaussian for comparison.
+
 (Yu et al. 2023, section 2.) logdet(I_T + α YᵀY) = logdet(I_d + α YYᵀ) (Sylvester), so the
 smaller of the two Gram matrices is used. Leading dimensions of Y are a batch.
 """
@@ -86,6 +89,29 @@ def sparse_rate_reduction(Y: Tensor, U: Tensor, eps: float = 0.5, lam: float = 0
     R, Rc = float(coding_rate(Y, eps)), float(compression_rate(Y, U, eps))
     l1 = float(Y.abs().sum())
     return {"R": R, "R^c": Rc, "ΔR": R - Rc, "l1": l1, "objective": R - Rc - lam * l1}
+
+
+def gaussian_rate_distortion(Y: Tensor, eps: float = 0.5) -> float:
+    """The rate–distortion function, in nats, of a Gaussian token y ~ N(0, Σ) with the tokens' second
+    moment Σ = YYᵀ/T (``Y [d, T]``), at mean squared error ε² per token — exact for Gaussians, by
+    reverse water-filling over the eigenvalues λ_i of Σ (Cover & Thomas, Theorem 10.3.3):
+
+        R(ε) = min_{E‖y − ŷ‖² ≤ ε²} I(y; ŷ) = Σ_i ½ log(λ_i / θ)⁺,   θ such that Σ_i min(λ_i, θ) = ε²
+
+    (R = 0 once ε² ≥ Σ_i λ_i). ``coding_rate`` is ½ Σ_i log(1 + λ_i/δ) with δ = ε²/d: the mutual
+    information of y and y + w, w ~ N(0, δ I), a test channel of distortion ≤ ε², so never below R(ε)."""
+    Y, eps = _common.tokens("Y", Y), _common.epsilon(eps)
+    if Y.dim() != 2:
+        raise ValueError(f"Y must be one token matrix [d, T], got {tuple(Y.shape)}")
+    lam = torch.linalg.eigvalsh((Y.double() @ Y.double().mT) / Y.size(-1)).clamp(min=0)
+    if eps**2 >= float(lam.sum()):
+        return 0.0
+    lo, hi = 0.0, float(lam.max())  # Σ min(λ_i, θ) grows with θ: bisection for the water level
+    for _ in range(200):
+        theta = (lo + hi) / 2
+        lo, hi = (theta, hi) if float(lam.clamp(max=theta).sum()) < eps**2 else (lo, theta)
+    above = lam[lam > hi]
+    return float(0.5 * (above / hi).log().sum())
 
 
 def _eye(M: Tensor) -> Tensor:

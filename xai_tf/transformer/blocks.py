@@ -44,6 +44,33 @@ def layer_norm(u: Tensor, gamma: Tensor, beta: Tensor, eps: float = 1e-5) -> Ten
     return gamma * (u - mu) / torch.sqrt(var + eps) + beta
 
 
+def batch_norm(u: Tensor, gamma: Tensor, beta: Tensor, eps: float = 1e-5) -> Tensor:
+    """BN(u) = γ ⊙ (u − μ_B) / √(σ_B² + ε) + β for ``u [n, d]``, with μ_B and σ_B² the mean and biased
+    variance of each feature over the n examples of the batch (Ioffe & Szegedy 2015, training mode):
+    LayerNorm's formula taken over the other axis, so one example's output depends on its batch."""
+    u = _checks.tensor("u", u)
+    if u.dim() != 2 or u.size(0) < 1:
+        raise ValueError(f"u must be [n, d] (a batch of n examples), got {tuple(u.shape)}")
+    d = u.size(-1)
+    if _checks.tensor("gamma", gamma).shape != (d,) or _checks.tensor("beta", beta).shape != (d,):
+        raise ValueError(
+            f"gamma and beta must be [{d}] (the last dim of u), got {tuple(gamma.shape)}, {tuple(beta.shape)}"
+        )
+    mu = u.mean(0, keepdim=True)
+    var = ((u - mu) ** 2).mean(0, keepdim=True)
+    return gamma * (u - mu) / torch.sqrt(var + eps) + beta
+
+
+def rms_norm(u: Tensor, gamma: Tensor, eps: float = 1e-6) -> Tensor:
+    """RMS_γ(u) = γ ⊙ u / √((1/d) Σ_j u_j² + ε) over the last dim (Zhang & Sennrich 2019): LayerNorm
+    without the centring and without β; the norm of lecture 004's recap block."""
+    d = _checks.tensor("u", u).size(-1)
+    if _checks.tensor("gamma", gamma).shape != (d,):
+        raise ValueError(f"gamma must be [{d}] (the last dim of u), got {tuple(gamma.shape)}")
+    eps = _checks.positive("eps", eps)
+    return gamma * u / torch.sqrt(u.pow(2).mean(-1, keepdim=True) + eps)
+
+
 def gelu_exact(x: Tensor) -> Tensor:
     """GELU(x) = x Φ(x), Φ the standard normal CDF: Φ(x) = ½ (1 + erf(x / √2))."""
     _checks.tensor("x", x)

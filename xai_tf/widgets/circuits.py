@@ -27,18 +27,27 @@ METHODS = {"exact": patching.activation_patching, "attribution": attribution_pat
 
 
 def plot_grid(
-    grid, columns: Sequence[str], title: str = "", ax: Axes | None = None, scale: float | None = None
+    grid,
+    columns: Sequence[str],
+    title: str = "",
+    ax: Axes | None = None,
+    scale: float | None = None,
+    signed: bool = True,
 ) -> Axes:
-    """``grid [layers, n]`` as a diverging heatmap (0 white, ±``scale``, default the largest |value|),
-    layers down, ``columns`` across."""
+    """``grid [layers, n]`` as a heatmap, layers down, ``columns`` across: diverging on −``scale``..
+    ``scale`` (0 white; default scale the largest |value|), or with ``signed=False`` for values that
+    cannot be negative (scores in 0..1), sequential on 0..``scale``."""
     grid = host_array(grid)
     if grid.ndim != 2 or grid.shape[1] != len(columns):
         raise ValueError(
             f"grid must be [layers, {len(columns)}] for {len(columns)} columns, got {grid.shape}"
         )
+    if not isinstance(signed, bool):
+        raise TypeError(f"signed must be True (colours on −scale..scale) or False (0..scale), got {signed!r}")
     ax = ax or plt.subplots(figsize=(0.55 * len(columns) + 2, 0.4 * len(grid) + 1.4))[1]
     scale = max(float(np.abs(grid).max()), 1e-9) if scale is None else _checks.positive("scale", scale)
-    image = ax.imshow(grid, cmap="RdBu_r", vmin=-scale, vmax=scale, aspect="auto")
+    cmap, low = ("RdBu_r", -scale) if signed else ("Blues", 0.0)
+    image = ax.imshow(grid, cmap=cmap, vmin=low, vmax=scale, aspect="auto")
     ax.set_xticks(range(len(columns)), columns, rotation=60, ha="right", fontsize=9)
     ax.set_yticks(range(len(grid)), [f"layer {layer}" for layer in range(len(grid))], fontsize=9)
     ax.set_title(title, fontsize=11)
@@ -58,8 +67,8 @@ def plot_induction(loss, induction, previous, half: int, title: str = "") -> plt
     axes[0].axvline(half - 0.5, color="grey", ls=":")
     axes[0].set(xlabel="position t", ylabel="loss (nats)", title=f"{title}per-token loss, batch mean")
     heads = [f"head {h}" for h in range(induction.shape[1])]
-    plot_grid(induction, heads, "induction score (colours on 0..1)", axes[1], scale=1.0)
-    plot_grid(previous, heads, "previous-token score (colours on 0..1)", axes[2], scale=1.0)
+    plot_grid(induction, heads, "induction score (colours on 0..1)", axes[1], scale=1.0, signed=False)
+    plot_grid(previous, heads, "previous-token score (colours on 0..1)", axes[2], scale=1.0, signed=False)
     fig.tight_layout()
     return fig
 
