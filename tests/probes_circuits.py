@@ -44,7 +44,7 @@ RAISES = [
         "xai_tf.circuits.induction.per_token_loss",
         lambda: induction.per_token_loss(lm(), _ids(1, 5000)),
         VE,
-        "input_ids must lie in 0..4095",
+        "ids must be token ids in 0..4095 (the model's vocabulary), got 5000",
     ),
     (
         "xai_tf.circuits.induction.token_losses",
@@ -60,7 +60,7 @@ RAISES = [
     ),
     (
         "xai_tf.circuits.induction.induction_scores",
-        lambda: induction.induction_scores(z(2, 1, 2, 5, 5)),
+        lambda: induction.induction_scores(z(2, 1, 2, 5, 5).softmax(-1)),
         VE,
         "even number of tokens",
     ),
