@@ -84,8 +84,9 @@ def _pattern(pattern: object) -> Tensor:
             f"head, got {tuple(pattern.shape)}"
         )
     pattern = _checks.real_tensor("pattern", pattern)
-    sums = pattern.sum(-1, dtype=torch.float64)
-    if float(pattern.min()) < 0 or float((sums - 1).abs().max()) > 1e-3:
+    sums = pattern.sum(-1, dtype=torch.float32)  # (float64 is not on every device)
+    tolerance = max(1e-3, 8 * torch.finfo(pattern.dtype).eps)  # bfloat16 rows sum to 1 ± a few 1e-3
+    if float(pattern.min()) < 0 or float((sums - 1).abs().max()) > tolerance:
         raise ValueError(
             "pattern must hold attention probabilities (entries ≥ 0, each row summing to 1), got entries "
             f"in [{float(pattern.min()):.3g}, {float(pattern.max()):.3g}] and row sums in "
