@@ -479,3 +479,69 @@ def test_ioi_head_grid_is_the_mean_of_hand_patched_heads():
             values.append(((out[io] - out[s]).item() - ld[1]) / (ld[0] - ld[1]))
         assert grid[layer, head].item() == pytest.approx(np.mean(values), abs=1e-4)
     assert ioi.top_heads(grid, 2)[0][2] == grid.max().item()
+
+
+def test_odd_but_valid_input_gives_the_documented_value():
+    """Issue 43's documented values: ids of any integer dtype are the same ids; mixed float32/float64
+    matrices are promoted (C_K in float64); C_K is scale-free, so 1e20·I (whose norm overflows float32)
+    scores as I, 1/√d."""
+    from xai_tf.models.loaded import as_model
+
+    lm = as_model(
+        GPT2.from_hf(random_hf_gpt2(0, vocab_size=50, n_positions=16, n_embd=16, n_layer=2, n_head=2))
+    )
+    for dtype in (torch.uint8, torch.int16, torch.int32):
+        clean, corrupted = C.metrics.prompt_pair(lm, torch.tensor([[1, 2, 3]], dtype=dtype), [4, 5, 6])
+        assert (
+            clean.dtype == torch.long and clean.tolist() == [[1, 2, 3]] and corrupted.tolist() == [[4, 5, 6]]
+        )
+    g = torch.Generator().manual_seed(0)
+    A, B = (
+        torch.randn(4, 4, generator=g, dtype=torch.float64),
+        torch.randn(4, 4, generator=g, dtype=torch.float64),
+    )
+    mixed = C.k_composition(A.float(), B)
+    reference = np.linalg.norm(A.numpy() @ B.numpy().T) / (
+        np.linalg.norm(A.numpy()) * np.linalg.norm(B.numpy())
+    )
+    assert mixed.dtype == torch.float64 and abs(float(mixed) - reference) < 1e-6
+    huge = C.k_composition(1e20 * torch.eye(3), 1e20 * torch.eye(3))
+    assert abs(float(huge) - 3**-0.5) < 1e-6
+
+
+@pytest.mark.parametrize(
+    ("box", "value", "message"),
+    [
+        ("answer", "", "the answer box is empty"),
+        ("wrong", "", "the wrong box is empty"),
+        ("clean", "  ", "the clean box is empty"),
+        ("corrupted", "", "the corrupted box is empty"),
+        (
+            "clean",
+            "Enter " * 60,
+            "the clean box has 61 tokens: the panel patches prompts of at most 32 tokens",
+        ),
+        ("corrupted", "x" * 5000, "the corrupted box is too long: the panel patches prompts of at most 32"),
+        ("answer", " Romeo and", "the answer box must hold one token of the model&#x27;s vocabulary"),
+        ("wrong", " Romeo", "the answer and wrong boxes hold the same token"),
+        (
+            "corrupted",
+            "Enter Hamlet and Juliet now",
+            "the clean box has 3 tokens but the corrupted box has 5",
+        ),
+    ],
+)
+def test_the_panel_names_its_boxes_before_any_work(bundled, monkeypatch, box, value, message):
+    """Each message names the panel's own box, and a bad box is refused before any model run (the
+    metric, the first model run, is replaced by one that fails the test if called)."""
+    from xai_tf.widgets import circuits as W
+
+    panel = W.patching_panel(bundled, "Enter Romeo and", "Enter Hamlet and", " Romeo", " Hamlet")
+    assert panel.message.value == ""
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the panel ran the model on a box it should have refused")
+
+    monkeypatch.setattr(W.metrics, "logit_difference_metric", no_work)
+    panel[box].value = value
+    assert message in panel.message.value and "AssertionError" not in panel.message.value, panel.message.value

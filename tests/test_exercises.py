@@ -77,7 +77,11 @@ def _sparsemax_unclipped(z):
     ("checker", "fn", "message"),
     [
         (attention.check_softmax, _softmax_no_shift, "NaN: subtract the row maximum"),
-        (attention.check_softmax, lambda z: torch.softmax(z, 0), r"softmax\(z\)\[0, 0\]"),
+        (
+            attention.check_softmax,
+            lambda z: torch.softmax(z, 0),
+            r"softmax\(z\)\[1, 1\] is 0.99995\d+, expected 0.11920\d+ \(off by 0.881",
+        ),
         (attention.check_scaled_dot_product_attention, _attention_unscaled, "not scaled"),
         (attention.check_scaled_dot_product_attention, _attention_columns, "down the columns"),
         (attention.check_scaled_dot_product_attention, lambda Q, K, V: Q, r"return a pair"),
@@ -105,7 +109,11 @@ def _sparsemax_unclipped(z):
         (attention.check_masked_attention, _masked_nan, "NaN"),
         (attention.check_masked_attention, _masked_leaky, "leaked"),
         (attention.check_sparsemax, _sparsemax_unclipped, "negative probabilities"),
-        (attention.check_sparsemax, lambda z: torch.softmax(z, -1), r"sparsemax\(z\)\[0\]"),
+        (
+            attention.check_sparsemax,
+            lambda z: torch.softmax(z, -1),
+            r"sparsemax\(z\)\[2\] is 0.5922\d+, expected 0.75 \(off by 0.158",
+        ),
         (
             attention.check_sparsemax_jacobian,
             lambda p: torch.diag(p) - torch.outer(p, p),
@@ -312,3 +320,138 @@ def test_word_level_checkers_name_the_mistake(checker, fn, message, capsys):
 def test_word_level_checkers_pass_right_answers(capsys):
     assert wordlevel.check_word_attention(_word_attention_right) and wordlevel.check_rollout(_rollout_right)
     assert capsys.readouterr().out.count("✔") == 2
+
+
+# --- every checker accepts every correct solution (issue 43 item 3) ---------------------------------------
+# The references are the lessons' own solution cells (tagged "solution"), run as a student would write them;
+# each is then passed as is, with its floating outputs cast to float32 and to float64, and computing in
+# float32 throughout (its floating tensor inputs cast down), and as a loop where a loop is natural.
+
+
+def _solutions() -> dict[str, object]:
+    """Every ``solution_*`` function of the lessons' solution cells, with the checker it is passed to."""
+    import pathlib
+
+    import nbformat
+
+    found: dict[str, object] = {}
+    for path in sorted((pathlib.Path(__file__).parents[1] / "lessons").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if "solution" not in cell.metadata.get("tags", []):
+                continue
+            space: dict[str, object] = {"torch": torch}
+            code = "\n".join(line for line in cell.source.splitlines() if not line.startswith("check_"))
+            exec(code, space)  # noqa: S102 - the project's own lesson cells
+            checks = re.findall(r"^(check_\w+)\((solution_\w+)\)", cell.source, flags=re.M)
+            for check, name in checks:
+                found[check] = space[name]
+    return found
+
+
+def _checkers() -> dict[str, object]:
+    import importlib
+    import pkgutil
+
+    import xai_tf.exercises as package
+
+    found = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"xai_tf.exercises.{info.name}")
+        found.update({k: v for k, v in vars(module).items() if k.startswith("check_") and callable(v)})
+    return found
+
+
+SOLUTIONS, CHECKERS = _solutions(), _checkers()
+
+
+def _cast(x, dtype):
+    if isinstance(x, torch.Tensor) and x.is_floating_point():
+        return x.to(dtype)
+    if isinstance(x, float):
+        return torch.tensor(x, dtype=dtype)
+    if isinstance(x, tuple):
+        return tuple(_cast(v, dtype) for v in x)
+    return x
+
+
+def _variants(solution):
+    def out(dtype):
+        return lambda *a: _cast(solution(*a), dtype)
+
+    def computed_in_float32(*a):
+        return solution(*(_cast(v, torch.float32) if isinstance(v, torch.Tensor) else v for v in a))
+
+    return {
+        "as is": solution,
+        "float32": out(torch.float32),
+        "float64": out(torch.float64),
+        "in float32": computed_in_float32,
+    }
+
+
+def test_every_checker_has_a_lesson_solution():
+    assert set(CHECKERS) == set(SOLUTIONS), set(CHECKERS) ^ set(SOLUTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(CHECKERS))
+@pytest.mark.parametrize("variant", ["as is", "float32", "float64", "in float32"])
+def test_every_checker_passes_its_solution_in_any_float_dtype(name, variant, capsys):
+    ok = CHECKERS[name](_variants(SOLUTIONS[name])[variant])
+    out = capsys.readouterr().out
+    assert ok and out.startswith("✔"), out
+
+
+def _induction_loop(pattern):  # issue 43's student: a float32 table summed one entry at a time
+    L, B, H, T, _ = pattern.shape
+    half, scores = T // 2, torch.zeros(L, H)
+    for layer in range(L):
+        for head in range(H):
+            for b in range(B):
+                for t in range(half, T):
+                    scores[layer, head] += pattern[layer, b, head, t, t - half + 1]
+    return scores / (B * half)
+
+
+def _softmax_loop(z):
+    out = torch.zeros(z.shape)
+    for i, row in enumerate(z):
+        e = [float(torch.exp(v - row.max())) for v in row]
+        out[i] = torch.tensor(e) / sum(e)
+    return out
+
+
+def _erase_loop(alpha, removed):
+    kept = [0.0 if t in removed else float(a) for t, a in enumerate(alpha)]
+    return torch.tensor([k / sum(kept) for k in kept])
+
+
+def _labels_loop(x):
+    return torch.tensor([sum(int(u == v) for u in x) for v in x])
+
+
+def _omega_loop(z, lam1, lam2):
+    total = lam1 * sum(abs(float(v)) for v in z)
+    return total + lam2 * sum(abs(float(z[i]) - float(z[i + 1])) for i in range(len(z) - 1))
+
+
+def _feature_activation_loop(h, W_enc, b_enc, W_dec):
+    out = torch.zeros(h.size(0), W_enc.size(0))
+    for i in range(h.size(0)):
+        for j in range(W_enc.size(0)):
+            out[i, j] = torch.relu(W_enc[j] @ h[i] + b_enc[j]) * W_dec[:, j].norm()
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "loop"),
+    [
+        ("check_induction_scores", _induction_loop),
+        ("check_softmax", _softmax_loop),
+        ("check_erase", _erase_loop),
+        ("check_histogram_labels", _labels_loop),
+        ("check_omega", _omega_loop),
+        ("check_feature_activation", _feature_activation_loop),
+    ],
+)
+def test_checkers_pass_loops_into_float32_tables(name, loop, capsys):
+    assert CHECKERS[name](loop), capsys.readouterr().out

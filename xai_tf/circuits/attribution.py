@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from xai_tf.circuits.patching import Metric, source_run
+from xai_tf.circuits.patching import Metric, metric_values, source_run
 from xai_tf.models.loaded import LoadedModel
 
 
@@ -40,13 +40,20 @@ def attribution_patching(
         return hook
 
     with torch.enable_grad():
-        m_target = metric(lm(target, hooks={(component, layer): tap(layer) for layer in range(lm.n_layer)}))
+        logits = lm(target, hooks={(component, layer): tap(layer) for layer in range(lm.n_layer)})
+        m_target = metric_values(metric, logits, gradient=True)
         deltas = [seen[layer][1] for layer in range(lm.n_layer)]
-        grads = torch.autograd.grad(m_target.sum(), deltas)
+        grads = torch.autograd.grad(m_target.sum(), deltas, allow_unused=True)
+    if any(g is None for g in grads):
+        raise ValueError(
+            "metric does not depend on the logits it is given: attribution patching needs m(logits) of "
+            "this run (a metric built from another model's logits, or a constant, has no gradient here)"
+        )
     sum_dims = (2, 3) if component == "z" else (2,)
     return torch.stack(
         [
             m_target.detach()[0] + ((cache[component, layer] - seen[layer][0]) * g).sum(sum_dims)[0]
             for layer, g in enumerate(grads)
+            if g is not None
         ]
     )

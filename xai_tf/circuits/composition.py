@@ -21,6 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
+from xai_tf.circuits import limits
 from xai_tf.models.loaded import LoadedModel, causal
 
 
@@ -47,14 +48,22 @@ def qk_ov(model: LoadedModel | nn.Module, layer: int, head: int) -> tuple[Tensor
 def k_composition(W_QK: Tensor, W_OV: Tensor) -> Tensor:
     """C_K = ‖W_QK (W_OV)ᵀ‖_F / (‖W_QK‖_F ‖W_OV‖_F): reading head's W_QK, writing head's W_OV."""
     W_QK, W_OV = _checks.tensor("W_QK", W_QK), _checks.tensor("W_OV", W_OV)
-    if W_QK.dim() != 2 or W_QK.shape != W_OV.shape or W_QK.size(0) != W_QK.size(1):
+    if W_QK.dim() != 2 or W_QK.shape != W_OV.shape or W_QK.size(0) != W_QK.size(1) or not W_QK.numel():
         raise ValueError(
             f"W_QK and W_OV must be square [d, d] of one shape, got {tuple(W_QK.shape)}, {tuple(W_OV.shape)}"
         )
-    norms = torch.linalg.matrix_norm(W_QK) * torch.linalg.matrix_norm(W_OV)
-    if not torch.isfinite(norms) or norms == 0:
-        raise ValueError("W_QK and W_OV must be finite and nonzero")
-    return torch.linalg.matrix_norm(W_QK @ W_OV.t()) / norms
+    W_QK, W_OV = _checks.real_tensor("W_QK", W_QK), _checks.real_tensor("W_OV", W_OV)
+    dtype = _checks.compute_dtype(torch.empty(0, dtype=torch.promote_types(W_QK.dtype, W_OV.dtype)))
+    # C_K does not change when either matrix is scaled: divide by the largest entry first, so that
+    # 1e20·I (whose Frobenius norm overflows float32) is scored like I
+    scaled = []
+    for name, W in (("W_QK", W_QK), ("W_OV", W_OV)):
+        peak = W.abs().max()
+        if peak == 0:
+            raise ValueError(f"{name} is all zeros: a head that reads or writes nothing has no composition")
+        scaled.append(W.to(dtype) / peak.to(dtype))
+    A, B = scaled
+    return torch.linalg.matrix_norm(A @ B.t()) / (torch.linalg.matrix_norm(A) * torch.linalg.matrix_norm(B))
 
 
 def k_composition_baseline(d: int, d_h: int, samples: int = 200, seed: int = 0) -> tuple[float, float]:
@@ -62,6 +71,12 @@ def k_composition_baseline(d: int, d_h: int, samples: int = 200, seed: int = 0) 
     d = _checks.integer("d", d, 1, 8192)
     d_h = _checks.integer("d_h", d_h, 1, d)
     samples = _checks.integer("samples", samples, 2, 100_000)
+    limits.within(
+        f"the K-composition baseline of {samples} samples at d = {d}, d_h = {d_h}",
+        4.0 * samples * (4 * d * d + 4 * d * d_h),
+        samples * (2 * 2 * d * d * d_h + 2 * d * d * d),
+        "use fewer samples or a smaller d",
+    )
     g = seeds.generator(seed)
     U, V, U2 = (torch.randn(samples, d, d_h, generator=g, device="cpu") for _ in range(3))
     V2 = torch.randn(samples, d_h, d, generator=g, device="cpu")

@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
+from xai_tf.circuits import limits
 from xai_tf.models.loaded import LoadedModel, causal
 
 
@@ -35,7 +36,12 @@ def repeated_tokens(model: LoadedModel | nn.Module, half: int, batch: int = 1, s
 def per_token_loss(model: LoadedModel | nn.Module, ids: Tensor) -> Tensor:
     """``[batch, T−1]`` cross-entropies ℓ_t = −log p(x_{t+1} | x_≤t)."""
     lm = causal(model, "a per-token loss")
-    ids = lm.model.check_input_ids(ids)
+    ids = limits.token_ids(lm, "ids", ids)
+    if ids.size(1) < 2:
+        raise ValueError(f"ids must have at least 2 tokens (a loss predicts the next one), got {ids.size(1)}")
+    limits.check_forward(
+        "a per-token loss", lm, ids.size(0), ids.size(1), "pass fewer or shorter sequences in ids"
+    )
     with torch.no_grad():
         return token_losses(lm(ids), ids)
 
@@ -43,27 +49,48 @@ def per_token_loss(model: LoadedModel | nn.Module, ids: Tensor) -> Tensor:
 def token_losses(logits: Tensor, ids: Tensor) -> Tensor:
     """``[batch, T−1]``: ℓ_t = −log softmax(logits_t)[x_{t+1}] (logits ``[batch, T, vocab]``)."""
     logits, ids = _checks.tensor("logits", logits), _checks.tensor("ids", ids)
-    if logits.dim() != 3 or ids.shape != logits.shape[:2] or ids.size(1) < 2:
+    if logits.dim() != 3 or ids.shape != logits.shape[:2] or ids.size(1) < 2 or ids.size(0) < 1:
         raise ValueError(
-            f"logits must be [batch, T, vocab] and ids [batch, T] with T ≥ 2, got {tuple(logits.shape)} "
-            f"and {tuple(ids.shape)}"
+            f"logits must be [batch, T, vocab] and ids [batch, T] with batch ≥ 1 and T ≥ 2, got "
+            f"{tuple(logits.shape)} and {tuple(ids.shape)}"
         )
+    logits = _checks.real_tensor("logits", logits)
+    ids = _checks.token_ids("ids", ids, logits.size(-1)).to(logits.device)
     return F.cross_entropy(logits[:, :-1].transpose(1, 2), ids[:, 1:], reduction="none")
 
 
 def attention_patterns(model: LoadedModel | nn.Module, ids: Tensor) -> Tensor:
     """``[layers, batch, heads, T, T]``: every head's attention probabilities on ``ids``."""
     lm = causal(model, "attention patterns of a causal model")
+    ids = limits.token_ids(lm, "ids", ids)
+    advice = "pass fewer or shorter sequences in ids"
+    limits.check_forward("attention patterns", lm, ids.size(0), ids.size(1), advice, cache=True)
     with torch.no_grad():
-        _, cache = lm.run_with_cache(lm.model.check_input_ids(ids))
+        _, cache = lm.run_with_cache(ids)
     return cache.stack("attn")
 
 
 def _pattern(pattern: object) -> Tensor:
+    """Attention probabilities ``[layers, batch, heads, T, T]``: finite, in [0, 1], rows summing to 1."""
     pattern = _checks.tensor("pattern", pattern)
-    if pattern.dim() != 5 or pattern.size(-1) != pattern.size(-2) or pattern.size(-1) < 2:
+    if (
+        pattern.dim() != 5
+        or pattern.size(-1) != pattern.size(-2)
+        or pattern.size(-1) < 2
+        or not pattern.numel()
+    ):
         raise ValueError(
-            f"pattern must be [layers, batch, heads, T, T] with T ≥ 2, got {tuple(pattern.shape)}"
+            "pattern must be [layers, batch, heads, T, T] with T ≥ 2 and at least one layer, prompt and "
+            f"head, got {tuple(pattern.shape)}"
+        )
+    pattern = _checks.real_tensor("pattern", pattern)
+    sums = pattern.sum(-1, dtype=torch.float32)  # (float64 is not on every device)
+    tolerance = max(1e-3, 8 * torch.finfo(pattern.dtype).eps)  # bfloat16 rows sum to 1 ± a few 1e-3
+    if float(pattern.min()) < 0 or float((sums - 1).abs().max()) > tolerance:
+        raise ValueError(
+            "pattern must hold attention probabilities (entries ≥ 0, each row summing to 1), got entries "
+            f"in [{float(pattern.min()):.3g}, {float(pattern.max()):.3g}] and row sums in "
+            f"[{float(sums.min()):.3g}, {float(sums.max()):.3g}]: pass softmax(scores), not the scores"
         )
     return pattern
 
@@ -86,7 +113,7 @@ def previous_token_scores(pattern: Tensor) -> Tensor:
 
 def heads_above(scores: Tensor, threshold: float) -> list[tuple[int, int]]:
     """The (layer, head) of every entry of a ``[layers, heads]`` score grid above ``threshold``."""
-    scores = _checks.tensor("scores", scores)
+    scores = _checks.real_tensor("scores", scores)
     if scores.dim() != 2:
         raise ValueError(f"scores must be [layers, heads], got shape {tuple(scores.shape)}")
     threshold = _checks.real("threshold", threshold, 0.0, 1.0)

@@ -22,7 +22,7 @@ from huggingface_hub import try_to_load_from_cache
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.circuits import metrics, patching
+from xai_tf.circuits import limits, metrics, patching
 from xai_tf.models.hub import GPT2_FILES, HUB_REPOS
 from xai_tf.models.loaded import LoadedModel, causal
 
@@ -70,18 +70,22 @@ def ioi_head_grid(model: LoadedModel | nn.Module, n: int, seed: int = 0) -> Tens
     """``[layers, heads]``: the normalised IO − S logit difference of denoising each head's output,
     averaged over ``n`` prompt pairs of ``ioi_pairs``."""
     lm = causal(model, "the indirect-object task")
+    pairs = ioi_pairs(lm, n, seed)
+    T = max(clean.size(1) for clean, *_ in pairs)
+    size, flop = limits.forward_cost(lm, lm.n_head, T)
+    limits.within(f"{n} prompt pairs of head patching", size, n * lm.n_layer * flop, "use a smaller n")
     grids = [
         patching.activation_patching(
             lm, clean, corrupted, metrics.logit_difference_metric(lm, clean, corrupted, io, s), "z"
         )
-        for clean, corrupted, io, s in ioi_pairs(lm, n, seed)
+        for clean, corrupted, io, s in pairs
     ]
     return torch.stack(grids).mean(0)
 
 
 def top_heads(grid: Tensor, k: int = 3) -> list[tuple[int, int, float]]:
     """The ``k`` cells of a ``[layers, heads]`` grid with the largest values, as (layer, head, value)."""
-    grid = _checks.tensor("grid", grid)
+    grid = _checks.real_tensor("grid", grid)
     if grid.dim() != 2:
         raise ValueError(f"grid must be [layers, heads], got shape {tuple(grid.shape)}")
     k = _checks.integer("k", k, 1, grid.numel())

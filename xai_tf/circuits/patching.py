@@ -22,6 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf.circuits import limits
 from xai_tf.circuits.metrics import prompt_pair
 from xai_tf.models.hooks import ActivationCache
 from xai_tf.models.loaded import LoadedModel, causal
@@ -40,11 +41,41 @@ DIRECTIONS = ("denoising", "noising")
 
 def check_request(component: object, direction: object) -> tuple[str, str]:
     """``component`` from ``COMPONENTS`` and ``direction`` from ``DIRECTIONS``."""
-    if component not in COMPONENTS:
-        raise ValueError(f"component must be one of {list(COMPONENTS)}, got {component!r}")
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {list(DIRECTIONS)}, got {direction!r}")
-    return component, direction
+    for name, value, allowed in (
+        ("component", component, list(COMPONENTS)),
+        ("direction", direction, DIRECTIONS),
+    ):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be one of {list(allowed)}, got {type(value).__name__} {value!r}")
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    return str(component), str(direction)
+
+
+def metric_values(metric: Metric, logits: Tensor, gradient: bool = False) -> Tensor:
+    """``metric(logits)``, checked: a floating tensor ``[batch]`` (one score per run of the batch),
+    finite, and with ``gradient`` one that depends on ``logits`` through autograd."""
+    values = metric(logits)
+    batch = logits.size(0)
+    if not isinstance(values, Tensor) or not values.is_floating_point():
+        raise TypeError(
+            f"metric must map logits [batch, T, vocab] to a float tensor [batch], got {type(values).__name__}"
+            + (f" {values.dtype}" if isinstance(values, Tensor) else "")
+        )
+    if values.shape != (batch,):
+        raise ValueError(
+            f"metric must map logits [batch, T, vocab] to one score per run [batch] = [{batch}], got shape "
+            f"{tuple(values.shape)}"
+        )
+    if not torch.isfinite(values).all():
+        raise ValueError(f"metric gave NaN or ±inf scores {values.tolist()[:4]}: it must be finite")
+    if gradient and not values.requires_grad:
+        raise ValueError(
+            "metric must be differentiable in the logits it is given (attribution patching takes its "
+            "gradient): it returned scores without a gradient (computed under no_grad, by .item() or "
+            "float(), or from other logits than its argument)"
+        )
+    return values
 
 
 def source_and_target(
@@ -70,8 +101,17 @@ def source_run(
     if not callable(metric):
         raise TypeError(f"metric must map logits [batch, T, vocab] to [batch], got {type(metric).__name__}")
     lm, source, target = source_and_target(model, clean_ids, corrupted_ids, direction)
+    limits.check_forward(
+        "the source run",
+        lm,
+        source.size(0),
+        source.size(1),
+        "use shorter prompts in clean_ids and corrupted_ids",
+        cache=True,
+    )
     with torch.no_grad():
-        _, cache = lm.run_with_cache(source)
+        logits, cache = lm.run_with_cache(source)
+        metric_values(metric, logits)
     return lm, target, cache
 
 
@@ -98,13 +138,22 @@ def activation_patching(
     """``[layers, T]`` (or ``[layers, heads]`` for ``"z"``): the metric of every single-activation patch."""
     lm, target, cache = source_run(model, clean_ids, corrupted_ids, metric, component, direction)
     n = lm.n_head if component == "z" else target.size(1)
+    limits.check_forward(
+        f"activation patching of {component}",
+        lm,
+        n,
+        target.size(1),
+        "use shorter prompts in clean_ids and corrupted_ids (or attribution_patching)",
+        runs=lm.n_layer,
+    )
     with torch.no_grad():
         grid = [
-            metric(
+            metric_values(
+                metric,
                 lm(
                     target.expand(n, -1),
                     hooks={(component, layer): _patch_rows(cache[component, layer])},
-                )
+                ),
             )
             for layer in range(lm.n_layer)
         ]

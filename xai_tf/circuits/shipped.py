@@ -24,8 +24,8 @@ from pathlib import Path
 from safetensors.torch import load_file
 from torch import Tensor
 
-from xai_tf import artifacts
-from xai_tf.circuits import ablation, composition, induction
+from xai_tf import _checks, artifacts
+from xai_tf.circuits import ablation, composition, induction, limits
 from xai_tf.circuits.induction_training import CONFIG
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.loaded import LoadedModel, causal
@@ -60,6 +60,10 @@ def _top(grid: Tensor) -> tuple[tuple[int, int], float]:
 def induction_report(model: LoadedModel, half: int, batch: int = 16, seed: int = 0) -> dict:
     """The measurements of the module docstring on ``batch`` sequences of 2 · ``half`` tokens."""
     lm = causal(model, "an induction report")
+    half = _checks.integer("half", half, 2, lm.n_ctx // 2)
+    batch = _checks.integer("batch", batch, 1, 1024)
+    advice = "use a smaller batch or half"
+    limits.check_forward("an induction report", lm, batch, 2 * half, advice, cache=True, runs=3)
     ids = induction.repeated_tokens(lm, half, batch, seed)
     loss = induction.per_token_loss(lm, ids)
     pattern = induction.attention_patterns(lm, ids)

@@ -42,25 +42,65 @@ def checker(topic: str) -> Callable[[Callable[..., int]], Callable[..., bool]]:
     return decorate
 
 
+# A correct float32 computation differs from the float64 reference by a few hundred rounding steps of
+# the largest value involved; a mistake differs by far more. The tolerance of an element is therefore
+# atol + ULPS · ε · (|want| + max |want|), with ε the machine epsilon of the coarser of the two dtypes
+# (torch.finfo; 0 for integers and booleans), so float32, float64, bfloat16 answers are each judged at
+# their own precision and ``atol`` stays the floor a float64 answer is held to.
+ULPS = 256
+
+
+def _eps(dtype: torch.dtype) -> float:
+    return torch.finfo(dtype).eps if dtype.is_floating_point else 0.0
+
+
+def tolerance(got: Tensor, want: Tensor, atol: float = 1e-5) -> Tensor:
+    """The per-element tolerance for ``got`` against ``want`` (float64, broadcast to ``want``)."""
+    eps = max(_eps(got.dtype), _eps(want.dtype))
+    size = want.detach().double().abs().nan_to_num(0.0, posinf=0.0, neginf=0.0)
+    return atol + ULPS * eps * (size + (size.max() if size.numel() else 0.0))
+
+
+def _difference(got: Tensor, want: Tensor) -> Tensor:
+    """|got − want| in float64: 0 where both are the same infinity, inf where exactly one is NaN/inf."""
+    g, w = got.detach().double().cpu(), want.detach().double().cpu()
+    same = (g == w) | (g.isnan() & w.isnan())
+    return torch.where(same, torch.zeros_like(g), (g - w).abs().nan_to_num(torch.inf, torch.inf))
+
+
+def close(got: object, want: Tensor, atol: float = 1e-5) -> bool:
+    """Whether ``got`` is a tensor of ``want``'s shape equal to it within ``tolerance`` (any dtypes)."""
+    if not isinstance(got, Tensor) or got.shape != want.shape:
+        return False
+    return bool((_difference(got, want) <= tolerance(got, want, atol).cpu()).all())
+
+
 def expect_close(name: str, got: object, want: Tensor, atol: float = 1e-5) -> None:
-    """Raise ``Mismatch`` naming the first difference between ``got`` and ``want``."""
+    """Raise ``Mismatch`` at the element of ``got`` farthest from ``want`` beyond its tolerance, with both
+    values to ten digits, the difference and the tolerance used."""
     if got is None:
         raise Mismatch(f"{name} is None: did you forget to `return` it?")
     if not isinstance(got, Tensor):
         raise Mismatch(f"{name} should be a torch.Tensor, got {type(got).__name__}")
     if got.shape != want.shape:
         raise Mismatch(f"{name} has shape {tuple(got.shape)}, expected {tuple(want.shape)}")
-    bad = ~torch.isclose(got.double(), want.double(), atol=atol, rtol=0)
-    if bad.any():
-        index = tuple(int(i) for i in bad.nonzero()[0])
-        raise Mismatch(f"{name}{list(index)} is {got[index].item():.6g}, expected {want[index].item():.6g}")
+    difference, allowed = _difference(got, want), tolerance(got, want, atol).cpu()
+    excess = difference - allowed
+    if (excess > 0).any():
+        flat = int(excess.flatten().argmax())
+        index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), want.shape))
+        raise Mismatch(
+            f"{name}{list(index)} is {got[index].item():.10g}, expected {want[index].item():.10g} "
+            f"(off by {difference[index].item():.3g}; the tolerance for {str(got.dtype)[6:]} is "
+            f"{allowed[index].item():.2g})"
+        )
 
 
 def expect_rows_sum_to_one(name: str, A: Tensor, visible: Tensor | None = None) -> None:
     """Every row of ``A`` sums to 1 (to 0 where ``visible`` shows nothing in the row)."""
     sums = A.sum(-1)
     want = torch.ones_like(sums) if visible is None else visible.any(-1).to(sums.dtype).expand_as(sums)
-    bad = (sums - want).abs() > 1e-5
+    bad = (sums - want).abs() > tolerance(sums, want)
     if bad.any():
         row = tuple(int(i) for i in bad.nonzero()[0])
         raise Mismatch(f"row {list(row)} of {name} sums to {sums[row].item():.4f}, not {want[row].item():g}")

@@ -11,6 +11,7 @@ from torch import Tensor
 from xai_tf.exercises._check import (
     Mismatch,
     checker,
+    close,
     expect_close,
     expect_masked_zero,
     expect_rows_sum_to_one,
@@ -53,9 +54,9 @@ def check_scaled_dot_product_attention(fn: Callable[[Tensor, Tensor, Tensor], tu
         out, A = got
         want_A = torch.softmax(Q @ K.T / d**0.5, -1)
         if isinstance(A, Tensor) and A.shape == want_A.shape:
-            if torch.allclose(A, torch.softmax(Q @ K.T, -1), atol=1e-5):
+            if close(A, torch.softmax(Q @ K.T, -1), atol=1e-5):
                 raise Mismatch("A is not scaled: divide the scores by √d before the softmax")
-            if torch.allclose(A, torch.softmax(Q @ K.T / d**0.5, 0), atol=1e-5):
+            if close(A, torch.softmax(Q @ K.T / d**0.5, 0), atol=1e-5):
                 raise Mismatch("the softmax runs down the columns: normalise each row (dim=-1)")
             expect_rows_sum_to_one("A", A)
         expect_close("A", A, want_A)

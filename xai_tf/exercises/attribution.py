@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 @checker("integrated gradients (right Riemann sum)")
@@ -31,14 +31,14 @@ def check_integrated_gradients(
     for F, x, baseline, m in runs:
         want = path_integrated_gradients(F, x, baseline, n_steps=m)
         got = fn(F, x.clone(), baseline.clone(), m)
-        if isinstance(got, Tensor) and got.shape == want.shape and not torch.allclose(got, want, atol=1e-5):
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want, atol=1e-5):
             alphas = torch.arange(m) / m  # left sum: α = 0, …, (m−1)/m
             points = (baseline + alphas[:, None] * (x - baseline)).requires_grad_(True)
             left = (x - baseline) * torch.autograd.grad(F(points).sum(), points)[0].mean(0)
-            if torch.allclose(got, left, atol=1e-5):
+            if close(got, left, atol=1e-5):
                 raise Mismatch("that is the left Riemann sum: take α = k/m for k = 1..m (α = 0 is no step)")
             grads_only = want / (x - baseline).masked_fill(x == baseline, 1)
-            if torch.allclose(got, grads_only, atol=1e-5):
+            if close(got, grads_only, atol=1e-5):
                 raise Mismatch("multiply the averaged gradient by (x − baseline)")
         expect_close("IG", got, want)
     return len(runs)
@@ -53,9 +53,9 @@ def check_g_l1(fn: Callable[[Tensor], Tensor]) -> int:
         want = g.abs().mean(-1)
         got = fn(g.clone())
         if isinstance(got, Tensor) and got.shape == want.shape:
-            if torch.allclose(got, g.mean(-1)):
+            if close(got, g.mean(-1)):
                 raise Mismatch("take absolute values first: the plain mean is G-avg")
-            if torch.allclose(got, g.abs().sum(-1)):
+            if close(got, g.abs().sum(-1)):
                 raise Mismatch("divide by d: G-L1 is the mean of |g|, not the sum")
         if isinstance(got, Tensor) and got.shape != want.shape and got.shape == (g.size(-1),):
             raise Mismatch(

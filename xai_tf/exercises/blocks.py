@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 @checker("LayerNorm")
@@ -22,12 +22,12 @@ def check_layer_norm(fn: Callable[[Tensor, Tensor, Tensor], Tensor]) -> int:
         gamma, beta = torch.randn(shape[-1], generator=gen), torch.randn(shape[-1], generator=gen)
         want = F.layer_norm(u, shape[-1:], gamma, beta, 1e-5)
         got = fn(u.clone(), gamma, beta)
-        if isinstance(got, Tensor) and got.shape == want.shape and not torch.allclose(got, want, atol=1e-4):
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want, atol=1e-4):
             unbiased = (u - u.mean(-1, keepdim=True)) / torch.sqrt(u.var(-1, keepdim=True) + 1e-5)
-            if torch.allclose(got, gamma * unbiased + beta, atol=1e-4):
+            if close(got, gamma * unbiased + beta, atol=1e-4):
                 raise Mismatch("σ² is the biased variance (divide by d, not d − 1): var(unbiased=False)")
             plain = F.layer_norm(u, shape[-1:], None, None, 1e-5)
-            if torch.allclose(got, plain, atol=1e-4):
+            if close(got, plain, atol=1e-4):
                 raise Mismatch("apply the learned scale γ and shift β after normalising")
         expect_close("LN(u)", got, want, atol=1e-4)
     return len(shapes)

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor
 
 from xai_tf.cbm import losses
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 def _case(seed: int, task: str) -> tuple[Tensor, ...]:
@@ -60,7 +60,7 @@ def check_joint_loss(fn: Callable[..., Tensor]) -> int:
             "first": task_term + lam * losses.concept_loss(concept_out.sigmoid(), c, binary),
         }
         for hint, value in hints.items():
-            if lam > 0 and torch.isclose(got.reshape(()), value) and not torch.isclose(value, want):
+            if lam > 0 and close(got.reshape(()), value) and not close(value, want):
                 raise Mismatch(hint)
         expect_close(f"the loss (λ = {lam}, task {task})", got.reshape(()), want, atol=1e-8)
     return len(cases)
@@ -88,17 +88,17 @@ def check_intervene(fn: Callable[..., Tensor]) -> int:
         if isinstance(got, Tensor) and got.shape == b.shape and which:
             on_off = [i for i in which if binary[i]]
             real = [i for i in which if not binary[i]]
-            if torch.equal(got, b):
+            if close(got, b, atol=0):
                 raise Mismatch(f"b came back unchanged: the concepts in which = {which} must be replaced")
-            if on_off and torch.equal(got[:, on_off], c[:, on_off]):
+            if on_off and close(got[:, on_off], c[:, on_off], atol=0):
                 raise Mismatch(
                     "a binary concept got 0/1, but g reads logits: use the 5th/95th percentile (low/high)"
                 )
-            if on_off and torch.equal(
-                got[:, on_off], torch.where(c[:, on_off] > 0.5, low[on_off], high[on_off])
+            if on_off and close(
+                got[:, on_off], torch.where(c[:, on_off] > 0.5, low[on_off], high[on_off]), atol=0
             ):
                 raise Mismatch("low and high are swapped: c_j = 1 gets high[j] (95th), c_j = 0 gets low[j]")
-            if real and torch.equal(got[:, real], b[:, real]):
+            if real and close(got[:, real], b[:, real], atol=0):
                 raise Mismatch("a real-valued concept in `which` kept b_j: it becomes the true value c_j")
         expect_close(f"b′ (which = {which})", got, want, atol=1e-12)
     return len(cases)

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor
 
 from xai_tf.circuits.induction import induction_scores
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 def _patterns(seed: int, L: int = 2, B: int = 3, H: int = 2, half: int = 5) -> Tensor:
@@ -32,12 +32,12 @@ def check_induction_scores(fn: Callable[[Tensor], Tensor]) -> int:
         pattern = _patterns(seed)
         got = fn(pattern.clone())
         want = induction_scores(pattern)
-        if isinstance(got, Tensor) and got.shape == want.shape and not torch.allclose(got.double(), want):
-            if torch.allclose(got.double(), _offset_score(pattern, 0)):
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            if close(got, _offset_score(pattern, 0)):
                 raise Mismatch(
                     "that scores attention to the earlier copy of x_t itself: look one token later"
                 )
-            if torch.allclose(got.double(), pattern.diagonal(-1, -2, -1).mean(dim=(1, 3))):
+            if close(got, pattern.diagonal(-1, -2, -1).mean(dim=(1, 3))):
                 raise Mismatch("that is the previous-token score A[t, t − 1]: look back n − 1 tokens")
         expect_close("induction score", got, want, atol=1e-8)
     return 3

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor
 
 from xai_tf.crate import ista, rate
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 def _matrix(d: int, T: int, seed: int) -> Tensor:
@@ -62,15 +62,13 @@ def check_ista_step(fn: Callable[[Tensor, Tensor, float, float], Tensor]) -> int
             step = Z + eta * D.T @ (Z - D @ Z)
             if (got < 0).any():
                 raise Mismatch("X⁺ has negative entries: the ReLU (the constraint X ≥ 0) is missing")
-            if torch.allclose(
-                got, torch.relu(Z + eta * D.T @ (D @ Z - Z) - eta * lam)
-            ) and not torch.allclose(got, want):
+            if close(got, torch.relu(Z + eta * D.T @ (D @ Z - Z) - eta * lam)) and not close(got, want):
                 raise Mismatch("the gradient points the wrong way: the step is + η Dᵀ(Z − D Z)")
-            if torch.allclose(got, torch.relu(Z + eta * D @ (Z - D @ Z) - eta * lam)):
+            if close(got, torch.relu(Z + eta * D @ (Z - D @ Z) - eta * lam)):
                 raise Mismatch("the gradient of ½‖Z − DX‖² is −Dᵀ(Z − DX): multiply by Dᵀ (D.T), not D")
-            if lam > 0 and torch.allclose(got, torch.relu(step)):
+            if lam > 0 and close(got, torch.relu(step)):
                 raise Mismatch("the threshold − ηλ is missing: without it the step does not sparsify")
-            if lam > 0 and torch.allclose(got, torch.relu(step - lam)):
+            if lam > 0 and close(got, torch.relu(step - lam)):
                 raise Mismatch("the threshold is ηλ, not λ: the prox of the step η·λ‖·‖₁")
         expect_close(f"X⁺ for Z {tuple(Z.shape)}, η = {eta}, λ = {lam}", got, want, atol=1e-9)
     return len(cases)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 def _expect_filtered(name: str, got: object, logits: Tensor, want: Tensor) -> None:
@@ -16,7 +16,7 @@ def _expect_filtered(name: str, got: object, logits: Tensor, want: Tensor) -> No
         removed, kept = torch.isinf(want), torch.isfinite(want)
         if (got[removed] == 0).any():
             raise Mismatch("removed tokens should get the logit −inf, not 0 (0 is an ordinary logit)")
-        if not torch.allclose(got[kept & torch.isfinite(got)], logits[kept & torch.isfinite(got)]):
+        if not close(got[kept & torch.isfinite(got)], logits[kept & torch.isfinite(got)]):
             raise Mismatch("kept logits must stay as they were: return logits, not probabilities")
         n_got, n_want = torch.isfinite(got).sum(-1).flatten(), kept.sum(-1).flatten()
         hint = ""

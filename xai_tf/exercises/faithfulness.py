@@ -11,7 +11,7 @@ import torch
 from scipy import stats
 from torch import Tensor
 
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 def _tau_a(a: np.ndarray, b: np.ndarray) -> float:
@@ -87,11 +87,11 @@ def check_erase(fn: Callable[[Tensor, Sequence[int]], Tensor]) -> int:
                 "zero the removed weights, do not delete them"
             )
         if isinstance(got, Tensor) and got.shape == want.shape:
-            if torch.allclose(got.double(), torch.where(kept, alpha, torch.zeros_like(alpha))) and removed:
+            if close(got, torch.where(kept, alpha, torch.zeros_like(alpha))) and removed:
                 raise Mismatch(
                     f"removing {removed} from {alpha.tolist()}: the rest must be renormalised to sum to 1"
                 )
-            if torch.allclose(got.double(), alpha.softmax(-1).masked_fill(~kept, 0)) and removed:
+            if close(got, alpha.softmax(-1).masked_fill(~kept, 0)) and removed:
                 raise Mismatch("α′ is renormalised by dividing by the kept weights' sum, not by a softmax")
         expect_close(f"α′ for removed = {removed}", got, want, atol=1e-9)
     return len(cases)

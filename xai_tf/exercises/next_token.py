@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 @checker("next-token probabilities")
@@ -20,13 +20,13 @@ def check_next_token_probs(fn: Callable[[Tensor], Tensor]) -> int:
         got = fn(logits.clone())
         if isinstance(got, Tensor) and got.shape == (vocab,):
             total = got.sum().item()
-            if torch.allclose(got, logits.softmax(0)[-1]):
+            if close(got, logits.softmax(0)[-1]):
                 raise Mismatch(
                     "that softmax ran over the positions (dim 0): take it over the vocabulary, dim=-1"
                 )
             if abs(total - 1) > 1e-5:
                 raise Mismatch(f"the probabilities sum to {total:.4f}, not 1 (softmax?)")
-            if T > 1 and torch.allclose(got, logits[0].softmax(-1)):
+            if T > 1 and close(got, logits[0].softmax(-1)):
                 raise Mismatch("you used the first position; the next token follows the last")
         expect_close("probs", got, logits[-1].softmax(-1))
     return len(shapes)

@@ -7,14 +7,13 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.exercises._check import Mismatch, checker
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 from xai_tf.faithfulness.conicity import conicity
 from xai_tf.rationales.penalty import omega
 
 
 def _expect(what: str, got: Tensor, want: Tensor) -> None:
-    if not torch.isclose(got, want.double(), atol=1e-6, rtol=0):
-        raise Mismatch(f"{what} is {float(got):.6g}, expected {float(want):.6g}")
+    expect_close(what, got, want.double(), atol=1e-6)
 
 
 def _value(name: str, got: object) -> Tensor:
@@ -24,7 +23,7 @@ def _value(name: str, got: object) -> Tensor:
         return torch.tensor(float(got), dtype=torch.float64)
     if not isinstance(got, Tensor) or got.numel() != 1:
         raise Mismatch(f"{name} should be one number (a float or a 0-d tensor), got {type(got).__name__}")
-    return got.reshape(()).double()
+    return got.reshape(())
 
 
 @checker("conicity")
@@ -45,7 +44,7 @@ def check_conicity(fn: Callable[[Tensor], object]) -> int:
         got = _value("the conicity", fn(H.clone()))
         want = conicity(H)
         mistake = (H @ H.mean(0)).mean() / H.norm(dim=-1).mean() / H.mean(0).norm()
-        if torch.isclose(got, mistake) and not torch.isclose(mistake, want):
+        if close(got, mistake) and not close(mistake, want):
             raise Mismatch("divide each cosine by its own ‖h_i‖ before averaging, not by the mean norm")
         _expect(f"the conicity of {what}", got, want)
     got = _value("the conicity", fn(torch.cat([eye, -eye])))
@@ -70,7 +69,7 @@ def check_omega(fn: Callable[[Tensor, float, float], object]) -> int:
         got = _value("Ω(z)", fn(z.clone(), lam1, lam2))
         wrap = lam2 * (z[-1] - z[0]).abs()
         want = omega(z, lam1, lam2).double()
-        if len(z) > 2 and wrap > 0 and torch.isclose(got, want + wrap):
+        if len(z) > 2 and wrap > 0 and close(got, want + wrap):
             raise Mismatch(
                 "Ω counts a jump from the last word back to the first: pairs are (i, i + 1), i < T"
             )

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 def _case(seed: int, n: int = 6, d: int = 4, F: int = 8) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
@@ -67,9 +67,9 @@ def check_sae_loss(fn: Callable[..., Tensor]) -> int:
         case = _case(seed)
         got = fn(*(t.clone() for t in case), lam)
         want = _loss(*case, lam)
-        if isinstance(got, Tensor) and got.shape == () and not torch.isclose(got.double(), want):
+        if isinstance(got, Tensor) and got.shape == () and not close(got, want):
             for kwargs, why in MISTAKES:
-                if torch.isclose(got.double(), _loss(*case, lam, **kwargs)):
+                if close(got, _loss(*case, lam, **kwargs)):
                     raise Mismatch(why)
         expect_close("L", got, want, atol=1e-8)
     return 3
@@ -84,17 +84,17 @@ def check_feature_activation(fn: Callable[..., Tensor]) -> int:
         want = torch.relu(h @ W_enc.T + b_enc) * W_dec.norm(dim=0)
         got = fn(h.clone(), W_enc.clone(), b_enc.clone(), W_dec.clone())
         if isinstance(got, Tensor) and got.shape == want.shape:
-            if torch.allclose(got.double(), (h @ W_enc.T + b_enc) * W_dec.norm(dim=0)):
+            if close(got, (h @ W_enc.T + b_enc) * W_dec.norm(dim=0)):
                 raise Mismatch("negative values: apply the ReLU to W^enc h + b^enc")
-            if torch.allclose(got.double(), torch.relu(h @ W_enc.T + b_enc) * W_enc.norm(dim=1)):
+            if close(got, torch.relu(h @ W_enc.T + b_enc) * W_enc.norm(dim=1)):
                 raise Mismatch(
                     "scaled by ‖W^enc_{j,:}‖: the feature activation uses the decoder column's norm"
                 )
-            if torch.allclose(got.double(), torch.relu(h @ W_enc.T + b_enc)):
+            if close(got, torch.relu(h @ W_enc.T + b_enc)):
                 raise Mismatch("that is the code a_j alone: multiply by ‖W^dec_{:,j}‖")
-            if torch.allclose(got.double(), torch.relu(h @ W_enc.T + b_enc) * W_dec.norm(dim=0) ** 2):
+            if close(got, torch.relu(h @ W_enc.T + b_enc) * W_dec.norm(dim=0) ** 2):
                 raise Mismatch("scaled by ‖W^dec_{:,j}‖²: use the norm, not its square")
-            if torch.allclose(got.double(), torch.relu(h @ W_enc.T + b_enc) * W_dec.norm(dim=1).mean()):
+            if close(got, torch.relu(h @ W_enc.T + b_enc) * W_dec.norm(dim=1).mean()):
                 raise Mismatch("the norm is over a row of W^dec: take each column's norm, dim=0")
         expect_close("a_j ‖W^dec_j‖", got, want, atol=1e-8)
     return 2

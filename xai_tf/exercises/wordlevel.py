@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.exercises._check import Mismatch, checker, expect_close
+from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
 @checker("word-level attention")
@@ -25,7 +25,7 @@ def check_word_attention(fn: Callable[[Tensor, list[list[int]]], Tensor]) -> int
     for A, groups in runs:
         want = word_attention(A, groups)
         got = fn(A.clone(), groups)
-        if isinstance(got, Tensor) and got.shape == want.shape and not torch.allclose(got, want, atol=1e-5):
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want, atol=1e-5):
             sums = got.sum(-1)
             if (sums - 1).abs().max() > 1e-4:
                 worst = int((sums - 1).abs().argmax())
@@ -47,15 +47,15 @@ def check_rollout(fn: Callable[[Tensor], Tensor]) -> int:
     for attentions in stacks:
         want = attention_rollout(attentions)
         got = fn(attentions.clone())
-        if isinstance(got, Tensor) and got.shape == want.shape and not torch.allclose(got, want, atol=1e-5):
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want, atol=1e-5):
             A_hat = residual_attention(attentions)
             reversed_order = torch.linalg.multi_dot([*A_hat, torch.eye(A_hat.size(-1))])
-            if len(A_hat) > 1 and torch.allclose(got, reversed_order, atol=1e-5):
+            if len(A_hat) > 1 and close(got, reversed_order, atol=1e-5):
                 raise Mismatch("the product runs the wrong way: R = Â_L ⋯ Â_1 (later layers on the left)")
             plain = torch.eye(A_hat.size(-1))
             for A in attentions.mean(1):
                 plain = A @ plain
-            if torch.allclose(got, plain, atol=1e-5):
+            if close(got, plain, atol=1e-5):
                 raise Mismatch("add the residual: Â = ½ A + ½ I before multiplying")
         expect_close("R", got, want)
     return len(stacks)

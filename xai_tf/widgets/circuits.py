@@ -24,6 +24,27 @@ from xai_tf.widgets._panel import Panel, needs, position_labels
 
 # the panel's methods by name: exact activation patching, and its first-order estimate
 METHODS = {"exact": patching.activation_patching, "attribution": attribution_patching}
+#: The longest prompt the panel patches (exact patching runs layers × tokens forward passes of it).
+MAX_TOKENS = 32
+
+
+def _grid(name: str, grid: object, columns: object) -> tuple[np.ndarray, list[str]]:
+    """A finite ``[layers, len(columns)]`` array on the host, and the column labels as strings."""
+    if isinstance(columns, str) or not isinstance(columns, Sequence):
+        raise TypeError(f"columns must be a list of labels (str), got {type(columns).__name__}")
+    labels = [str(c) for c in columns]
+    if isinstance(grid, torch.Tensor):
+        grid = _checks.real_tensor(name, grid)
+    array = host_array(grid)
+    if array.ndim != 2 or array.shape[1] != len(labels) or not array.size:
+        raise ValueError(
+            f"{name} must be [layers, {len(labels)}] for {len(labels)} columns, got {array.shape}"
+        )
+    if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
+        raise TypeError(f"{name} must hold real numbers, got {array.dtype}")
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} has NaN or ±inf entries: every cell must be a finite number")
+    return array.astype(float), labels
 
 
 def plot_grid(
@@ -37,11 +58,7 @@ def plot_grid(
     """``grid [layers, n]`` as a heatmap, layers down, ``columns`` across: diverging on −``scale``..
     ``scale`` (0 white; default scale the largest |value|), or with ``signed=False`` for values that
     cannot be negative (scores in 0..1), sequential on 0..``scale``."""
-    grid = host_array(grid)
-    if grid.ndim != 2 or grid.shape[1] != len(columns):
-        raise ValueError(
-            f"grid must be [layers, {len(columns)}] for {len(columns)} columns, got {grid.shape}"
-        )
+    grid, columns = _grid("grid", grid, columns)
     if not isinstance(signed, bool):
         raise TypeError(f"signed must be True (colours on −scale..scale) or False (0..scale), got {signed!r}")
     ax = ax or plt.subplots(figsize=(0.55 * len(columns) + 2, 0.4 * len(grid) + 1.4))[1]
@@ -59,9 +76,18 @@ def plot_induction(loss, induction, previous, half: int, title: str = "") -> plt
     """The three figures of an induction test on repeated tokens (``half`` tokens a half): the
     per-token loss ``[batch, 2·half − 1]`` averaged over the batch with the halves' border marked,
     and the induction and previous-token scores ``[layers, heads]`` as grids on 0..1."""
+    half = _checks.integer("half", half, 2)
     loss, induction = host_array(loss), host_array(induction)
-    if loss.ndim != 2 or loss.shape[1] != 2 * half - 1:
+    if loss.ndim != 2 or loss.shape[1] != 2 * half - 1 or not loss.shape[0]:
         raise ValueError(f"loss must be [batch, {2 * half - 1}] for half = {half}, got {loss.shape}")
+    if not np.isfinite(loss).all():
+        raise ValueError("loss has NaN or ±inf entries: every per-token loss must be a finite number")
+    previous = host_array(previous)
+    if induction.ndim != 2 or previous.shape != induction.shape:
+        raise ValueError(
+            f"induction and previous must be [layers, heads] of one shape, got {induction.shape} and "
+            f"{previous.shape}"
+        )
     fig, axes = plt.subplots(1, 3, figsize=(15, 0.35 * len(induction) + 2.6))
     axes[0].plot(loss.mean(0))
     axes[0].axvline(half - 0.5, color="grey", ls=":")
@@ -82,11 +108,9 @@ def _colour(value: float) -> str:
 def cell_grid(grid, columns: Sequence[str], choose: Callable[[int, int], None]) -> widgets.GridBox:
     """``grid [layers, n]`` as a grid of small buttons coloured like ``plot_grid`` (−1..1), each
     showing its value; clicking cell (l, i) calls ``choose(l, i)``. ``_select`` outlines one."""
-    grid = host_array(grid)
-    if grid.ndim != 2 or grid.shape[1] != len(columns):
-        raise ValueError(
-            f"grid must be [layers, {len(columns)}] for {len(columns)} columns, got {grid.shape}"
-        )
+    grid, columns = _grid("grid", grid, columns)
+    if not callable(choose):
+        raise TypeError(f"choose must be a function (layer, i) → None, got {type(choose).__name__}")
     header = [widgets.HTML("")] + [
         widgets.HTML(f"<div style='font-size:10px;overflow:hidden'>{html.escape(c)}</div>") for c in columns
     ]
@@ -156,10 +180,10 @@ def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wro
 
     def render() -> str:
         cells.children = ()  # empty while computing: an error leaves no stale grid
-        clean_ids, corrupted_ids = (torch.tensor([lm.encode(boxes[k].value)]) for k in ("clean", "corrupted"))
-        answer_ids, wrong_ids = lm.encode(boxes["answer"].value), lm.encode(boxes["wrong"].value)
-        if len(answer_ids) != 1 or len(wrong_ids) != 1:
-            raise ValueError("answer and wrong must each be one token of the model's vocabulary")
+        clean_ids, corrupted_ids = _prompts(lm, boxes["clean"].value, boxes["corrupted"].value)
+        answer_ids, wrong_ids = (_token(lm, name, boxes[name].value) for name in ("answer", "wrong"))
+        if answer_ids == wrong_ids:
+            raise ValueError("the answer and wrong boxes hold the same token: the difference would be 0")
         key = (*(w.value for w in (*boxes.values(), component, method, direction)),)
         columns = (
             [f"head {h}" for h in range(lm.n_head)]
@@ -168,7 +192,15 @@ def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wro
         )
         if computed["key"] != key:
             pair = (clean_ids, corrupted_ids)
-            metric = metrics.logit_difference_metric(lm, *pair, answer_ids[0], wrong_ids[0])
+            try:
+                metric = metrics.logit_difference_metric(lm, *pair, answer_ids, wrong_ids)
+            except ValueError as err:
+                raise ValueError(
+                    "the clean and corrupted boxes give the same logit difference of the answer over the "
+                    "wrong token: nothing to patch, change a box"
+                    if "same logit difference" in str(err)
+                    else str(err)
+                ) from err
             grid = METHODS[method.value](lm, *pair, metric, component.value, direction.value)
             computed.update(key=key, box=cell_grid(grid, columns, choose))
         if cell.value >= len(columns):
@@ -208,3 +240,40 @@ def patching_panel(lm: LoadedModel, clean: str, corrupted: str, answer: str, wro
     panel.cells = cells
     panel.children = (*panel.children[:-1], cells, panel.children[-1])
     return panel
+
+
+def _prompts(lm: LoadedModel, clean: str, corrupted: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """The clean and corrupted boxes as ``[1, T]`` ids: not empty, at most ``MAX_TOKENS`` tokens (refused
+    before any model work), of one length."""
+    ids = {}
+    for name, text in (("clean", clean), ("corrupted", corrupted)):
+        if not text.strip():
+            raise ValueError(f"the {name} box is empty: type a prompt")
+        if len(text) > 40 * MAX_TOKENS:  # refused before tokenizing a very long paste
+            raise ValueError(
+                f"the {name} box is too long: the panel patches prompts of at most {MAX_TOKENS} tokens"
+            )
+        ids[name] = lm.encode(text)
+        if len(ids[name]) > MAX_TOKENS:
+            raise ValueError(
+                f"the {name} box has {len(ids[name])} tokens: the panel patches prompts of at most "
+                f"{MAX_TOKENS} tokens (exact patching runs one forward pass per layer and token)"
+            )
+    if len(ids["clean"]) != len(ids["corrupted"]):
+        raise ValueError(
+            f"the clean box has {len(ids['clean'])} tokens but the corrupted box has "
+            f"{len(ids['corrupted'])}: patching needs prompts of the same length in tokens"
+        )
+    return torch.tensor([ids["clean"]]), torch.tensor([ids["corrupted"]])
+
+
+def _token(lm: LoadedModel, name: str, text: str) -> int:
+    """The one token id of the answer or wrong box."""
+    if not text:
+        raise ValueError(f"the {name} box is empty: type one token, e.g. ' Romeo' (with its leading space)")
+    ids = lm.encode(text)
+    if len(ids) != 1:
+        raise ValueError(
+            f"the {name} box must hold one token of the model's vocabulary, {text!r} is {len(ids)} tokens"
+        )
+    return ids[0]
