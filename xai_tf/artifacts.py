@@ -4,7 +4,7 @@ An artifact is current while the code that produced it is unchanged. "The code" 
 ``xai_tf`` the producing modules import, directly or through each other (their import graph), so a
 helper added to a module the trainer imports counts, and no hand-kept file list can miss one. What
 cannot change a result does not count: comments, docstrings and type annotations (the source is
-compared as a syntax tree without them), and ``NEUTRAL`` modules, which only check arguments.
+compared as a syntax tree without them), and ``NEUTRAL`` modules, which only check arguments or fetch pinned files.
 
     fingerprint(m₁, …) = sha256 over the sorted modules M of the import graph of m₁, … (M ∉ NEUTRAL)
                          of (name of M, syntax tree of M without docstrings and annotations)
@@ -19,8 +19,9 @@ from functools import cache
 from pathlib import Path
 
 PACKAGE = "xai_tf"
-# Argument checks return their argument or raise: for valid input they cannot change a result.
-NEUTRAL = frozenset({"xai_tf._checks"})
+# Argument checks return their argument or raise: for valid input they cannot change a result. The
+# fetcher hands back a file only when its sha256 equals the pin, so it cannot change a result either.
+NEUTRAL = frozenset({"xai_tf._checks", "xai_tf.fetch"})
 
 
 def fingerprint(*modules: str) -> str:
