@@ -3,19 +3,18 @@ or sampled result, re-run through the same helpers with the lesson's sizes, over
 
 Seed s reproduces the lesson under ``XAI_TF_SEED_OFFSET=s``: cue data seeds s and s + 1, the tweet split
 seed s, models seed s (the second model and the adversaries s + 1). The spreads quoted in the lesson were
-measured over 8 seeds (0–7) by running the same computations; these tests run fewer, because one seed of
-the lesson's recurrent part costs 45–60 s on one thread and all claim tests of a lesson share 60 s: the
-agreement, erasure and permutation claims over ``SEEDS[:2]`` (they share one set of four models per seed;
-the τ of the pairs without IG, the only ones claimed, are the lesson's: each pair's importances are
-computed on their own), the Wiegreffe & Pinter and deception claims over ``SEEDS[:1]`` (each trains 5–7
-more models), except the sign of W&P's ΔTVD, which reverses on some draws and is asserted on the mean
-over ``SEEDS[:2]``.
+measured by running the same computations: over 8 seeds (0–7) on one CPU, 13 more for W&P on an AMD EPYC
+and 20 on an Intel Xeon. These tests run fewer, because one seed of the lesson's recurrent part costs
+45–60 s on one thread: the agreement, erasure and permutation claims over ``SEEDS[:2]`` (they share one
+set of four models per seed; the τ of the pairs without IG, the only ones claimed, are the lesson's: each
+pair's importances are computed on their own), the Wiegreffe & Pinter and deception claims over
+``SEEDS[:1]`` (each trains 5–7 more models). Effects that come close to 0 or reverse on some draws (W&P's
+ΔTVD, the no-recurrence model's higher τ) are asserted on the mean over ``SEEDS[:2]``.
 
-Draws on an Intel Xeon (one thread; a script running these tests' computations over seeds 0–4 ×
-offsets 0, 5, 10, 15: a draw is set by s + offset, so these are the effective seeds 0–19) for the tweet
-erasure, permutation and W&P claims are recorded in those tests' docstrings, beside the earlier CPUs';
-every bound lies beyond the worst draw of all CPUs by at least a quarter of the observed spread
-(DESIGN.md, the margin rule).
+The Intel Xeon's draws (one thread; a script running these tests' computations over seeds 0–4 × offsets
+0, 5, 10, 15: a draw is set by s + offset, so these are the effective seeds 0–19) are recorded in each
+test's docstring, beside the earlier CPUs'; every bound lies beyond the worst draw of all CPUs by at
+least a quarter of the observed spread (DESIGN.md, the margin rule).
 """
 
 from __future__ import annotations
@@ -58,26 +57,56 @@ def _lesson(seed: int, offset: str) -> dict:
     return {"tasks": tasks, "models": models}
 
 
-@pytest.mark.parametrize("seed", SEEDS[:2])
-def test_agreement_with_and_without_recurrence(seed):
-    """Section 2: the cue BiLSTM's τ(attention, ·) within 0.13 of its yardstick (0.35–0.51); on the
-    tweets τ(attention, gradient) at most the yardstick (+0.01) and the yardstick 0.13–0.37; without
-    recurrence τ(attention, LOO) higher on both tasks and τ(attention, gradient) higher on the tweets."""
+PAIRS = [("attention", "gradient"), ("attention", "LOO"), ("gradient", "LOO")]  # IG is not claimed
+
+
+def agreement(seed: int) -> dict:
+    """Mean τ of each pair of ``PAIRS`` for each of the seed's four models, ``{(task, encoder): {pair:
+    τ}}`` (cached per seed and offset: two tests read them)."""
+    return _agreement(seed, os.environ.get("XAI_TF_SEED_OFFSET", "0"))
+
+
+@cache
+def _agreement(seed: int, offset: str) -> dict:
+    """``offset`` keys the cache only, as in ``_lesson``."""
     run = lesson(seed)
-    pairs = [("attention", "gradient"), ("attention", "LOO"), ("gradient", "LOO")]  # IG is not claimed
     tau = {}
     for key, model in run["models"].items():
-        study = correlation.correlation_study(model, run["tasks"][key[0]][1][:60], pairs, importance.PAPER)
-        tau[key] = {pair: study.summary(pair)[0] for pair in pairs}
+        study = correlation.correlation_study(model, run["tasks"][key[0]][1][:60], PAIRS, importance.PAPER)
+        tau[key] = {pair: study.summary(pair)[0] for pair in PAIRS}
+    return tau
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_agreement_with_and_without_recurrence(seed):
+    """Section 2: the cue BiLSTM's τ(attention, ·) within 0.175 of its yardstick τ(gradient, LOO),
+    which lies in 0.31–0.55; on the tweets τ(attention, gradient) at most the yardstick + 0.06 and the
+    yardstick in 0.04–0.57.
+
+    Draws, 8 seeds on an earlier CPU: yardstick 0.35–0.51, |τ − yardstick| ≤ 0.13, tweets yardstick
+    0.13–0.37, τ(attention, gradient) − yardstick ≤ +0.01. 20 on an Intel Xeon (effective seeds 0–19),
+    where the yardsticks' ranges and the 0.13 failed: cue yardstick 0.354–0.510, |τ − yardstick|
+    ≤ 0.138 (seed 19), tweet yardstick 0.137–0.481 (0.481 at seed 13), τ(attention, gradient) −
+    yardstick −0.180…+0.002. Bounds beyond the worst of all 28 by a quarter of the spread."""
+    tau = agreement(seed)
     yard = {key: t["gradient", "LOO"] for key, t in tau.items()}
-    assert 0.35 <= yard["cues", "bilstm"] <= 0.51
-    for pair in pairs[:2]:
-        assert abs(tau["cues", "bilstm"][pair] - yard["cues", "bilstm"]) <= 0.13
-    assert 0.13 <= yard["tweets", "bilstm"] <= 0.37
-    assert tau["tweets", "bilstm"]["attention", "gradient"] <= yard["tweets", "bilstm"] + 0.01
-    for task in ("cues", "tweets"):
-        assert tau[task, "none"]["attention", "LOO"] > tau[task, "bilstm"]["attention", "LOO"]
-    assert tau["tweets", "none"]["attention", "gradient"] > tau["tweets", "bilstm"]["attention", "gradient"]
+    assert 0.31 <= yard["cues", "bilstm"] <= 0.55
+    for pair in PAIRS[:2]:
+        assert abs(tau["cues", "bilstm"][pair] - yard["cues", "bilstm"]) <= 0.175
+    assert 0.04 <= yard["tweets", "bilstm"] <= 0.57
+    assert tau["tweets", "bilstm"]["attention", "gradient"] <= yard["tweets", "bilstm"] + 0.06
+
+
+def test_agreement_more_without_recurrence():
+    """Section 2: without recurrence τ(attention, LOO) is higher on both tasks and τ(attention, gradient)
+    on the tweets — asserted on the mean over ``SEEDS[:2]`` of each difference (none − BiLSTM), since a
+    single draw can come close to 0 or reverse. Draws on an Intel Xeon (effective seeds 0–19): cues LOO
+    +0.084…, tweets LOO +0.004…, positive on 20 of 20; tweets gradient −0.037… (positive on 19 of 20); the
+    mean over two consecutive seeds ≥ 0.154, 0.123, 0.226 (quarter spreads 0.086, 0.046, 0.058); the 8
+    earlier seeds: positive on each. Bound 0."""
+    taus = [agreement(seed) for seed in SEEDS[:2]]
+    for task, pair in (("cues", PAIRS[1]), ("tweets", PAIRS[1]), ("tweets", PAIRS[0])):
+        assert np.mean([t[task, "none"][pair] - t[task, "bilstm"][pair] for t in taus]) > 0
 
 
 @pytest.mark.parametrize("seed", SEEDS[:2])
@@ -168,9 +197,16 @@ def test_wiegreffe_pinter_pays():
 
 @pytest.mark.parametrize("seed", SEEDS[:1])
 def test_deception(seed):
-    """Section 5 and the errata: the BiLSTM keeps accuracy ≥ 0.95 with αᵀm ≤ 0.05 at λ = 0.1 and 1 while
-    LOO keeps ≥ 0.9 of its mass on the cues; without recurrence λ = 0.1 keeps accuracy with αᵀm at a
-    quarter of λ = 0's or less and longer cue states (norm ratio up), λ = 1 falls to accuracy ≤ 0.75."""
+    """Section 5 and the errata: the BiLSTM keeps accuracy ≥ 0.93 with αᵀm ≤ 0.13 at λ = 0.1 and 1 while
+    LOO keeps ≥ 0.84 of its mass on the cues; without recurrence λ = 0.1 keeps accuracy ≥ 0.95 with αᵀm
+    at most 0.28 of λ = 0's and longer cue states (norm ratio up), λ = 1 falls to accuracy ≤ 0.8.
+
+    Draws on an Intel Xeon (effective seeds 0–19), where the earlier bounds (0.95, 0.05, 0.9, a quarter)
+    failed at seeds 8 (accuracy 0.94999999 in float32, LOO 0.875), 11, 14, 15 (αᵀm up to 0.103), and
+    the quarter had too little margin (0.245 at worst): BiLSTM at λ = 0.1 and 1 accuracy 0.950–1,
+    αᵀm 0–0.103, LOO on the cues 0.875–0.988; no recurrence at λ = 0.1 accuracy 1.000, αᵀm 0.144–0.245
+    of λ = 0's, norm ratio up by 2.9–9.9; at λ = 1 accuracy 0.325–0.700. Bounds beyond the worst by a
+    quarter of the spread."""
     run = lesson(seed)
     cue_train, cue_test, size = run["tasks"]["cues"]
     tables = {
@@ -180,10 +216,10 @@ def test_deception(seed):
         for encoder in recurrent.ENCODERS
     }
     for row in tables["bilstm"][1:]:
-        assert row.accuracy >= 0.95 and row.attention_on_m <= 0.05 and row.loo_on_m >= 0.9
+        assert row.accuracy >= 0.93 and row.attention_on_m <= 0.13 and row.loo_on_m >= 0.84
     plain, mild, strong = tables["none"]
-    assert mild.accuracy >= 0.95 and mild.attention_on_m <= plain.attention_on_m / 4
-    assert strong.accuracy <= 0.75
+    assert mild.accuracy >= 0.95 and mild.attention_on_m <= 0.28 * plain.attention_on_m
+    assert strong.accuracy <= 0.8
     lied = recurrent.train_attention_classifier(
         cue_train, size, "none", loss=deceive.deceive_loss(0.1), seed=seed
     )
