@@ -16,8 +16,16 @@
 The KL's direction: the lecture writes KL(α ‖ α̃) without saying which is the adversary's. W&P's code
 (``sarahwie/attention``, ``model/Binary_Classification.py``) calls ``nn.KLDivLoss(reduction="sum")``
 on ``(target_attn.log(), attn)``, which is Σ attn (log attn − log target_attn) = KL(α_adv ‖ α_base):
-the default here (``kl_direction="adv||base"``, averaged over the batch rather than summed, which
-rescales λ by the batch size). ``"base||adv"`` is the other reading, KL(α_base ‖ α_adv): it is
+the default here (``kl_direction="adv||base"``). Two differences of scale from their code:
+
+- they sum both terms over a batch, we average both: the ratio of the two terms is the same, so λ
+  means the same; only the loss's overall scale changes (the step size, which Adam largely ignores);
+- their TVD is ``batch_tvd(sigmoid(s), ŷ_base)`` = ½ |σ_adv − σ_base| of one sigmoid output, ours is
+  the TVD of the two-class softmax, ½ (|Δp₀| + |Δp₁|) = |Δp₁|, twice theirs. So L here is
+  2 (TVD_W&P − (λ/2) KL): the same trade-off takes a λ here twice theirs (λ = 0.1 here is their
+  λ = 0.05), and a TVD printed here is twice the same change in their units.
+
+``"base||adv"`` is the other reading, KL(α_base ‖ α_adv): it is
 unbounded where α_adv → 0 under base mass, so it rewards the adversary for emptying words the base
 model attends to, while KL(α_adv ‖ α_base) rewards putting mass where the base model puts little.
 Both α are clamped at 10⁻¹² (float32 softmaxes underflow to 0, and padded words have α_t = 0 exactly,

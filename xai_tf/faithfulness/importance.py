@@ -3,11 +3,13 @@ f(x) = softmax(s)_c, the probability of the class c = ``target`` (1, the positiv
 Jain & Wallace's ŷ):
 
     attention      α_t
-    gradient       |∇_{e_t} f · e_t|                (gradient × input, as on the lecture's slide)
+    gradient       |∇_{e_t} f · e_t|                (gradient × input)
     leave-one-out  |f(x) − f(x_{−t})|               (word t removed, not replaced)
     IG             |Σ_j IG_tj|, IG from the zero embedding, m Gauss–Legendre nodes
 
-Importances are magnitudes (how much, not which way): attention has no sign. They are the registry
+Importances are magnitudes (how much, not which way): attention has no sign. The lecture's slide writes
+the gradient and leave-one-out signed, ∇_{e_t} f · e_t and f(x) − f(x_{−t}); Jain & Wallace rank their
+magnitudes, and so do these. They are the registry
 ``IMPORTANCES`` (``xai_tf.explain.registry``: one verb, ``IMPORTANCES.explain(method, model, ids,
 target, **options)``), whose options are:
 
