@@ -147,3 +147,146 @@ def test_exact_match_and_by_length():
     assert metrics.exact_match(hyp, ref) == pytest.approx(2 / 3)
     rows = metrics.by_length(src, hyp, ref, width=5)
     assert [(r.lo, r.hi, r.n, r.exact) for r in rows] == [(3, 7, 2, 0.5), (8, 12, 1, 1.0)]
+
+
+# --- the models: Bahdanau's step against a float64 loop, padding, beam search against brute force ---
+
+
+def _loop_additive(s_prev, h, W_a, U_a, v_a, lengths):
+    """e_ij = v_aᵀ tanh(W_a s_{i−1} + U_a h_j) word by word in float64, softmax over j < length."""
+    out_alpha, out_c = [], []
+    for b in range(h.shape[0]):
+        e = []
+        for j in range(lengths[b]):
+            pre = [
+                sum(W_a[k][m] * s_prev[b][m] for m in range(len(s_prev[b])))
+                + sum(U_a[k][m] * h[b][j][m] for m in range(len(h[b][j])))
+                for k in range(len(v_a))
+            ]
+            e.append(sum(v_a[k] * math.tanh(pre[k]) for k in range(len(v_a))))
+        top = max(e)
+        z = sum(math.exp(x - top) for x in e)
+        alpha = [math.exp(x - top) / z for x in e] + [0.0] * (h.shape[1] - lengths[b])
+        out_alpha.append(alpha)
+        out_c.append([sum(alpha[j] * h[b][j][m] for j in range(h.shape[1])) for m in range(h.shape[2])])
+    return out_alpha, out_c
+
+
+def test_bahdanau_step_of_the_model_equals_a_float64_loop_and_ignores_padding():
+    import torch
+
+    from xai_tf.seq2seq import attention
+    from xai_tf.seq2seq.model import Config, Seq2Seq
+
+    torch.manual_seed(0)
+    m = Seq2Seq(Config(20, 20, d_e=4, d_h=3, d_att=5, score="additive")).double()
+    source = torch.tensor([[5, 6, 7, 8], [9, 10, 0, 0]])
+    mask = source != 0
+    h, s0, keys, c = m.encode(source, mask)
+    logits, s1, alpha = m.step(torch.tensor([1, 1]), s0, h, keys, c, mask)
+    sc = m.scorer
+    ref_alpha, ref_c = _loop_additive(
+        s0.tolist(),
+        h.detach(),
+        sc.W_a.weight.tolist(),
+        sc.U_a.weight.tolist(),
+        sc.v_a.weight[0].tolist(),
+        [4, 2],
+    )
+    assert torch.allclose(alpha, torch.tensor(ref_alpha, dtype=torch.float64), atol=1e-12)
+    assert alpha[1, 2:].abs().max() == 0.0
+    # the functional form used by the exercise agrees as well (c_i = Σ_j α_ij h_j)
+    a2, c2 = attention.additive_attention(s0, h, sc.W_a.weight, sc.U_a.weight, sc.v_a.weight[0], mask)
+    assert torch.allclose(c2, torch.tensor(ref_c, dtype=torch.float64), atol=1e-12)
+    # padding does not enter: the second sentence alone, unpadded, gives the same state and attention
+    h_1, s0_1, keys_1, c_1 = m.encode(source[1:, :2], mask[1:, :2])
+    _, s1_1, alpha_1 = m.step(torch.tensor([1]), s0_1, h_1, keys_1, c_1, mask[1:, :2])
+    assert torch.allclose(s1[1], s1_1[0], atol=1e-12) and torch.allclose(alpha[1, :2], alpha_1[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("score", ["dot", "scaled_dot", "bilinear", "additive", "mlp", None])
+def test_every_score_function_gives_attention_rows_that_sum_to_one_on_words(score):
+    import torch
+
+    from xai_tf.seq2seq.model import Config, Seq2Seq
+
+    torch.manual_seed(1)
+    m = Seq2Seq(Config(20, 20, d_e=4, d_h=3, d_att=5, score=score))
+    source = torch.tensor([[5, 6, 7], [9, 0, 0]])
+    logits, alpha = m(source, source != 0, torch.tensor([[1, 4], [1, 5]]))
+    assert logits.shape == (2, 2, 20)
+    if score is None:
+        assert alpha is None
+    else:
+        assert torch.allclose(alpha.sum(-1), torch.ones(2, 2)) and alpha[1, :, 1:].abs().max() == 0
+
+
+def _markov(V: int, seed: int):
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    table = torch.log_softmax(torch.randn(V, V, generator=g) * 2, -1)
+    return lambda tokens, state: (table[tokens], state)
+
+
+def _brute_force(step, V, max_length, alpha):
+    import itertools
+
+    import torch
+
+    from xai_tf.seq2seq.decoding import length_penalty
+
+    best = (-math.inf, None)
+    for n in range(max_length):
+        for words in itertools.product([w for w in range(V) if w != 2], repeat=n):
+            seq = [*words, 2]
+            prev, logp = 1, 0.0
+            for y in seq:
+                logp += float(step(torch.tensor([prev]), None)[0][0, y])
+                prev = y
+            score = logp / length_penalty(len(seq), alpha)
+            best = max(best, (score, seq), key=lambda t: t[0])
+    return best
+
+
+@pytest.mark.parametrize(("seed", "alpha"), [(0, 0.0), (1, 0.0), (2, 1.0), (3, 2.0)])
+def test_beam_search_with_a_wide_beam_is_brute_force_and_width_one_is_greedy(seed, alpha):
+    import torch
+
+    from xai_tf.seq2seq.decoding import beam_search
+
+    V, L = 5, 4
+    step = _markov(V, seed)
+    state = torch.zeros(1, 1)
+    seq, score = beam_search(step, state, beam=V**L, max_length=L, alpha=alpha)
+    ref_score, ref_seq = _brute_force(step, V, L, alpha)
+    assert seq == ref_seq and score == pytest.approx(ref_score)
+    # width 1: the argmax at every step, until <eos>
+    prev, greedy = 1, []
+    for _ in range(L):
+        prev = int(step(torch.tensor([prev]), None)[0].argmax())
+        greedy.append(prev)
+        if prev == 2:
+            break
+    if greedy[-1] == 2:
+        assert beam_search(step, state, beam=1, max_length=L, alpha=alpha)[0] == greedy
+
+
+def test_the_shipped_models_are_current_and_score_their_recorded_metrics():
+    """The weights were trained by the code as it is now (``artifacts`` fingerprint of the training and
+    scoring modules' import graph), and re-scoring the shipped seed-0 models on the test split gives
+    the recorded exact match, BLEU and AER (to rounding: another torch may differ in the last bits)."""
+    from xai_tf.seq2seq import evaluate, shipped
+
+    record = shipped.recorded()
+    assert record["fingerprint"] == shipped.fingerprint(), (
+        "the code behind xai_tf/data/seq2seq.* changed: rerun scripts/train_seq2seq.py"
+    )
+    corpus = data.make_corpus(0)
+    for name in ("none", "additive"):
+        got = evaluate.scores(shipped.model(name), corpus, corpus.test)
+        want = next(d for d in record["draws"] if d["name"] == name and d["seed"] == 0)
+        assert got["exact"] == pytest.approx(want["exact"], abs=0.01)
+        assert got["bleu"] == pytest.approx(want["bleu"], abs=0.5)
+        if name != "none":
+            assert got["aer"] == pytest.approx(want["aer"], abs=0.01)
