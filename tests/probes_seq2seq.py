@@ -4,8 +4,9 @@
 import torch
 from probe_kit import NAN, TE, VE
 
-from xai_tf.seq2seq import attention, data, decoding, evaluate, metrics, shipped, training
+from xai_tf.seq2seq import attention, data, decoding, evaluate, metrics, shipped, summary, training
 from xai_tf.seq2seq.model import Config
+from xai_tf.widgets import seq2seq as seq2seq_widgets
 
 
 def _corpus() -> data.Corpus:
@@ -104,6 +105,52 @@ RAISES = [
     ),
     ("xai_tf.seq2seq.shipped.model", lambda: shipped.model("luong"), VE, "name must be one of none, dot"),
     (
+        "xai_tf.seq2seq.decoding.log_prob",
+        lambda: decoding.log_prob(_none_model(), _corpus(), ["the", "dog", "sings"], ["o", "zebra"]),
+        VE,
+        "unknown target word.*'zebra'",
+    ),
+    ("xai_tf.seq2seq.summary.draws", lambda: summary.draws("luong"), VE, "name must be one of none"),
+    (
+        "xai_tf.seq2seq.summary.by_length",
+        lambda: summary.by_length("none", "chrf"),
+        VE,
+        "metric must be 'bleu'",
+    ),
+    ("xai_tf.seq2seq.summary.per_draw", lambda: summary.per_draw("none", "aer"), VE, "has no attention"),
+    ("xai_tf.seq2seq.summary.exposure", lambda: summary.exposure("transformer"), VE, "name must be one of"),
+    ("xai_tf.seq2seq.summary.aer_curves", lambda: summary.aer_curves("none"), VE, "has no attention"),
+    (
+        "xai_tf.seq2seq.summary.disagreements",
+        lambda: summary.disagreements(torch.ones(2, 2), [(0, 0)]),
+        TE,
+        "links must be a set",
+    ),
+    (
+        "xai_tf.seq2seq.summary.disagreement_kinds",
+        lambda: summary.disagreement_kinds([torch.ones(2, 2)], []),
+        TE,
+        "maps and links must be lists",
+    ),
+    (
+        "xai_tf.widgets.seq2seq.plot_alignment",
+        lambda: seq2seq_widgets.plot_alignment(torch.ones(2, 2), ["a"], ["b"], set()),
+        VE,
+        "attention must be .1, 1.",
+    ),
+    (
+        "xai_tf.widgets.seq2seq.plot_by_length",
+        lambda: seq2seq_widgets.plot_by_length({}, "BLEU"),
+        TE,
+        "curves must be",
+    ),
+    (
+        "xai_tf.widgets.seq2seq.translation_panel",
+        lambda: seq2seq_widgets.translation_panel({}, _corpus()),
+        TE,
+        "models must be a non-empty dict",
+    ),
+    (
         "xai_tf.seq2seq.training.train",
         lambda: training.train(steps=0),
         VE,
@@ -149,5 +196,11 @@ RAISES = [
     ),
 ]
 
-CHECKERS: dict[str, str] = {}
-PANELS: dict[str, object] = {}
+CHECKERS = {"xai_tf.exercises.seq2seq.check_additive_attention": "returned None"}
+PANELS = {
+    "xai_tf.widgets.seq2seq.translation_panel": (
+        lambda: seq2seq_widgets.translation_panel({"none": _none_model()}, _corpus()),
+        "text",
+        "the zebra sings",
+    )
+}

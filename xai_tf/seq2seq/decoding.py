@@ -79,10 +79,13 @@ def beam_search(
 ) -> tuple[list[int], float]:
     """The best finished sequence (ids, ending in <eos> = 2) and its score log p / lp, by beam search of
     width ``beam`` over ``step(tokens [K], states [K, …]) → (log-probs [K, V], states)`` from one start
-    ``state`` [1, …] after <bos> = 1. Each step keeps the ``beam`` best extensions of the live prefixes;
-    those that end in <eos> are finished, the search stops when ``beam`` are finished or none is live.
-    A sequence not finished within ``max_length`` steps is dropped; if none finished, the best
-    unfinished prefix is returned (a model that repeats itself)."""
+    ``state`` [1, …] after <bos> = 1.
+
+    At each step every live prefix's <eos> extension becomes a finished candidate, and the ``beam``
+    best other extensions stay live. The search stops when no finished candidate can be beaten: a live
+    prefix's log-probability only falls as it grows and lp grows with length (α ≥ 0), so no extension
+    of it can score above log p(prefix) / lp(max_length). Sequences are at most ``max_length`` long,
+    <eos> included."""
     beam = _checks.integer("beam", beam, 1, 10_000)
     max_length = _checks.integer("max_length", max_length, 1, 500)
     _checks.real("alpha", alpha, 0.0, 10.0)
@@ -90,25 +93,22 @@ def beam_search(
     scores = torch.zeros(1, dtype=torch.float64)
     tokens = torch.tensor([BOS_ID])
     finished: list[tuple[float, list[int]]] = []
-    for _ in range(max_length):
+    for length in range(1, max_length + 1):
         logp, state = step(tokens, state)
-        total = (scores[:, None] + logp.double()).flatten()
-        best = torch.argsort(total, descending=True, stable=True)[:beam].tolist()
-        live = []
-        for flat in best:
-            k, y = divmod(flat, logp.size(1))
-            if y == EOS_ID:
-                seq = [*prefixes[k], y]
-                finished.append((float(total[flat]) / length_penalty(len(seq), alpha), seq))
-            else:
-                live.append((k, y, float(total[flat])))
-        if not live or len(finished) >= beam:
+        total = scores[:, None] + logp.double()  # [K, V]
+        for k in range(total.size(0)):
+            finished.append((float(total[k, EOS_ID]) / length_penalty(length, alpha), [*prefixes[k], EOS_ID]))
+        total[:, EOS_ID] = -torch.inf
+        flat = torch.argsort(total.flatten(), descending=True, stable=True)[:beam]
+        live = [divmod(int(f), total.size(1)) for f in flat if torch.isfinite(total.flatten()[f])]
+        if not live or length == max_length:
             break
-        prefixes = [[*prefixes[k], y] for k, y, _ in live]
-        scores = torch.tensor([t for _, _, t in live], dtype=torch.float64)
-        tokens, state = torch.tensor([y for _, y, _ in live]), state[torch.tensor([k for k, _, _ in live])]
-    if not finished:  # nothing ended within max_length: the best unfinished prefix, without <eos>
-        return prefixes[0], float(scores[0]) / length_penalty(len(prefixes[0]), alpha)
+        prefixes = [[*prefixes[k], y] for k, y in live]
+        scores = torch.stack([total[k, y] for k, y in live])
+        tokens, state = torch.tensor([y for _, y in live]), state[torch.tensor([k for k, _ in live])]
+        best = max(f[0] for f in finished)
+        if best >= float(scores.max()) / length_penalty(max_length, alpha):
+            break
     score, seq = max(finished, key=lambda f: f[0])
     return seq, score
 
@@ -156,3 +156,13 @@ def position_accuracy(
     n = words.sum(0).double()
     keep = n > 0
     return forced[keep] / n[keep], free[keep] / n[keep], n[keep]
+
+
+@torch.no_grad()
+def log_prob(model: Seq2Seq, corpus: data.Corpus, source: Sequence[str], target: Sequence[str]) -> float:
+    """log p(y | x) = Σ_i log p(y_i | y_<i, x) of the ``target`` words followed by <eos>, given ``source``
+    (an empty ``target`` is the translation that stops at once)."""
+    ids, mask = _encode(model, corpus, [source])
+    y = corpus.target_vocab.encode(target) if len(target) else []  # an empty translation is <eos> alone
+    logits, _ = model(ids, mask, torch.tensor([[BOS_ID, *y]]))
+    return float(torch.log_softmax(logits[0], -1).gather(1, torch.tensor([*y, EOS_ID])[:, None]).sum())
