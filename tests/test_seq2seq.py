@@ -302,3 +302,64 @@ def test_log_prob_is_the_sum_of_the_greedy_steps_log_probabilities():
         y = torch.tensor([corpus.target_vocab.words.index(w)])
         total += float(torch.log_softmax(logits, -1)[0, y])
     assert decoding.log_prob(model, corpus, source, words[0]) == pytest.approx(total, abs=1e-4)
+
+
+# --- the exercise checker and the panel ---
+
+
+def _solution(s, h, W_a, U_a, v_a, i):
+    """The reference written as a loop over j (independent of the vectorised helper)."""
+    import torch
+
+    e = torch.stack([v_a @ torch.tanh(W_a @ s[i - 1] + U_a @ h[j]) for j in range(h.size(0))])
+    alpha = torch.softmax(e, 0)
+    return alpha, sum(alpha[j] * h[j] for j in range(h.size(0)))
+
+
+def test_the_checker_passes_right_answers_in_float32_and_names_the_usual_mistakes(capsys):
+    import torch
+
+    from xai_tf.exercises.seq2seq import check_additive_attention
+
+    assert check_additive_attention(_solution)
+    assert check_additive_attention(
+        lambda *a: tuple(t.float() for t in _solution(*(x.float() for x in a[:5]), a[5]))
+    )
+    capsys.readouterr()
+
+    def wrong_axis(s, h, W_a, U_a, v_a, i):
+        e = (torch.tanh(s[i - 1] @ W_a.T + h @ U_a.T) @ v_a)[:, None]
+        alpha = torch.softmax(e, -1)[:, 0]
+        return alpha, alpha @ h
+
+    assert not check_additive_attention(wrong_axis)
+    assert "softmax over the wrong axis" in capsys.readouterr().out
+    assert not check_additive_attention(lambda s, h, W_a, U_a, v_a, i: _solution(s, h, W_a, U_a, v_a, i + 1))
+    assert "previous state s_{i−1}" in capsys.readouterr().out
+    assert not check_additive_attention(
+        lambda s, h, W_a, U_a, v_a, i: (_solution(s, h, W_a, U_a, v_a, i)[0], h[0])
+    )
+    assert "c[" in capsys.readouterr().out
+
+
+def test_the_panel_translates_word_by_word_and_refuses_bad_sentences_in_one_line():
+    from xai_tf.seq2seq import shipped
+    from xai_tf.widgets.seq2seq import translation_panel
+
+    corpus = data.make_corpus(0)
+    panel = translation_panel({"none": shipped.model("none"), "additive": shipped.model("additive")}, corpus)
+    assert panel.message.value == "" and "translation:</b> vou à loja" in panel.view.value
+    assert panel.view.value.count("<tr>") == 4  # vou, à, loja, <eos>
+    assert "2px solid #2ca02c" in panel.view.value  # gold links framed
+    panel["model"].value = "none"
+    assert "has no attention" in panel.view.value
+    for text, message in (
+        ("the zebra sings", "unknown source word"),
+        ("", "empty"),
+        ("vou à loja", "target language"),
+        ("the dog " * 31, "at most 60"),
+    ):
+        panel["text"].value = text
+        assert message in panel.message.value and panel.view.value == "", text
+    panel["pick"].value = panel["pick"].options[2]
+    assert panel["text"].value == panel["pick"].options[2] and panel.message.value == ""
