@@ -27,9 +27,10 @@ from xai_tf.widgets._panel import Panel
 
 def plot_alignment(
     attention: torch.Tensor, source: Sequence[str], target: Sequence[str], links: set[tuple[int, int]],
-    ax: Axes | None = None, title: str = "",
+    ax: Axes | None = None, title: str = "", argmax: bool = True,
 ) -> Axes:  # fmt: skip
-    """α [target, source] as a heat map, gold links as green squares, argmax attention as white dots."""
+    """α [target, source] as a heat map, gold links as green squares, argmax attention as white dots
+    (``argmax`` False: no dots, for a picture of the gold links alone)."""
     a = attention.detach().cpu().numpy()
     if a.shape != (len(target), len(source)):
         raise ValueError(f"attention must be [{len(target)}, {len(source)}] (target × source), got {a.shape}")
@@ -37,7 +38,8 @@ def plot_alignment(
     ax.imshow(a, cmap="Blues", vmin=0, vmax=1, aspect="auto")
     for i, j in links:
         ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#2ca02c", lw=2))
-    ax.scatter(a.argmax(1), np.arange(len(target)), s=14, c="white", edgecolors="black", linewidths=0.5)
+    if argmax:
+        ax.scatter(a.argmax(1), np.arange(len(target)), s=14, c="white", edgecolors="black", linewidths=0.5)
     ax.set_xticks(range(len(source)), source, rotation=60, ha="right", fontsize=9)
     ax.set_yticks(range(len(target)), target, fontsize=9)
     ax.set_title(title, fontsize=10)
