@@ -33,8 +33,16 @@ def _encode(model: Seq2Seq, corpus: data.Corpus, sources: Sequence[Sequence[str]
         raise TypeError(f"corpus must be a Corpus (make_corpus), got {type(corpus).__name__}")
     if not isinstance(sources, list | tuple) or not sources:
         raise TypeError("sources must be a non-empty list of sentences, each a list of words")
-    ids = data._pad([corpus.source_vocab.encode(s) for s in sources])
+    ids = data._pad([corpus.source_vocab.encode(s) for s in sources]).to(_device(model))
     return ids, ids != 0
+
+
+def _device(model: Seq2Seq) -> torch.device:
+    return next(model.parameters()).device
+
+
+def _on(b: data.Batch, device: torch.device) -> data.Batch:
+    return data.Batch(*(t.to(device) for t in b))
 
 
 @torch.no_grad()
@@ -46,9 +54,9 @@ def greedy(
     max_length = _checks.integer("max_length", max_length, 1, 500)
     source, mask = _encode(model, corpus, sources)
     h, s, keys, c = model.encode(source, mask)
-    y = torch.full((len(sources),), BOS_ID, dtype=torch.long)
+    y = torch.full((len(sources),), BOS_ID, dtype=torch.long, device=source.device)
     out, alphas = [], []
-    done = torch.zeros(len(sources), dtype=torch.bool)
+    done = torch.zeros(len(sources), dtype=torch.bool, device=source.device)
     for _ in range(max_length + 1):
         logits, s, alpha = model.step(y, s, h, keys, c, mask)
         y = logits.argmax(-1)
@@ -90,8 +98,8 @@ def beam_search(
     max_length = _checks.integer("max_length", max_length, 1, 500)
     _checks.real("alpha", alpha, 0.0, 10.0)
     prefixes: list[list[int]] = [[]]
-    scores = torch.zeros(1, dtype=torch.float64)
-    tokens = torch.tensor([BOS_ID])
+    scores = torch.zeros(1, dtype=torch.float64, device=state.device)
+    tokens = torch.tensor([BOS_ID], device=state.device)
     finished: list[tuple[float, list[int]]] = []
     for length in range(1, max_length + 1):
         logp, state = step(tokens, state)
@@ -105,7 +113,8 @@ def beam_search(
             break
         prefixes = [[*prefixes[k], y] for k, y in live]
         scores = torch.stack([total[k, y] for k, y in live])
-        tokens, state = torch.tensor([y for _, y in live]), state[torch.tensor([k for k, _ in live])]
+        tokens = torch.tensor([y for _, y in live], device=state.device)
+        state = state[torch.tensor([k for k, _ in live], device=state.device)]
         best = max(f[0] for f in finished)
         if best >= float(scores.max()) / length_penalty(max_length, alpha):
             break
@@ -143,13 +152,13 @@ def position_accuracy(
     """Word accuracy per target position i (0-based, <eos> excluded) under teacher forcing (the gold
     y_<i read) and free running (greedy, its own y_<i read: a missing word counts as wrong), and the
     number of references long enough to have position i."""
-    b = data.batch(list(pairs), corpus)
+    b = _on(data.batch(list(pairs), corpus), _device(model))
     logits, _ = model(b.source, b.source_mask, b.target_in)
     gold = b.target_out
     words = gold > EOS_ID
     forced = ((logits.argmax(-1) == gold) & words).sum(0).double()
     hyps, _ = greedy(model, corpus, [p.source for p in pairs])
-    free = torch.zeros(gold.size(1), dtype=torch.float64)
+    free = torch.zeros(gold.size(1), dtype=torch.float64, device=gold.device)
     for h, p in zip(hyps, pairs, strict=True):
         for i, w in enumerate(p.target):
             free[i] += i < len(h) and h[i] == w
@@ -164,5 +173,6 @@ def log_prob(model: Seq2Seq, corpus: data.Corpus, source: Sequence[str], target:
     (an empty ``target`` is the translation that stops at once)."""
     ids, mask = _encode(model, corpus, [source])
     y = corpus.target_vocab.encode(target) if len(target) else []  # an empty translation is <eos> alone
-    logits, _ = model(ids, mask, torch.tensor([[BOS_ID, *y]]))
-    return float(torch.log_softmax(logits[0], -1).gather(1, torch.tensor([*y, EOS_ID])[:, None]).sum())
+    logits, _ = model(ids, mask, torch.tensor([[BOS_ID, *y]], device=ids.device))
+    gold = torch.tensor([*y, EOS_ID], device=ids.device)[:, None]
+    return float(torch.log_softmax(logits[0], -1).gather(1, gold).sum())

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import torch
 
 from xai_tf.seq2seq import data, metrics
-from xai_tf.seq2seq.decoding import _encode, greedy
+from xai_tf.seq2seq.decoding import _device, _encode, _on, greedy
 from xai_tf.seq2seq.model import Seq2Seq
 
 
@@ -24,7 +24,7 @@ def forced_attention(model: Seq2Seq, corpus: data.Corpus, pairs: Sequence[data.P
     _encode(model, corpus, [p.source for p in pairs])
     if model.scorer is None:
         raise ValueError("this model has no attention (score=None): there is no α to read")
-    b = data.batch(list(pairs), corpus)
+    b = _on(data.batch(list(pairs), corpus), _device(model))
     _, alpha = model(b.source, b.source_mask, b.target_in)
     assert alpha is not None
     return [alpha[k, : len(p.target), : len(p.source)] for k, p in enumerate(pairs)]

@@ -105,7 +105,9 @@ def _translate(model: Seq2Seq, corpus: data.Corpus, text: str) -> str:
         "<small>shade = α<sub>ij</sub>; green border = gold link "
         "(shown where the translation equals the reference)</small>"
     )
-    out.append(svg_heatmap(alpha.numpy(), [*hyp[0], "<eos>"], words, "attention α (rows: output words)"))
+    out.append(
+        svg_heatmap(alpha.cpu().numpy(), [*hyp[0], "<eos>"], words, "attention α (rows: output words)")
+    )
     return "<br>".join(out)
 
 
