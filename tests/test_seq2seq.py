@@ -295,12 +295,13 @@ def test_log_prob_is_the_sum_of_the_greedy_steps_log_probabilities():
     source = corpus.test[1].source
     words, _ = decoding.greedy(model, corpus, [source])
     ids, mask = decoding._encode(model, corpus, [source])
-    h, s, keys, c = model.encode(ids, mask)
-    y, total = torch.tensor([1]), 0.0
-    for w in [*words[0], "<eos>"]:
-        logits, s, _ = model.step(y, s, h, keys, c, mask)
-        y = torch.tensor([corpus.target_vocab.words.index(w)])
-        total += float(torch.log_softmax(logits, -1)[0, y])
+    with torch.no_grad():
+        h, s, keys, c = model.encode(ids, mask)
+        y, total = torch.tensor([1]), 0.0
+        for w in [*words[0], "<eos>"]:
+            logits, s, _ = model.step(y, s, h, keys, c, mask)
+            y = torch.tensor([corpus.target_vocab.words.index(w)])
+            total += float(torch.log_softmax(logits, -1)[0, y])
     assert decoding.log_prob(model, corpus, source, words[0]) == pytest.approx(total, abs=1e-4)
 
 
