@@ -10,8 +10,8 @@ n_c / n_d the concordant / discordant pairs, n_0 = T(T − 1)/2, n_a / n_b the p
 with p < 0.05; τ(gradient, LOO) is the yardstick of what agreement looks like.
 
 A saturated classifier's f lies within 2⁻²⁴ of 0 or 1, where float32 leave-one-out differences are
-multiples of ≈ 6e-8 and become ties: lesson 08 passes ``options=importance.PAPER`` (float64, Jain &
-Wallace's detached gradient, adaptive IG); the default (``{}``) keeps lesson 06's float32 methods.
+multiples of ≈ 6e-8 and become ties: the importances' defaults (``{}``, equal to lesson 08's
+``importance.PAPER``) are float64, Jain & Wallace's detached gradient and adaptive IG.
 """
 
 from __future__ import annotations

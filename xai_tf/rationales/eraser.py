@@ -30,7 +30,7 @@ from torch import Tensor
 
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness.importance import IMPORTANCES, METHODS
+from xai_tf.faithfulness.importance import IMPORTANCES, METHODS, in_dtype
 from xai_tf.faithfulness.plausibility import precision_at_k
 from xai_tf.rationales.model import Rationalizer, check_rationalizers, rationale_mask
 from xai_tf.tasks.recurrent import AttentionClassifier
@@ -207,12 +207,13 @@ def eraser_table(
     data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
+    explained = in_dtype(model, IMPORTANCES.settings()["dtype"])  # one copy for every sentence
     comp: dict[str, list[float]] = defaultdict(list)
     suff: dict[str, list[float]] = defaultdict(list)
     plaus: dict[str, list[float]] = defaultdict(list)
     with one_thread():
         for e in data:
-            for name, scores in explanations(model, e.ids, methods, rationalizers, g).items():
+            for name, scores in explanations(explained, e.ids, methods, rationalizers, g).items():
                 comp[name].append(aopc(m, e.ids, scores, "comprehensiveness"))
                 suff[name].append(aopc(m, e.ids, scores, "sufficiency"))
                 if any(e.cues):
