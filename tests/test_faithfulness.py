@@ -527,7 +527,8 @@ def test_default_ig_against_a_float64_midpoint_integral(models, data):
 
 def test_ig_reports_when_it_does_not_reach_the_tolerance(models, data):
     e = data[1][0]
-    with pytest.warns(RuntimeWarning, match=r"not under ig_tolerance = 1e-15 at m = 8 nodes: raise ig_max_steps"):
+    missed = r"not under ig_tolerance = 1e-15 at m = 8 nodes: raise ig_max_steps"
+    with pytest.warns(importance.IGToleranceWarning, match=missed):
         found = importance.IMPORTANCES.explain(
             "IG", models["bilstm"], e.ids, ig_tolerance=1e-15, ig_steps=2, ig_max_steps=8
         )
@@ -600,8 +601,8 @@ def test_detached_gradient_against_finite_differences_with_alpha_fixed(models, d
             up[0, t] *= 1 + 1e-6
             down[0, t] *= 1 - 1e-6
             assert abs((f(up) - f(down)) / 2e-6) == pytest.approx(float(scores[t]), rel=1e-5, abs=1e-10)
-    through = importance.importances(models["bilstm"], e.ids, ["gradient"], detach_attention=False)["gradient"]
-    assert not torch.allclose(through, scores)
+    through = importance.importances(models["bilstm"], e.ids, ["gradient"], detach_attention=False)
+    assert not torch.allclose(through["gradient"], scores)
 
 
 def test_mlp_diagnostic_uses_the_frozen_attention(models, data):
@@ -788,3 +789,18 @@ def test_consistent_adversaries_by_hand(models, data):
         jsd = np.mean([jensenshannon(a, b) ** 2 for a, b in zip(a_adv, a_base, strict=True)])
         assert lam == want_lam
         assert change == pytest.approx(tvd, abs=1e-6) and spread == pytest.approx(jsd, abs=1e-5)
+
+
+def test_a_study_warns_once_with_the_count_of_sentences_where_ig_misses(models, data):
+    """Over many sentences, one IGToleranceWarning for the study (not one per sentence), whose count
+    is the count of |delta| ≥ tolerance among the deltas the study returns."""
+    import warnings
+
+    options = {"ig_tolerance": 1e-12, "ig_steps": 2, "ig_max_steps": 4}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        study = correlation.correlation_study(models["bilstm"], data[1][:4], [("attention", "IG")], options)
+    missed = [w for w in caught if issubclass(w.category, importance.IGToleranceWarning)]
+    count = int((np.abs(study.deltas()) >= 1e-12).sum())
+    assert count > 0 and len(missed) == 1
+    assert f"on {count} of 4 sentences" in str(missed[0].message)

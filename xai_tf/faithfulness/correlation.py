@@ -26,7 +26,7 @@ from torch import Tensor
 from xai_tf import _checks
 from xai_tf._threads import one_thread
 from xai_tf.explain.registry import Explanation
-from xai_tf.faithfulness.importance import IMPORTANCES, explanations, in_dtype, vocabulary_size
+from xai_tf.faithfulness.importance import IMPORTANCES, explanations, ig_misses, in_dtype, vocabulary_size
 from xai_tf.tasks.recurrent import AttentionClassifier, predict
 from xai_tf.tasks.words import Example, check_examples
 
@@ -103,10 +103,12 @@ def correlation_study(
     converted = in_dtype(model, settings["dtype"])
     tau = {pair: np.empty(len(data)) for pair in pairs}
     p = {pair: np.empty(len(data)) for pair in pairs}
-    found = []
-    with one_thread():
+    found: list[dict[str, Explanation]] = []
+    deltas: list[float] = []
+    with one_thread(), ig_misses("correlation_study", deltas, settings["ig_tolerance"]):
         for i, e in enumerate(data):
             found.append(explanations(converted, e.ids, needed, **settings))
+            deltas.append(found[i]["IG"].delta if "IG" in needed else float("nan"))
             for pair in pairs:
                 tau[pair][i], p[pair][i] = kendall(found[i][pair[0]].scores, found[i][pair[1]].scores)
     predicted = predict(model, data)[0].argmax(-1).cpu().numpy()
