@@ -95,7 +95,7 @@ def ig_misses(where: str, deltas: list[float], tolerance: float) -> Iterator[Non
             f" {len(deltas)} sentences (|delta| up to {max(missed):.1e}): raise ig_max_steps (at most"
             f" {MAX_IG_STEPS})",
             IGToleranceWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of the study (1: here, 2: contextlib, 3: the study)
         )
 
 
