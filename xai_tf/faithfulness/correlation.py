@@ -62,6 +62,8 @@ class Correlation:
     def summary(self, pair: tuple[str, str]) -> tuple[float, float, float]:
         """``(mean τ, sd τ, share of sentences with p < 0.05)`` for one pair (NaN τ left out; all three
         NaN when every sentence's τ is NaN: no sentence has an order to compare)."""
+        if pair not in self.tau:
+            raise ValueError(f"pair must be one of the study's pairs {list(self.tau)}, got {pair!r}")
         tau, p = self.tau[pair], self.p[pair]
         ok = ~np.isnan(tau)
         if not ok.any():

@@ -85,6 +85,7 @@ def ig_misses(where: str, deltas: list[float], tolerance: float) -> Iterator[Non
     """Inside: each sentence's ``IGToleranceWarning`` silenced (a study collects its IG deltas in
     ``deltas``); on leaving, one warning for the whole study: on how many sentences |delta| ≥
     ``tolerance``, and the largest."""
+    tolerance = _checks.positive("tolerance", tolerance)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IGToleranceWarning)
         yield
