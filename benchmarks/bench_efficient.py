@@ -7,8 +7,10 @@ which another process sharing the CPU slows least) and records the peak bytes to
 pass. It prints, per n,
 each layer's time and memory as ratios against torch's ``scaled_dot_product_attention`` (the
 reference) and against full naive attention; then the exponents fitted on log-log axes over the
-three largest n, next to the table's; the crossover n where linear attention becomes faster than
-full attention; and chunked attention's peak memory against the naive one at the largest n.
+three largest n, next to the table's, and the recurrent layers' time per position (their work per
+position is constant: an LSTM exponent above 1 is its fused kernel's speed per step, not more
+work); the crossover n where linear attention becomes faster than full attention; and chunked
+attention's peak memory against the naive one at the largest n.
 Full naive attention is skipped (and says so) where its n × n scores do not fit in memory.
 
     python benchmarks/bench_efficient.py [--runs 5] [--max-n 16384] [--write]
@@ -111,6 +113,15 @@ def main() -> None:
             f"  {method:21s} time n^{exponents[method][0]:.2f} (table {table[0]:g})   "
             f"memory n^{exponents[method][1]:.2f} (table {table[1]:g})"
         )
+
+    # the recurrent layers' work per position is constant (8·d² multiply-adds for the LSTM): a fitted
+    # exponent above 1 is the kernel's speed per step changing with n (lesson 14), read it per position
+    for method in ("LSTM", "GRU"):
+        per = " ".join(
+            f"{t / n * 1e6:6.1f}" if t else "     -"
+            for n, t in zip(ns, results[method]["seconds"], strict=True)
+        )
+        print(f"  {method:21s} µs per position {per}")
 
     full = [t if t else float("inf") for t in results["self-attention"]["seconds"]]
     lin = results["linear attention"]["seconds"]

@@ -641,3 +641,67 @@ PANELS = {
         10**6,
     ),
 }
+
+
+def never_one() -> ConceptData:
+    """The tabular data with its first binary concept 0 for every patient (never equal to 1)."""
+    c = D().c.clone()
+    c[:, int(D().binary.nonzero()[0])] = 0.0
+    return data_with(c=c)
+
+
+def halves() -> tuple:
+    """Concept outputs and 'binary' concepts holding 0.5: not 0/1."""
+    b, c, binary = two()
+    return b, c.clone().fill_(0.5), binary
+
+
+RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesson 12's helpers
+    # a model of the wrong kind accepted: a standard model has no concepts to leak past
+    (
+        "xai_tf.cbm.leakage.leakage",
+        lambda: leakage.leakage(cbm("standard")[1], D(), D(), steps=1),
+        VE,
+        "a standard model has no concepts in its bottleneck to leak past: pick independent, sequential",
+    ),
+    # binary concepts whose values are not 0/1 (they would be left unscrambled)
+    (
+        "xai_tf.cbm.leakage.scramble",
+        lambda: leakage.scramble(*halves()),
+        VE,
+        "c must be 0 or 1 in its binary concepts, got 0.5 in concept 0",
+    ),
+    # a concept never equal to 1 (its class median would be 0 without a word)
+    (
+        "xai_tf.cbm.intervention.class_medians",
+        lambda: intervention.class_medians(M(), never_one()),
+        VE,
+        r"train has no example with c_\d+ = 1 \(.+\): that class has no median",
+    ),
+    # one training example for an uncertainty estimate (a variance of one value is NaN)
+    (
+        "xai_tf.cbm.intervention.uncertainty",
+        lambda: intervention.uncertainty(M(), D(), D().subset(slice(0, 1))),
+        VE,
+        "train must have at least 2 examples: R²_j divides by the variance of c_j, got 1",
+    ),
+    # a parameter-free concept predictor h or task predictor g (was a bare StopIteration)
+    (
+        "xai_tf.cbm.training.train",
+        lambda: training.train("sequential", D(), steps=1, h=torch.nn.ReLU()),
+        TE,
+        "h must be a torch.nn.Module with parameters",
+    ),
+    (
+        "xai_tf.cbm.training.fit_concepts",
+        lambda: training.fit_concepts(torch.nn.Sequential(), D(), steps=1),
+        TE,
+        r"h must be a torch.nn.Module with parameters \(their dtype and device .+\), got Sequential",
+    ),
+    (
+        "xai_tf.cbm.training.fit_g",
+        lambda: training.fit_g(torch.nn.Identity(), z(40, D().k), D(), steps=1),
+        TE,
+        "g must be a torch.nn.Module with parameters",
+    ),
+]

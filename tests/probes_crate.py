@@ -628,3 +628,43 @@ PANELS = {
         3.0,
     ),  # η > 2/‖D‖²: diverges
 }
+
+
+RAISES += [  # issue 44 §2: scales that turned into NaN, ZeroDivisionError or OverflowError
+    (
+        "xai_tf.crate.rate.coding_rate",
+        lambda: rate.coding_rate(z(4, 6), eps=1e-200),
+        VE,
+        r"eps must keep Tε² above 0 in floating point \(α = d/\(Tε²\) finite\), got eps = 1e-200",
+    ),
+    (
+        "xai_tf.crate.rate.alpha",
+        lambda: rate.alpha(4, 6, 1e-160),
+        VE,
+        "eps must keep Tε² above 0",
+    ),
+    (
+        "xai_tf.crate.denoise.posterior_mean",
+        lambda: denoise.posterior_mean(z(6, 5).double(), crate_u(), 1e160),
+        VE,
+        r"sigma must keep 2σ²\(1 \+ σ²\) a positive finite number \(about 1e-150\.\.1e75\), got 1e\+160",
+    ),
+    (
+        "xai_tf.crate.denoise.notes_step",
+        lambda: denoise.notes_step(z(6, 5).double(), crate_u(), 1e-200),
+        VE,
+        r"sigma must keep 2σ²\(1 \+ σ²\) a positive finite number",
+    ),
+    (
+        "xai_tf.crate.denoise.denoising_errors",
+        lambda: denoise.denoising_errors(crate_u(), 1e160, T=4),
+        VE,
+        r"sigma must keep 2σ²\(1 \+ σ²\) a positive finite number",
+    ),
+    (
+        "xai_tf.crate.denoise.monte_carlo_mean",
+        lambda: denoise.monte_carlo_mean(z(6, 5).double(), crate_u(), 1e-170, n=10),
+        VE,
+        r"sigma must keep 2σ²\(1 \+ σ²\) a positive finite number",
+    ),
+]

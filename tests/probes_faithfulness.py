@@ -915,3 +915,130 @@ PANELS = {
         "zzz qqq",
     ),
 }
+
+
+@cache
+def study() -> fcorr.Correlation:
+    """τ(attention, LOO) of the untrained classifier on two cue sentences."""
+    return fcorr.correlation_study(clf(), cue_data(2), [("attention", "LOO")])
+
+
+def labelled(label: object) -> list:
+    """Cue sentences with one label replaced (outside the two classes, or a string)."""
+    return [*cue_data(2), cue_data(3)[2]._replace(label=label)]
+
+
+RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesson 08's helpers
+    # a model trained on one vocabulary given another task's ids (or a vocabulary smaller than the data's)
+    (
+        "xai_tf.tasks.recurrent.accuracy",
+        lambda: recurrent.accuracy(clf(), other_data()),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37 \(the model's vocabulary\), got \d+: were the data",
+    ),
+    (
+        "xai_tf.tasks.recurrent.predict",
+        lambda: recurrent.predict(clf(), other_data()),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37",
+    ),
+    (
+        "xai_tf.tasks.recurrent.train_attention_classifier",
+        lambda: recurrent.train_attention_classifier(other_data(), len(cues.VOCAB), steps=1),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37",
+    ),
+    (
+        "xai_tf.tasks.recurrent.checked_data",
+        lambda: recurrent.checked_data(clf(), other_data()),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37",
+    ),
+    (
+        "xai_tf.tasks.recurrent.checked_data",
+        lambda: recurrent.checked_data(cues.VOCAB, cue_data()),
+        TE,
+        "model must be an AttentionClassifier, got Vocabulary",
+    ),
+    # labels outside the model's classes; string labels
+    (
+        "xai_tf.tasks.recurrent.accuracy",
+        lambda: recurrent.accuracy(clf(), labelled(2)),
+        VE,
+        r"data's labels must be an integer in 0\.\.1, got 2",
+    ),
+    (
+        "xai_tf.tasks.recurrent.accuracy",
+        lambda: recurrent.accuracy(clf(), labelled("positive")),
+        TE,
+        r"data's labels must be an integer in 0\.\.1, got 'positive'",
+    ),
+    (
+        "xai_tf.tasks.recurrent.train_attention_classifier",
+        lambda: recurrent.train_attention_classifier(labelled(-1), len(cues.VOCAB), steps=1),
+        VE,
+        r"data's labels must be an integer in 0\.\.1, got -1",
+    ),
+    (
+        "xai_tf.tasks.recurrent.checked_data",
+        lambda: recurrent.checked_data(clf(), labelled(1.0), labelled=True),
+        TE,
+        r"data's labels must be an integer in 0\.\.1, got 1\.0",
+    ),
+    # negative ids, which Python would read from the end of the vocabulary (Vocabulary.decode is a
+    # method: its rows carry the name of the module's function that builds the ids)
+    (
+        "xai_tf.tasks.words.examples",
+        lambda: cues.VOCAB.decode([3, -1]),
+        VE,
+        r"ids must be token ids in 0\.\.37 \(the model's vocabulary\), got -1",
+    ),
+    (
+        "xai_tf.tasks.words.examples",
+        lambda: cues.VOCAB.decode(torch.tensor([[3, 4]])),
+        VE,
+        r"ids must be one sentence's ids \[T\], got shape \(1, 2\)",
+    ),
+    (
+        "xai_tf.faithfulness.importance.sentence_ids",
+        lambda: fimp.sentence_ids(clf(), [3, -2]),
+        VE,
+        r"ids must be token ids in 0\.\.37 \(the model's vocabulary\), got -2",
+    ),
+    # an int where a (lo, hi) pair is expected
+    (
+        "xai_tf.tasks.cues.cue_sentences",
+        lambda: cues.cue_sentences(3, length=8),
+        TE,
+        r"length must be a pair \(shortest, longest\) of integers in 3\.\.200, got 8",
+    ),
+    (
+        "xai_tf.tasks.cues.cue_sentences",
+        lambda: cues.cue_sentences(3, length=(4, 6, 8)),
+        TE,
+        r"length must be a pair \(shortest, longest\)",
+    ),
+    (
+        "xai_tf.faithfulness.importance.ig_misses",
+        lambda: fimp.ig_misses("study", [], 0).__enter__(),
+        VE,
+        r"tolerance must be",
+    ),
+    # summary keys in the other order, or a pair the study did not compute
+    (
+        "xai_tf.faithfulness.correlation.correlation_study",
+        lambda: fcorr.correlation_study(clf(), cue_data(2), [("attention", "LOO")]).summary(
+            ("LOO", "attention")
+        ),
+        VE,
+        r"pair must be one of the study's pairs \[\('attention', 'LOO'\)\], got \('LOO', 'attention'\)",
+    ),
+    (
+        "xai_tf.faithfulness.correlation.correlation_study",
+        lambda: fcorr.correlation_study(clf(), cue_data(2), [("attention", "LOO")]).summary(
+            ("gradient", "IG")
+        ),
+        VE,
+        r"pair must be one of the study's pairs",
+    ),
+]

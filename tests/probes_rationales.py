@@ -684,3 +684,70 @@ PANELS = {
         None,
     ),
 }
+
+
+RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesson 11's helpers
+    # another task's ids given to a model trained on one vocabulary
+    (
+        "xai_tf.faithfulness.conicity.recurrent_conicity",
+        lambda: conicity.recurrent_conicity(classifier(), foreign()),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37 \(the model's vocabulary\), got 999",
+    ),
+    (
+        "xai_tf.faithfulness.regularised.mean_tying_distance",
+        lambda: regularised.mean_tying_distance(classifier(), foreign()),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37",
+    ),
+    (
+        "xai_tf.faithfulness.regularised.train_regularised",
+        lambda: regularised.train_regularised(foreign(), V, "tying", 0.1, steps=1),
+        VE,
+        r"data's word ids must be token ids in 0\.\.37",
+    ),
+    (
+        "xai_tf.faithfulness.conicity.recurrent_conicity",
+        lambda: conicity.recurrent_conicity(rationalizer(), data()),
+        TE,
+        "model must be an AttentionClassifier, got Rationalizer",
+    ),  # a model of the wrong kind
+    # labels outside the model's classes, string labels
+    (
+        "xai_tf.faithfulness.regularised.train_regularised",
+        lambda: regularised.train_regularised(relabelled(2), V, "tying", 0.1, steps=1),
+        VE,
+        r"data's labels must be an integer in 0\.\.1, got 2",
+    ),
+    (
+        "xai_tf.faithfulness.regularised.train_regularised",
+        lambda: regularised.train_regularised(relabelled("positive"), V, "tying", 0.1, steps=1),
+        TE,
+        r"data's labels must be an integer in 0\.\.1, got 'positive'",
+    ),
+    # lists where tensors are expected (masks); a fully masked row
+    (
+        "xai_tf.faithfulness.conicity.conicity",
+        lambda: conicity.conicity(z(2, 3, 4), [[1, 1, 0], [1, 0, 0]]),
+        TE,
+        r"mask must be a tensor \[\.\.\., m\] \(1 = a row that counts\), got list",
+    ),
+    (
+        "xai_tf.faithfulness.regularised.tying_penalty",
+        lambda: regularised.tying_penalty(z(1, 3, 4), z(1, 3, 4), [[1, 1, 0]]),
+        TE,
+        r"mask must be a tensor \[n, T\] \(1 = a word, 0 = padding\), got list",
+    ),
+    (
+        "xai_tf.faithfulness.regularised.tying_penalty",
+        lambda: regularised.tying_penalty(z(2, 3, 4), z(2, 3, 4), torch.tensor([[1, 1, 0], [0, 0, 0]])),
+        VE,
+        r"mask must have shape \(2, 3\) and keep a word of each sentence",
+    ),
+    (
+        "xai_tf.faithfulness.conicity.conicity",
+        lambda: conicity.conicity(z(2, 3, 4), torch.tensor([[1, 1, 0], [0, 0, 0]])),
+        VE,
+        "mask keeps no row of some H: conicity needs at least one vector",
+    ),
+]

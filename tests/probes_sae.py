@@ -756,6 +756,22 @@ RAISES += [  # moved from test_bad_inputs.py
 ]
 
 
+RAISES += [  # issue 44 §2: an analogy whose answer is one of its three cues (it would rank last)
+    (
+        "xai_tf.sae.superposition.analogy",
+        lambda: sae_sup.analogy(lm(), " king", " king", " king", " king"),
+        VE,
+        "d = ' king' must differ from a, b and c: they are left out of the ranking",
+    ),
+    (
+        "xai_tf.sae.superposition.analogy",
+        lambda: sae_sup.analogy(lm(), " man", " king", " woman", " man"),
+        VE,
+        "d = ' man' must differ from a, b and c",
+    ),
+]
+
+
 CHECKERS = {
     "xai_tf.exercises.sae.check_sae_loss": "L is None",
     "xai_tf.exercises.sae.check_feature_activation": r"a_j ‖W\^dec_j‖ is None",

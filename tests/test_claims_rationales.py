@@ -84,21 +84,25 @@ def _penalties(seed: int, offset: int) -> dict[str, dict[str, float]]:
 
 @pytest.mark.parametrize("seed", CUE_SEEDS)
 def test_eraser_on_the_cue_task(seed):
-    """Sections 1–2 and the summary. Over 12 draws: the BiLSTM is perfect on the 200 test sentences (1.000
-    each time); LOO ranks first by comprehensiveness − sufficiency (comp. 0.41–0.60, suff. −0.015–0.013)
-    but is never the most plausible (P@k 0.82–0.98 while another explanation reaches 1.00); random has
-    the lowest P@k (0.13–0.36) and less comprehensiveness (0.07–0.19) than each importance method (≥
-    0.18), but a rationale can fall below it (on 2 of 12 draws, in the ranking; on one, in
-    comprehensiveness)."""
+    """Sections 1–2 and the summary, with the importance defaults of issue 44 (lesson 08's settings). Over 20
+    draws (s = 0…19, scratch script, one thread): the BiLSTM is perfect on the 200 test sentences (1.000
+    each time); LOO ranks first by comprehensiveness − sufficiency on 20 of 20 (comp. 0.41–0.61, suff.
+    −0.015–0.000; its lead over the next 0.022–0.352, so by the margin rule the test asserts it within
+    0.06 of the best other explanation: 0.022 − 0.082) but is never the most plausible (P@k 0.84–0.98
+    while another explanation reaches 1.00); random has a lower P@k (0.13–0.36 against each importance
+    method's ≥ 0.70: a gap of 0.46 at the least) and less comprehensiveness (0.05–0.19 against ≥ 0.19: a
+    gap of 0.097 at the least, beyond a quarter of the gaps' spread) than each importance method on 20 of
+    20. A rationale can fall below random (of 20 draws: in the ranking on 3, in comprehensiveness on 2, in
+    P@k on 1 — draw 14), so the rationales are not asserted against it; the prose gives those counts."""
     run = _cues(seed, seeds.offset())
     assert recurrent.accuracy(run["model"], run["test"]) == 1.0
     table = {r.method: r for r in run["table"]}
-    assert run["table"][0].method == "LOO"
+    score = {r.method: r.comprehensiveness - r.sufficiency for r in run["table"]}
+    assert score["LOO"] > max(v for m, v in score.items() if m != "LOO") - 0.06
     assert table["LOO"].plausibility < max(r.plausibility for r in run["table"])
-    others = [r for r in run["table"] if r.method != "random"]
     methods = [table[m] for m in importance.METHODS]
     assert table["random"].comprehensiveness < min(r.comprehensiveness for r in methods)
-    assert table["random"].plausibility < min(r.plausibility for r in others)
+    assert table["random"].plausibility < min(r.plausibility for r in methods)
 
 
 @pytest.mark.parametrize("seed", CUE_SEEDS)
@@ -147,15 +151,19 @@ def test_the_diversity_penalty_flattens_the_cone(seed):
 def test_the_tying_penalty_and_the_slides_sign(seed):
     """Section 4, the errata and the summary. Over 12 draws: (1/T) Σ ‖h_t − e_t‖² is 1.8–2.3 with λ = 0.1
     added, 0.80–1.01 with λ = 1, 37–42 without a penalty and 530–570 with the slide's sign; the slide's
-    sign costs accuracy (0.64–0.79 against 0.82–0.89); tying with λ = 1 raises both τ(α, LOO) (0.39–0.56
-    against 0.06–0.45) and τ(α, IG) (0.43–0.58 against 0.08–0.26), on every draw."""
+    sign costs accuracy (0.64–0.79 against 0.82–0.89). The τ columns, with the importance defaults of
+    issue 44 (lesson 08's settings: float64, IG to |delta| < 1e-3 within 256 nodes), over 20 draws (s =
+    0…19, scratch script, one thread): tying with λ = 1 raises τ(α, LOO) from 0.06–0.45 to 0.39–0.58 (by
+    0.058–0.482) and τ(α, IG) from 0.08–0.34 to 0.43–0.58 (by 0.178–0.442), on 20 of 20 draws. By the
+    margin rule the bound sits a quarter of the spread beyond the worst draw: rise > 0 for IG (0.178 −
+    0.066 > 0), rise > −0.05 for LOO (0.058 − 0.106); the prose says "on every draw we ran (20 of 20)"."""
     rows = _penalties(seed, seeds.offset())
     none, tied, slide = rows["none"], rows["tying λ = 0.1"], rows["slide's sign"]
     assert tied["distance"] < 3 < 30 < none["distance"] < 50 < 100 < slide["distance"]
     assert rows["tying λ = 1"]["distance"] < 1.5
     assert slide["accuracy"] < none["accuracy"]
-    for pair in ("τ attention–LOO", "τ attention–IG"):
-        assert rows["tying λ = 1"][pair] > none[pair], pair
+    for pair, bound in (("τ attention–LOO", -0.05), ("τ attention–IG", 0.0)):
+        assert rows["tying λ = 1"][pair] - none[pair] > bound, pair
 
 
 @pytest.mark.parametrize("seed", TWEET_SEEDS)

@@ -60,11 +60,23 @@ def check_data(name: str, data: object, k: int | None = None) -> ConceptData:
     return data
 
 
+def with_parameters(name: str, module: object) -> nn.Module:
+    """``module``, an ``nn.Module`` with at least one parameter: its parameters give the dtype and
+    device of what it reads, and training needs something to train (a bare ``nn.ReLU()`` has none)."""
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"{name} must be a torch.nn.Module, got {type(module).__name__}")
+    if next(module.parameters(), None) is None:
+        raise TypeError(
+            f"{name} must be a torch.nn.Module with parameters (their dtype and device are the model's),"
+            f" got {type(module).__name__} without any"
+        )
+    return module
+
+
 def module_input(name: str, module: object, x: object) -> Tensor:
     """``x`` checked against what ``module``'s first layer takes (a Linear's features, a Conv2d's
     channels) and converted once to its parameters' dtype and device (the package's dtype rule)."""
-    if not isinstance(module, nn.Module):
-        raise TypeError(f"{name} must be a torch.nn.Module, got {type(module).__name__}")
+    module = with_parameters(name, module)
     x = _checks.tensor("x", x)
     first = next((m for m in module.modules() if isinstance(m, (nn.Linear, nn.Conv2d))), None)
     if isinstance(first, nn.Linear) and (x.dim() != 2 or x.size(1) != first.in_features):

@@ -65,8 +65,12 @@ def class_medians(model: ConceptBottleneck, train: ConceptData) -> Tensor:
     half = torch.tensor(0.5, dtype=b.dtype, device=b.device)
     for j in model.binary.nonzero().flatten().tolist():
         for row, rows in enumerate((train.c[:, j] <= 0.5, train.c[:, j] > 0.5)):
-            if rows.any():
-                out[row, j] = torch.quantile(b[rows, j], half)
+            if not rows.any():
+                raise ValueError(
+                    f"train has no example with c_{j} = {row} ({train.names[j]}): that class has no median;"
+                    " give a training set with both values of every binary concept"
+                )
+            out[row, j] = torch.quantile(b[rows, j], half)
     return out
 
 
@@ -134,6 +138,10 @@ def uncertainty(model: ConceptBottleneck, data: ConceptData, train: ConceptData)
     """u [n, k] of the module docstring for the examples of ``data`` (R²_j from ``train``)."""
     model = _model(model)
     data, train = check_data("data", data, model.k), check_data("train", train, model.k)
+    if len(train) < 2:
+        raise ValueError(
+            f"train must have at least 2 examples: R²_j divides by the variance of c_j, got {len(train)}"
+        )
     with torch.no_grad():
         p = model.concept_outputs(data.x).sigmoid()
         train_out = model.concept_outputs(train.x)

@@ -32,6 +32,10 @@ def scramble(b: Tensor, c: Tensor, binary: Tensor, seed: int = 0) -> Tensor:
     k = check_binary(binary).numel()
     b, c = check_concepts("b", b, k), check_concepts("c", c, k)
     _checks.same_shape("scramble", "b", b, "c", c)
+    off = ~((c == 0) | (c == 1)) & binary.to(c.device)
+    if off.any():
+        j = int(off.nonzero()[0, 1])
+        raise ValueError(f"c must be 0 or 1 in its binary concepts, got {float(c[off][0]):g} in concept {j}")
     g = seeds.generator(seed)
     out = b.clone()
     for j in range(k):
@@ -59,6 +63,11 @@ def leakage(
     each g trained for ``steps`` Adam steps on ``train``."""
     if not isinstance(model, ConceptBottleneck):
         raise TypeError(f"model must be a ConceptBottleneck, got {type(model).__name__}")
+    if model.mode == "standard":
+        raise ValueError(
+            "a standard model has no concepts in its bottleneck to leak past:"
+            " pick independent, sequential or joint"
+        )
     TrainOptions(steps, lr, seed=seed)
     train, test = check_data("train", train, model.k), check_data("test", test, model.k)
     with torch.no_grad():

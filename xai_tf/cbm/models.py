@@ -13,7 +13,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.cbm._common import check_concepts, module_input
+from xai_tf.cbm._common import check_concepts, module_input, with_parameters
 
 G_INPUTS = ("probability", "logit")
 #: bytes per float32 weight while training by Adam: the weight, its gradient and Adam's two moments
@@ -67,6 +67,7 @@ class ConceptBottleneck(nn.Module):
         super().__init__()
         if g_input not in G_INPUTS:
             raise ValueError(f"g_input must be one of {G_INPUTS}, got {g_input!r}")
+        with_parameters("h", h), with_parameters("g", g)
         self.h, self.g, self.g_input, self.mode, self.lam = h, g, g_input, mode, lam
         self.register_buffer("binary", binary.bool().clone())
 

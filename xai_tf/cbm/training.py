@@ -22,7 +22,7 @@ from torch import Tensor, nn
 
 from xai_tf import _checks
 from xai_tf._threads import one_thread
-from xai_tf.cbm._common import check_concepts, check_data, module_input
+from xai_tf.cbm._common import check_concepts, check_data, module_input, with_parameters
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.losses import concept_loss, joint_loss, task_loss
 from xai_tf.cbm.models import ConceptBottleneck, mlp, small_cnn
@@ -66,8 +66,7 @@ def _concepts_of(h: object, data: ConceptData) -> Tensor:
 
 def _reads_k(g: object, k: int) -> nn.Module:
     """g must read the k concepts (its first Linear layer takes k features)."""
-    if not isinstance(g, nn.Module):
-        raise TypeError(f"g must be a torch.nn.Module, got {type(g).__name__}")
+    g = with_parameters("g", g)
     first = next((m for m in g.modules() if isinstance(m, nn.Linear)), None)
     if first is not None and first.in_features != k:
         raise ValueError(f"g must read the k = {k} concepts: its first layer takes {first.in_features}")

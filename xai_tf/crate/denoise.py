@@ -26,7 +26,19 @@ def _inputs(x: Tensor, U: Tensor, sigma: float) -> tuple[Tensor, Tensor, float]:
     x = _common.tokens("x", x)
     U = _common.bases(U, x.size(-2), orthonormal=True)
     _common.same_dtype(x, U, ("x", "U"))
-    return x, U, _checks.positive("sigma", sigma)
+    return x, U, _noise_scale(sigma)
+
+
+def _noise_scale(sigma: object) -> float:
+    """σ > 0 whose 2σ²(1 + σ²) is a positive finite float (σ = 1e160 overflows, σ = 1e−200 gives 0:
+    the posterior's weights would be NaN)."""
+    sigma = _checks.positive("sigma", sigma)
+    s2 = sigma * sigma
+    if s2 == 0 or not math.isfinite(2 * s2 * (1 + s2)):
+        raise ValueError(
+            f"sigma must keep 2σ²(1 + σ²) a positive finite number (about 1e-150..1e75), got {sigma:g}"
+        )
+    return sigma
 
 
 def posterior_mean(x: Tensor, U: Tensor, sigma: float) -> Tensor:
@@ -79,7 +91,7 @@ def denoising_errors(U: Tensor, sigma: float, T: int = 64, seed: int = 0) -> dic
     coordinate."""
     from xai_tf.crate import mixture
 
-    x, z, _ = mixture.sample_tokens(U, T, sigma, seed)
+    x, z, _ = mixture.sample_tokens(U, T, _noise_scale(sigma), seed)
     exact, notes = posterior_mean(x, U, sigma), notes_step(x, U, sigma)
     size = math.sqrt(exact.numel())
 

@@ -28,7 +28,13 @@ from xai_tf.crate import _common
 def alpha(d: int, T: int, eps: float) -> float:
     """α = d / (T ε²), the scale of the Gram matrix inside the rate."""
     d, T = _checks.integer("d", d, 1), _checks.integer("T", T, 1)
-    return d / (T * _common.epsilon(eps) ** 2)
+    eps = _common.epsilon(eps)
+    scale = T * eps * eps  # eps * eps: an overflow gives inf (α = 0, no coding cost), not an error
+    if scale == 0 or not math.isfinite(d / scale):
+        raise ValueError(
+            f"eps must keep Tε² above 0 in floating point (α = d/(Tε²) finite), got eps = {eps:g}"
+        )
+    return d / scale
 
 
 def coding_rate(Y: Tensor, eps: float = 0.5) -> Tensor:

@@ -35,8 +35,9 @@ class OffsetModel(nn.Module):
         super().__init__()
         if positions not in ("absolute", "relative"):
             raise ValueError(f"positions must be 'absolute' or 'relative', got {positions!r}")
-        self.positions, self.T_max, self.clip = positions, _checks.integer("T_max", T_max, 1), clip
-        d = _checks.integer("d", d, 1)
+        self.positions, self.T_max = positions, _checks.integer("T_max", T_max, 1)
+        self.clip = clip = _checks.integer("clip", clip, 0)  # offsets clipped to −clip..clip
+        d, vocab = _checks.integer("d", d, 1), _checks.integer("vocab", vocab, 1)
         self.W_e = nn.Parameter(torch.randn(vocab, d) / math.sqrt(d))
         self.W_q, self.W_k, self.W_v = (nn.Parameter(torch.randn(d, d) / math.sqrt(d)) for _ in range(3))
         self.W_o = nn.Parameter(torch.randn(vocab, 2 * d) / math.sqrt(2 * d))

@@ -19,7 +19,7 @@ from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.models.loaded import LoadedModel
-from xai_tf.tasks.recurrent import AttentionClassifier, batch
+from xai_tf.tasks.recurrent import AttentionClassifier, batch, checked_data
 from xai_tf.tasks.words import Example
 
 EPS = 1e-12
@@ -33,6 +33,8 @@ def conicity(H: Tensor, mask: Tensor | None = None) -> Tensor:
         raise ValueError(f"H must be vectors [..., m, d] with m, d ≥ 1, got shape {tuple(H.shape)}")
     if not H.is_floating_point() or not torch.isfinite(H).all():
         raise ValueError("H must be finite floating-point vectors")
+    if mask is not None and not isinstance(mask, Tensor):
+        raise TypeError(f"mask must be a tensor [..., m] (1 = a row that counts), got {type(mask).__name__}")
     w = torch.ones(H.shape[:-1], dtype=H.dtype, device=H.device) if mask is None else mask.to(H.dtype)
     if w.shape != H.shape[:-1]:
         raise ValueError(f"mask must have shape {tuple(H.shape[:-1])}, got {tuple(w.shape)}")
@@ -50,9 +52,7 @@ def conicity(H: Tensor, mask: Tensor | None = None) -> Tensor:
 def recurrent_conicity(model: AttentionClassifier, data: Sequence[Example]) -> tuple[float, float]:
     """``(embeddings, states)``: the mean over sentences of conicity(E(x)) and conicity(h) of lesson
     08's classifier (padding left out)."""
-    if not data:
-        raise ValueError("data is empty: give at least one Example")
-    b = batch(data).to(model.wte.weight.device)
+    b = batch(checked_data(model, data)).to(model.wte.weight.device)
     mask = torch.arange(b.ids.size(1), device=b.ids.device) < b.lengths[:, None]
     E = model.wte(b.ids)
     h = model.states(E, b.lengths)

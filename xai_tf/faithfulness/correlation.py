@@ -10,8 +10,8 @@ n_c / n_d the concordant / discordant pairs, n_0 = T(T − 1)/2, n_a / n_b the p
 with p < 0.05; τ(gradient, LOO) is the yardstick of what agreement looks like.
 
 A saturated classifier's f lies within 2⁻²⁴ of 0 or 1, where float32 leave-one-out differences are
-multiples of ≈ 6e-8 and become ties: lesson 08 passes ``options=importance.PAPER`` (float64, Jain &
-Wallace's detached gradient, adaptive IG); the default (``{}``) keeps lesson 06's float32 methods.
+multiples of ≈ 6e-8 and become ties: the importances' defaults (``{}``, equal to lesson 08's
+``importance.PAPER``) are float64, Jain & Wallace's detached gradient and adaptive IG.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from torch import Tensor
 from xai_tf import _checks
 from xai_tf._threads import one_thread
 from xai_tf.explain.registry import Explanation
-from xai_tf.faithfulness.importance import IMPORTANCES, explanations, in_dtype, vocabulary_size
+from xai_tf.faithfulness.importance import IMPORTANCES, explanations, ig_misses, in_dtype, vocabulary_size
 from xai_tf.tasks.recurrent import AttentionClassifier, predict
 from xai_tf.tasks.words import Example, check_examples
 
@@ -62,6 +62,8 @@ class Correlation:
     def summary(self, pair: tuple[str, str]) -> tuple[float, float, float]:
         """``(mean τ, sd τ, share of sentences with p < 0.05)`` for one pair (NaN τ left out; all three
         NaN when every sentence's τ is NaN: no sentence has an order to compare)."""
+        if pair not in self.tau:
+            raise ValueError(f"pair must be one of the study's pairs {list(self.tau)}, got {pair!r}")
         tau, p = self.tau[pair], self.p[pair]
         ok = ~np.isnan(tau)
         if not ok.any():
@@ -103,10 +105,12 @@ def correlation_study(
     converted = in_dtype(model, settings["dtype"])
     tau = {pair: np.empty(len(data)) for pair in pairs}
     p = {pair: np.empty(len(data)) for pair in pairs}
-    found = []
-    with one_thread():
+    found: list[dict[str, Explanation]] = []
+    deltas: list[float] = []
+    with one_thread(), ig_misses("correlation_study", deltas, settings["ig_tolerance"]):
         for i, e in enumerate(data):
             found.append(explanations(converted, e.ids, needed, **settings))
+            deltas.append(found[i]["IG"].delta if "IG" in needed else float("nan"))
             for pair in pairs:
                 tau[pair][i], p[pair][i] = kendall(found[i][pair[0]].scores, found[i][pair[1]].scores)
     predicted = predict(model, data)[0].argmax(-1).cpu().numpy()

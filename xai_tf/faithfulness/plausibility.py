@@ -15,7 +15,14 @@ from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness.importance import IMPORTANCES, METHODS, importances, in_dtype, vocabulary_size
+from xai_tf.faithfulness.importance import (
+    IMPORTANCES,
+    METHODS,
+    explanations,
+    ig_misses,
+    in_dtype,
+    vocabulary_size,
+)
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example, check_examples
 
@@ -54,8 +61,11 @@ def precision_study(
     settings = IMPORTANCES.settings(**(options or {}))
     model = in_dtype(model, settings["dtype"])  # one copy for every sentence
     totals = dict.fromkeys(methods, 0.0)
-    with one_thread():
+    deltas: list[float] = []
+    with one_thread(), ig_misses("precision_study", deltas, settings["ig_tolerance"]):
         for e in data:
-            for method, scores in importances(model, e.ids, methods, **settings).items():
-                totals[method] += precision_at_k(scores, e.cues)
+            found = explanations(model, e.ids, methods, **settings)
+            deltas += [found[m].delta for m in found if m == "IG"]
+            for method, explained in found.items():
+                totals[method] += precision_at_k(explained.scores, e.cues)
     return {m: float(np.float64(v) / len(data)) for m, v in totals.items()}

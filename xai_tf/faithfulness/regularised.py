@@ -23,7 +23,7 @@ from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.conicity import conicity, recurrent_conicity
 from xai_tf.faithfulness.correlation import correlation_study
-from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, accuracy, batch
+from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, accuracy, batch, checked_data
 from xai_tf.tasks.train import TrainOptions, fit, minibatches
 from xai_tf.tasks.words import Example, check_examples
 
@@ -33,7 +33,11 @@ PAIRS = (("attention", "LOO"), ("attention", "IG"))
 
 
 def tying_penalty(h: Tensor, E: Tensor, mask: Tensor) -> Tensor:
-    """(1/T) Σ_t ‖h_t − e_t‖² per sentence ``[n]`` (T = its length, padding left out)."""
+    """(1/T) Σ_t ‖h_t − e_t‖² per sentence ``[n]`` (T = its length, padding left out by ``mask [n, T]``)."""
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"mask must be a tensor [n, T] (1 = a word, 0 = padding), got {type(mask).__name__}")
+    if mask.shape != h.shape[:-1] or not (mask.sum(-1) > 0).all():
+        raise ValueError(f"mask must have shape {tuple(h.shape[:-1])} and keep a word of each sentence")
     if h.shape != E.shape:
         raise ValueError(
             f"h and E must have one shape (d_h = d_e / 2), got {tuple(h.shape)} and {tuple(E.shape)}"
@@ -83,7 +87,7 @@ def train_regularised(
 @torch.no_grad()
 def mean_tying_distance(model: AttentionClassifier, data: Sequence[Example]) -> float:
     """The mean over sentences of (1/T) Σ_t ‖h_t − e_t‖²."""
-    b = batch(data)
+    b = batch(checked_data(model, data))
     mask = torch.arange(b.ids.size(1)) < b.lengths[:, None]
     E = model.wte(b.ids)
     return float(tying_penalty(model.states(E, b.lengths), E, mask).mean())

@@ -30,7 +30,7 @@ from torch import Tensor
 
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
-from xai_tf.faithfulness.importance import IMPORTANCES, METHODS
+from xai_tf.faithfulness.importance import IMPORTANCES, METHODS, ig_misses, in_dtype
 from xai_tf.faithfulness.plausibility import precision_at_k
 from xai_tf.rationales.model import Rationalizer, check_rationalizers, rationale_mask
 from xai_tf.tasks.recurrent import AttentionClassifier
@@ -177,15 +177,28 @@ def explanations(
     ``importance.IMPORTANCES``, through its verb with its default options); with a ``generator``,
     ``RANDOM``: uniform scores drawn from it (the floor); each rationalizer's selection scored 1, the
     rest 0 (``rationales.model.rationale_mask``: top-k's ties then go to the earlier word)."""
+    return _explained(model, ids, methods, rationalizers, generator)[0]
+
+
+def _explained(
+    model: AttentionClassifier,
+    ids: Sequence[int],
+    methods: Sequence[str],
+    rationalizers: Mapping[str, Rationalizer] | None,
+    generator: torch.Generator | None,
+) -> tuple[dict[str, Tensor], float]:
+    """``explanations`` and IG's completeness delta (NaN without IG)."""
     classifier_probabilities(model)  # checks the model
     ids = _sentence(ids)
     _checks.token_ids("ids", ids, model.config.vocab_size)
     names = IMPORTANCES.check(methods)
     rationalizers = check_rationalizers(rationalizers)
-    scores = {m: IMPORTANCES.explain(m, model, ids).scores for m in names}
+    found = {m: IMPORTANCES.explain(m, model, ids) for m in names}
+    scores = {m: e.scores for m, e in found.items()}
     if generator is not None:
         scores[RANDOM] = torch.rand(len(ids), generator=generator, device="cpu")
-    return scores | {name: rationale_mask(r, ids) for name, r in rationalizers.items()}
+    delta = found["IG"].delta if "IG" in found else float("nan")
+    return scores | {name: rationale_mask(r, ids) for name, r in rationalizers.items()}, delta
 
 
 def eraser_table(
@@ -207,12 +220,16 @@ def eraser_table(
     data = [e for e in data if len(e.ids) >= 2]
     if not data:
         raise ValueError("data has no sentence of at least 2 words")
+    explained = in_dtype(model, IMPORTANCES.settings()["dtype"])  # one copy for every sentence
     comp: dict[str, list[float]] = defaultdict(list)
     suff: dict[str, list[float]] = defaultdict(list)
     plaus: dict[str, list[float]] = defaultdict(list)
-    with one_thread():
+    deltas: list[float] = []
+    with one_thread(), ig_misses("eraser_table", deltas, IMPORTANCES.settings()["ig_tolerance"]):
         for e in data:
-            for name, scores in explanations(model, e.ids, methods, rationalizers, g).items():
+            found, delta = _explained(explained, e.ids, methods, rationalizers, g)
+            deltas.append(delta)
+            for name, scores in found.items():
                 comp[name].append(aopc(m, e.ids, scores, "comprehensiveness"))
                 suff[name].append(aopc(m, e.ids, scores, "sufficiency"))
                 if any(e.cues):

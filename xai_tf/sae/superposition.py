@@ -130,6 +130,10 @@ def analogy(lm: LoadedModel, a: str, b: str, c: str, d: str) -> tuple[int, list[
                 f"{name} = {word!r} is {len(tokens)} tokens for {lm.name}: pick a one-token word"
             )
         ids[name] = tokens[0]
+    if ids["d"] in (ids["a"], ids["b"], ids["c"]):
+        raise ValueError(
+            f"d = {d!r} must differ from a, b and c: they are left out of the ranking, so d would rank last"
+        )
     E = lm.model.wte.weight.double()
     target = E[ids["b"]] - E[ids["a"]] + E[ids["c"]]
     cos = torch.nn.functional.cosine_similarity(E, target[None], dim=-1)

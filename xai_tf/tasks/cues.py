@@ -28,6 +28,8 @@ def cue_sentences(
 ) -> list[Example]:
     """``n`` seeded sentences of the planted-cue task (see the module docstring)."""
     _checks.integer("n", n, 1)
+    if not isinstance(length, tuple | list) or len(length) != 2:
+        raise TypeError(f"length must be a pair (shortest, longest) of integers in 3..200, got {length!r}")
     lo, hi = (_checks.integer("length", v, 3, 200) for v in length)
     if lo > hi:
         raise ValueError(f"length must be (shortest, longest) with shortest ≤ longest, got {length}")

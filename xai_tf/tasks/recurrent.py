@@ -25,7 +25,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
-from xai_tf.tasks.words import Example
+from xai_tf.tasks.words import Example, check_examples
 
 ENCODERS = ("bilstm", "none")
 #: α ``[batch, T]`` for padded ids ``[batch, T]`` and lengths ``[batch]`` (or None): a frozen attention.
@@ -196,8 +196,7 @@ def train_attention_classifier(
     computed without gradient (frozen), in training and after."""
     _checks.integer("vocab_size", vocab_size, 2)
     options = TrainOptions(steps, lr, _checks.integer("batch_size", batch_size, 1, MAX_BATCH), seed)
-    if not data:
-        raise ValueError("data is empty: give at least one Example")
+    data = check_examples("data", data, vocab_size)  # ids of the vocabulary, labels of the 2 classes
     if guide is not None and not callable(guide):
         raise TypeError(f"guide must be a callable (ids, lengths) → α or None, got {type(guide).__name__}")
     with seeds.seeded(seed):
@@ -216,18 +215,27 @@ def train_attention_classifier(
     return model.eval()
 
 
+def checked_data(model: AttentionClassifier, data: object, labelled: bool = False) -> list[Example]:
+    """``data`` checked against ``model`` (an attention classifier): word ids in its vocabulary
+    1..V − 1 (0 is padding) and, if ``labelled``, labels among its classes."""
+    if not isinstance(model, AttentionClassifier):
+        raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
+    return check_examples("data", data, model.config.vocab_size, model.config.n_classes if labelled else None)
+
+
 @torch.no_grad()
 @one_thread()
 def predict(model: AttentionClassifier, data: Sequence[Example]) -> tuple[Tensor, Tensor]:
     """``(probabilities [n, classes], α [n, T])`` of every example (α padded with zeros), on the
-    model's device."""
-    b = batch(data)
+    model's device. Word ids must be the model's (another task's ids are refused, by name)."""
+    b = batch(checked_data(model, data))
     scores, alpha, _ = model.run(b.ids, b.lengths)
     return scores.softmax(-1), alpha
 
 
 def accuracy(model: AttentionClassifier, data: Sequence[Example]) -> float:
-    """The share of examples whose most probable class is their label."""
+    """The share of examples whose most probable class is their label (labels of the model's classes)."""
+    data = checked_data(model, data, labelled=True)
     probs, _ = predict(model, data)
     labels = torch.tensor([e.label for e in data], device=probs.device)
     return float((probs.argmax(-1) == labels).float().mean())

@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from torch import Tensor
+
 from xai_tf import _checks
 
 #: The two classes of every sentiment task in the course (label 0, label 1): the cue sentences, the
@@ -54,8 +56,11 @@ class Vocabulary:
         return ids
 
     def decode(self, ids: Iterable[int]) -> list[str]:
-        """The words of ``ids``."""
-        return [self.words[int(i)] for i in ids]
+        """The words of ``ids`` (ids in 0..len − 1: a negative id is refused, not read from the end)."""
+        found = _checks.token_ids("ids", ids if isinstance(ids, Tensor) else list(ids), len(self.words))
+        if found.dim() != 1:
+            raise ValueError(f"ids must be one sentence's ids [T], got shape {tuple(found.shape)}")
+        return [self.words[i] for i in found.tolist()]
 
 
 class Example(NamedTuple):
