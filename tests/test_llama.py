@@ -12,7 +12,7 @@ from xai_tf.models import KVCache
 from xai_tf.models.architecture import Architecture
 from xai_tf.models.checkpoints import load_checkpoint
 from xai_tf.models.gpt2 import HOOK_POINTS as GPT2_POINTS
-from xai_tf.models.llama import HOOK_POINTS, Llama, LlamaConfig
+from xai_tf.models.llama import HOOK_POINTS, Llama, LlamaConfig, rotary
 
 V, D, H, L, T = 97, 32, 4, 2, 20  # vocabulary, width, query heads, layers, tokens
 FAMILIES = {
@@ -210,3 +210,15 @@ def test_checkpoint_directories_that_are_not_one_are_refused(tmp_path):
     _hf(0).config.to_json_file(tmp_path / "config.json")
     with pytest.raises(ValueError, match="has no model.safetensors or model.safetensors.index.json"):
         load_checkpoint(tmp_path)
+
+
+def test_rotary_scores_depend_only_on_the_offset():
+    q, k = torch.randn(2, 1, 1, 8, dtype=torch.float64).unbind(0)
+    at = [torch.tensor([p]) for p in range(12)]
+
+    def score(i: int, j: int) -> torch.Tensor:
+        return (rotary(q, at[i], 100.0) * rotary(k, at[j], 100.0)).sum()
+
+    torch.testing.assert_close(score(3, 7), score(0, 4))
+    torch.testing.assert_close(score(9, 2), score(7, 0))
+    assert (score(3, 7) - score(3, 8)).abs() > 1e-3  # another offset, another score

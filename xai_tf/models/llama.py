@@ -80,6 +80,13 @@ def rotary(x: Tensor, positions: Tensor, theta: float) -> Tensor:
     """R_p x for ``x`` ``[batch, heads, T, d_h]`` at ``positions`` ``[T]``: dimensions c and c + d_h/2
     turn by p θ^(−2c/d_h) (rotate-half layout). The angles are computed in float32, as Hugging Face does."""
     d_h = x.size(-1)
+    if x.dim() < 2 or d_h % 2 or positions.shape != (x.size(-2),):
+        raise ValueError(
+            f"x must be [..., T, d_h] with d_h even and positions [T], got {tuple(x.shape)} and "
+            f"{tuple(positions.shape)}"
+        )
+    if not theta > 0:
+        raise ValueError(f"theta must be a positive base, got {theta}")
     inv_freq = 1.0 / (theta ** (torch.arange(0, d_h, 2, dtype=torch.float, device=x.device) / d_h))
     angles = positions.float()[:, None] * inv_freq  # (T, d_h/2)
     angles = torch.cat([angles, angles], dim=-1)  # (T, d_h): pair c and c + d_h/2 share an angle
@@ -228,7 +235,8 @@ class Llama(nn.Module):
             or not 1 <= token_embeddings.size(1) <= n_ctx
         ):
             raise ValueError(
-                f"token_embeddings must be [batch, T, {d}] with T in 1..{n_ctx}, got {tuple(token_embeddings.shape)}"
+                f"token_embeddings must be [batch, T, {d}] with T in 1..{n_ctx}, "
+                f"got {tuple(token_embeddings.shape)}"
             )
 
     def check_input_ids(self, input_ids: Tensor | Sequence[int], start: int = 0) -> Tensor:
