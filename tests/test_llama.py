@@ -7,8 +7,9 @@ import json
 import pytest
 import torch
 import transformers
+from conftest import random_hf_gpt2
 
-from xai_tf.models import KVCache
+from xai_tf.models import GPT2, KVCache
 from xai_tf.models.architecture import Architecture
 from xai_tf.models.checkpoints import load_checkpoint
 from xai_tf.models.gpt2 import HOOK_POINTS as GPT2_POINTS
@@ -222,3 +223,13 @@ def test_rotary_scores_depend_only_on_the_offset():
     torch.testing.assert_close(score(3, 7), score(0, 4))
     torch.testing.assert_close(score(9, 2), score(7, 0))
     assert (score(3, 7) - score(3, 8)).abs() > 1e-3  # another offset, another score
+
+
+def test_the_table_loads_a_gpt2_directory_too(tmp_path):
+    hf = random_hf_gpt2(0, vocab_size=V, n_positions=32, n_embd=16, n_layer=2, n_head=2)
+    hf.save_pretrained(tmp_path, safe_serialization=True)
+    ours = load_checkpoint(tmp_path)
+    ids = _ids()
+    assert isinstance(ours, GPT2)
+    with torch.no_grad():
+        assert (ours(ids) - hf(ids).logits).abs().max() <= 1e-4  # test_gpt2.py's bound
