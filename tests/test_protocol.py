@@ -139,9 +139,10 @@ def test_causal_refuses_a_causal_architecture_that_is_not_gpt2():
 CONFORMS = """
     from xai_tf.models import GPT2, BertEncoder
     from xai_tf.models.architecture import Architecture
+    from xai_tf.models.llama import Llama
 
-    def both(gpt2: GPT2, bert: BertEncoder) -> list[Architecture]:
-        return [gpt2, bert]
+    def each(gpt2: GPT2, bert: BertEncoder, llama: Llama) -> list[Architecture]:
+        return [gpt2, bert, llama]
 """
 MISSING = """
     from collections.abc import Sequence
@@ -169,7 +170,7 @@ MISSING = """
 
 
 def test_mypy_checks_conformance(tmp_path):
-    """One mypy run over two snippets: GPT2 and BertEncoder pass as an Architecture, a class without
+    """One mypy run over two snippets: GPT2, BertEncoder and Llama pass as an Architecture, a class without
     ``run_with_cache`` does not (the cache under the repository is the one ``mypy xai_tf`` fills)."""
     (tmp_path / "conforms.py").write_text(textwrap.dedent(CONFORMS))
     (tmp_path / "missing.py").write_text(textwrap.dedent(MISSING))

@@ -1,0 +1,117 @@
+"""The sizes and options of a Llama-family model (``xai_tf.models.llama`` re-exports them), and how a
+Hugging Face Llama, Mistral or Qwen2 config maps onto them.
+
+Supported besides the sizes: grouped-query attention (``num_key_value_heads`` dividing
+``num_attention_heads``), a head size of its own (``head_dim``), the RoPE base θ (``rope_theta``, in
+``rope_parameters`` or, in older files, at the top level), tied or untied embeddings, biases on q, k, v
+(Qwen2 always; Llama's ``attention_bias``, which also gives W_O one) and on the MLP (``mlp_bias``).
+Refused with a ValueError naming the option, because each changes the function and is not run here:
+any ``hidden_act`` but SiLU, a RoPE scaling type (``rope_type``/``rope_scaling`` other than "default"),
+a partial rotary factor, a sliding window shorter than the context, layer types other than full
+attention, and attention dropout (a training option: every checkpoint here runs in eval mode).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class LlamaConfig:
+    """Sizes and options of a Llama-style model: L = ``n_layer`` blocks of width d = ``n_embd``,
+    H = ``n_head`` query heads sharing H_kv = ``n_kv_head`` key/value heads, head size d_h = ``head_dim``
+    (d / H when None), MLP width ``d_mlp``, context T_max = ``n_ctx``, vocabulary ``vocab_size``."""
+
+    vocab_size: int = 32000
+    n_ctx: int = 2048
+    n_embd: int = 4096
+    n_layer: int = 32
+    n_head: int = 32
+    n_kv_head: int = 32
+    head_dim: int | None = None
+    d_mlp: int = 11008
+    rms_norm_eps: float = 1e-6
+    rope_theta: float = 10000.0
+    tie_word_embeddings: bool = False
+    qkv_bias: bool = False
+    o_bias: bool = False
+    mlp_bias: bool = False
+
+    def __post_init__(self) -> None:
+        if self.n_kv_head < 1 or self.n_head % self.n_kv_head:
+            raise ValueError(f"n_kv_head={self.n_kv_head} must divide n_head={self.n_head}")
+        if self.head_dim is None and self.n_embd % self.n_head:
+            raise ValueError(
+                f"n_embd={self.n_embd} must be divisible by n_head={self.n_head} (or give head_dim)"
+            )
+        if self.d_head % 2:
+            raise ValueError(f"the head size {self.d_head} must be even: RoPE rotates pairs of dimensions")
+
+    @property
+    def d_head(self) -> int:
+        """d_h, the size of one head."""
+        return self.head_dim if self.head_dim is not None else self.n_embd // self.n_head
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_hf(cls, hf: Mapping[str, Any], qkv_bias: bool | None = None) -> LlamaConfig:
+        """The sizes and options of a Hugging Face Llama/Mistral/Qwen2 config (its ``config.json`` as a
+        dict; a missing key means Hugging Face's default); ``qkv_bias`` overrides ``attention_bias`` for q,
+        k, v (Qwen2: always on, W_O without); a ValueError for an option not run here."""
+        _refuse_unsupported(hf)
+        attention_bias = bool(hf.get("attention_bias", False))
+        n_head = hf["num_attention_heads"]
+        return cls(
+            vocab_size=hf["vocab_size"],
+            n_ctx=hf["max_position_embeddings"],
+            n_embd=hf["hidden_size"],
+            n_layer=hf["num_hidden_layers"],
+            n_head=n_head,
+            n_kv_head=hf.get("num_key_value_heads") or n_head,
+            head_dim=hf.get("head_dim"),
+            d_mlp=hf["intermediate_size"],
+            rms_norm_eps=hf.get("rms_norm_eps", 1e-6),
+            rope_theta=_rope_parameters(hf).get("rope_theta", 10000.0),
+            tie_word_embeddings=hf.get("tie_word_embeddings", False),
+            qkv_bias=attention_bias if qkv_bias is None else qkv_bias,
+            o_bias=attention_bias,
+            mlp_bias=bool(hf.get("mlp_bias", False)),
+        )
+
+
+def _rope_parameters(hf: Mapping[str, Any]) -> dict[str, Any]:
+    """RoPE's options: ``rope_parameters`` (transformers ≥ 5) or the older top-level ``rope_theta`` and
+    ``rope_scaling``."""
+    found = dict(hf.get("rope_parameters") or {})
+    if "rope_theta" in hf:
+        found.setdefault("rope_theta", hf["rope_theta"])
+    scaling = hf.get("rope_scaling") or {}
+    found.setdefault("rope_type", scaling.get("rope_type", scaling.get("type", "default")))
+    return found
+
+
+def _refuse_unsupported(hf: Mapping[str, Any]) -> None:
+    """A ValueError naming the first option of ``hf`` that changes the function and is not run here."""
+    act = hf.get("hidden_act", "silu")
+    if act != "silu":
+        raise ValueError(f"hidden_act {act!r} is not supported: use 'silu' (SwiGLU)")
+    rope = _rope_parameters(hf)
+    if rope["rope_type"] != "default":
+        raise ValueError(
+            f"rope_scaling type {rope['rope_type']!r} is not supported: use 'default' (plain RoPE)"
+        )
+    extra = sorted(set(rope) - {"rope_type", "rope_theta"})
+    if extra:
+        raise ValueError(f"rope_parameters {extra} are not supported: only rope_theta is read")
+    window, n_ctx = hf.get("sliding_window"), hf["max_position_embeddings"]
+    if hf.get("use_sliding_window", True) and window is not None and window < n_ctx:
+        raise ValueError(f"sliding_window {window} is not supported: use None (full attention over {n_ctx})")
+    layer_types = set(hf.get("layer_types") or ()) - {"full_attention"}
+    if hf.get("use_sliding_window", True) and layer_types:
+        raise ValueError(f"layer_types {sorted(layer_types)} are not supported: use 'full_attention'")
+    if hf.get("attention_dropout", 0.0):
+        raise ValueError(f"attention_dropout {hf['attention_dropout']} is not supported: use 0.0")
