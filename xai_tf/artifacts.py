@@ -4,7 +4,8 @@ An artifact is current while the code that produced it is unchanged. "The code" 
 ``xai_tf`` the producing modules import, directly or through each other (their import graph), so a
 helper added to a module the trainer imports counts, and no hand-kept file list can miss one. What
 cannot change a result does not count: comments, docstrings and type annotations (the source is
-compared as a syntax tree without them), and ``NEUTRAL`` modules, which only check arguments or fetch pinned files.
+compared as a syntax tree without them), and ``NEUTRAL`` modules, which only check arguments or
+fetch pinned files.
 
     fingerprint(m₁, …) = sha256 over the sorted modules M of the import graph of m₁, … (M ∉ NEUTRAL)
                          of (name of M, syntax tree of M without docstrings and annotations)
