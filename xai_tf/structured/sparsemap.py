@@ -68,7 +68,7 @@ def _ratio_step(xi: Tensor, target: Tensor) -> Tensor:
     return xi + alpha * (target - xi)
 
 
-def active_set(
+def _active_set(
     eta: Tensor, psi: Tensor, oracle: Oracle, max_iter: int = 1000
 ) -> tuple[Tensor, Tensor, Tensor]:
     """min_ξ ½‖M_Sξ‖² − c_Sᵀξ on the simplex (c_s = ηᵀm_s + ψᵀn_s), growing the active set S with the
@@ -103,7 +103,7 @@ class _SparseMAPFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, theta: Tensor, psi: Tensor, oracle: Oracle) -> tuple[Tensor, Tensor, Tensor]:
-        m, n, xi = active_set(theta.detach().cpu().double(), psi.detach().cpu().double(), oracle)
+        m, n, xi = _active_set(theta.detach().cpu().double(), psi.detach().cpu().double(), oracle)
         ctx.m, ctx.n = m, n
         mu = (m @ xi).to(theta)
         xi, m = xi.to(theta), m.T.to(theta)
