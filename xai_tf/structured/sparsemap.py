@@ -49,16 +49,17 @@ def _kkt(m: Tensor, rhs: Tensor, top: float) -> Tensor:
     return torch.linalg.solve(k, torch.cat([rhs, rhs.new_tensor([top])]))[:s]
 
 
-def _step(m: Tensor, c: Tensor, xi: Tensor) -> Tensor:
-    """The candidate ξ̂ on the active set: the KKT solution when the columns of [M_S; 1ᵀ] are
-    independent; otherwise ½‖Mξ‖² is flat along the null direction d (M_S d = 0, 1ᵀd = 0), and
-    ξ̂ = ξ + 2t·d with cᵀd ≥ 0 and t the ratio-test step, so that the step drops one structure."""
-    stacked = torch.cat([m, m.new_ones(1, m.size(1))])
-    if int(torch.linalg.matrix_rank(stacked, rtol=1e-9)) == m.size(1):
-        return _kkt(m, c, 1.0)
+def _null_step(stacked: Tensor, c: Tensor, xi: Tensor) -> Tensor:
+    """When the active structures are affinely dependent (the columns of [M_S; 1ᵀ] have a null
+    direction d: M_S d = 0, 1ᵀd = 0), ½‖M_Sξ‖² − c_Sᵀξ changes along d by −t·cᵀd only: step
+    ξ + t·d with cᵀd ≥ 0 until the first weight reaches 0 (t = min_{d_s < 0} ξ_s / −d_s)."""
     d = torch.linalg.svd(stacked)[2][-1]
     d = d if float(c @ d) >= 0 else -d
-    return xi + 2 * d * float((xi / (-d).clamp_min(_TOL)).min())
+    ratios = torch.where(d < -_TOL, xi / -d, torch.inf)
+    k = int(ratios.argmin())
+    xi = (xi + ratios[k] * d).clamp_min(0)
+    xi[k] = 0.0
+    return xi
 
 
 def _ratio_step(xi: Tensor, target: Tensor) -> Tensor:
@@ -68,25 +69,32 @@ def _ratio_step(xi: Tensor, target: Tensor) -> Tensor:
     return xi + alpha * (target - xi)
 
 
+def _drop(ms: list[Tensor], ns: list[Tensor], xi: Tensor) -> tuple[list[Tensor], list[Tensor], Tensor]:
+    """Remove the structures whose weight reached 0 from the active set."""
+    keep = (xi > _TOL).tolist()
+    ms = [v for v, k in zip(ms, keep, strict=True) if k]
+    ns = [v for v, k in zip(ns, keep, strict=True) if k]
+    return ms, ns, xi[xi > _TOL] / xi[xi > _TOL].sum()
+
+
 def _active_set(
     eta: Tensor, psi: Tensor, oracle: Oracle, max_iter: int = 1000
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """min_ξ ½‖M_Sξ‖² − c_Sᵀξ on the simplex (c_s = ηᵀm_s + ψᵀn_s), growing the active set S with the
-    oracle's structure for η − μ while its score exceeds the active ones' common score τ. Returns
-    M_S [D, S], N_S [K, S] and ξ [S]."""
+    """min_ξ ½‖M_Sξ‖² − c_Sᵀξ on the simplex (c_s = ηᵀm_s + ψᵀn_s): solve the KKT system on the
+    active set S; if some weight would turn negative, step to the boundary and drop it; otherwise add
+    the oracle's structure for η − μ while its score exceeds the active ones' common score τ.
+    Returns M_S [D, S], N_S [K, S] and ξ [S]."""
     m0, n0 = oracle(eta)
     ms, ns, xi = [m0], [n0], eta.new_ones(1)
     for _ in range(max_iter):
         m, n = torch.stack(ms, 1), torch.stack(ns, 1)
-        target = _step(m, eta @ m + psi @ n, xi)
+        c, stacked = eta @ m + psi @ n, torch.cat([m, m.new_ones(1, m.size(1))])
+        if int(torch.linalg.matrix_rank(stacked, rtol=1e-9)) < m.size(1):
+            ms, ns, xi = _drop(ms, ns, _null_step(stacked, c, xi))
+            continue
+        target = _kkt(m, c, 1.0)
         if bool((target < -_TOL).any()):
-            xi = _ratio_step(xi, target)
-            keep = (xi > _TOL).tolist()
-            ms, ns = (
-                [v for v, k in zip(ms, keep, strict=True) if k],
-                [v for v, k in zip(ns, keep, strict=True) if k],
-            )
-            xi = xi[xi > _TOL] / xi[xi > _TOL].sum()
+            ms, ns, xi = _drop(ms, ns, _ratio_step(xi, target))
             continue
         xi = target.clamp_min(0)
         mu = m @ xi
