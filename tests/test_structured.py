@@ -228,6 +228,15 @@ def test_sparsemap_backward_matches_finite_differences(seed):
     )
 
 
+def test_autograd_marginals_carry_the_transition_gradient_when_only_it_is_trained():
+    theta, a = _draw(10, 5)
+    weights = torch.arange(5, dtype=F64)
+    a1, a2 = a.clone().requires_grad_(), a.clone().requires_grad_()
+    (st.chain_marginals_autograd(theta, a1) @ weights).backward()
+    (st.chain_marginals(theta, a2) @ weights).backward()
+    assert (a1.grad - a2.grad).abs().max() < 1e-10 and a1.grad.abs().max() > 1e-3
+
+
 def test_float32_input_gives_float32_results():
     theta, a = _draw(8, 5)
     for f in (

@@ -95,7 +95,8 @@ def chain_marginals_autograd(theta: Tensor, transition: Tensor) -> Tensor:
     with torch.enable_grad():
         leaf = theta if theta.requires_grad else theta.detach().requires_grad_()
         log_z = torch.logsumexp(_forward(_unary(leaf), transition)[-1], dim=-1)
-        (grad,) = torch.autograd.grad(log_z.sum(), leaf, create_graph=theta.requires_grad)
+        keep_graph = theta.requires_grad or transition.requires_grad
+        (grad,) = torch.autograd.grad(log_z.sum(), leaf, create_graph=keep_graph)
     return grad
 
 
