@@ -87,17 +87,20 @@ def _torch_struct_potentials(theta: torch.Tensor, a: torch.Tensor) -> torch.Tens
     return phi
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, F64])
+@pytest.mark.parametrize(("dtype", "bound"), [(F64, 1e-6), (torch.float32, 1e-5)])
 @pytest.mark.filterwarnings("ignore:.*arg_constraints")
-def test_marginals_equal_torch_struct(dtype):
+def test_marginals_equal_torch_struct(dtype, bound):
+    """torch-struct in float64 is the reference for both dtypes. In float32 the log-space sums
+    α_i + β_i − log Z add terms of size ≈ 10 here (|log Z| up to 10.6), each rounded by ≈ 10 · 2⁻²⁴
+    ≈ 6e-7 (measured 7.6e-7 on this draw): 1e-6 would test float32 rounding, not the algorithm."""
     theta, a = _draw(4, 12, batch=(5,))
-    theta, a = theta.to(dtype), a.to(dtype)
     dist = torch_struct.LinearChainCRF(_torch_struct_potentials(theta, a))
     edge = dist.marginals  # [b, T−1, c_next, c_prev]
     ref = torch.cat([edge[:, :1, :, 1].sum(-1), edge[:, :, 1, :].sum(-1)], dim=1)
-    got = st.chain_marginals(theta, a)
-    assert got.dtype == dtype and (got - ref).abs().max() < 1e-6
-    assert (st.chain_log_partition(theta, a) - dist.partition).abs().max() < 1e-4 * dist.partition.abs().max()
+    got = st.chain_marginals(theta.to(dtype), a.to(dtype))
+    assert got.dtype == dtype and (got.double() - ref).abs().max() < bound
+    log_z = st.chain_log_partition(theta.to(dtype), a.to(dtype)).double()
+    assert (log_z - dist.partition).abs().max() < bound
 
 
 def test_gradients_through_forward_backward_equal_autograd_through_enumeration():
