@@ -121,7 +121,7 @@ def additive_attention(
             f"s_prev [B, d] and h [B, S, d] need one batch size, "
             f"got {tuple(s_prev.shape)} and {tuple(h.shape)}"
         )
-    mask = torch.ones(h.shape[:2], dtype=torch.bool) if source_mask is None else source_mask
+    mask = torch.ones(h.shape[:2], dtype=torch.bool, device=h.device) if source_mask is None else source_mask
     if mask.shape != h.shape[:2] or mask.dtype != torch.bool or not mask.any(1).all():
         raise ValueError(
             "source_mask must be a bool [B, S] like h's first two axes, with a word in every row"

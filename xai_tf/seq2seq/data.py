@@ -191,9 +191,11 @@ class Batch(NamedTuple):
 
 
 def _pad(rows: list[list[int]]) -> Tensor:
-    out = torch.zeros(len(rows), max(len(r) for r in rows), dtype=torch.long)
+    """The rows as one [len(rows), longest] tensor padded with 0, made on the CPU by name (callers move it
+    to the model's device; torch's default device may be another)."""
+    out = torch.zeros(len(rows), max(len(r) for r in rows), dtype=torch.long, device="cpu")
     for k, r in enumerate(rows):
-        out[k, : len(r)] = torch.tensor(r, dtype=torch.long)
+        out[k, : len(r)] = torch.tensor(r, dtype=torch.long, device="cpu")
     return out
 
 
