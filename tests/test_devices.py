@@ -315,6 +315,39 @@ def _seq2seq(lm: xai_tf.LoadedModel) -> list:
     ]
 
 
+def _structured(lm: xai_tf.LoadedModel) -> list:
+    from xai_tf import structured
+
+    theta = _scores(lm)[0]
+    A = torch.tensor([[0.5, -0.3], [0.2, 1.0]], device=lm.device)
+    return [
+        structured.independent_marginals(theta),
+        structured.chain_log_partition(theta, A),
+        structured.chain_marginals(theta, A),
+        structured.chain_marginals_autograd(theta, A),
+        structured.viterbi(theta, A),
+        structured.sparsemap_unstructured(theta),
+        structured.sparsemap_chain(theta, A),
+    ]
+
+
+def _llama(lm: xai_tf.LoadedModel) -> list:
+    from xai_tf.models.kv_cache import KVCache
+    from xai_tf.models.llama import Llama
+    from xai_tf.models.llama_config import LlamaConfig
+
+    config = LlamaConfig(vocab_size=50, n_ctx=16, n_embd=16, n_layer=2, n_head=4, n_kv_head=2, d_mlp=24)
+    with torch.device("cpu"):
+        torch.manual_seed(0)
+        model = Llama(config).eval()
+    model = model.to(lm.device)
+    ids = torch.tensor([[3, 14, 15, 9, 2, 6]], device=lm.device)
+    cache = KVCache()
+    with torch.no_grad():
+        steps = [model(ids[:, :4], kv_cache=cache), model(ids[:, 4:], kv_cache=cache)]
+        return [model(ids), *steps]
+
+
 CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "forward": lambda lm: lm(lm.encode(PROMPT)),
     "attentions": lambda lm: lm.attentions(lm.encode(PROMPT)),
@@ -373,6 +406,8 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "white-box transformers (lesson 13)": _crate,
     "circuits (lesson 15)": _circuits,
     "seq2seq and attention (lesson 16)": _seq2seq,
+    "structured attention (lesson 18's helpers)": _structured,
+    "a Llama-family block (issue 41)": _llama,
 }
 
 

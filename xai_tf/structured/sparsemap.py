@@ -157,8 +157,8 @@ def sparsemap_chain(theta: Tensor, transition: Tensor) -> SparseMAP:
 
     def oracle(eta: Tensor) -> tuple[Tensor, Tensor]:
         z = chain.viterbi(eta, a)
-        counts = torch.zeros(2, 2, dtype=eta.dtype).index_put_(
-            (z[:-1].long(), z[1:].long()), torch.ones(z.numel() - 1, dtype=eta.dtype), accumulate=True
+        counts = eta.new_zeros(2, 2).index_put_(
+            (z[:-1].long(), z[1:].long()), eta.new_ones(z.numel() - 1), accumulate=True
         )
         return z, counts.flatten()
 
