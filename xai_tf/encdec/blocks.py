@@ -3,7 +3,8 @@
 Notation of the lecture: a sequence's states E ∈ ℝ^{T×d_e}, per head W_q, W_k ∈ ℝ^{d_att×d_e}, W_v ∈
 ℝ^{d_att×d_e} (stored [out, in] like ``torch.nn.Linear``), Q = E W_qᵀ + b_q, K = Y W_kᵀ + b_k,
 V = Y W_vᵀ + b_v with Y = E (self-attention) or Y = the encoder's output (cross-attention),
-A = softmax(Q Kᵀ / √d_head, M) per head (``xai_tf.attention.attention``: masked scores → −∞),
+A = softmax(Q Kᵀ / √d_head, M) per head (lesson 01's ``xai_tf.attention.attention``: masked scores → −∞,
+here with torch's softmax for speed: every row must keep one visible key, as the masks below do),
 output Concat(heads) W_oᵀ + b_o.
 
 Masks are boolean, True = visible (lesson 02's convention; ``torch.nn.Transformer`` uses the opposite,
@@ -20,12 +21,13 @@ sub-layer's output before it is added to the residual, as in ``torch.nn.Transfor
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
 from xai_tf import _checks
-from xai_tf.attention import attention
 from xai_tf.transformer.blocks import layer_norm
 
 
@@ -56,10 +58,13 @@ class MultiHeadAttention(nn.Module):
         def heads(t: Tensor) -> Tensor:  # [B, T, d_e] → [B, H, T, d_e / H]
             return t.unflatten(-1, (self.n_heads, self.d_e // self.n_heads)).transpose(-3, -2)
 
-        Q, K, V = X @ self.W_q.T + self.b_q, Y @ self.W_k.T + self.b_k, Y @ self.W_v.T + self.b_v
-        out, A = attention(heads(Q), heads(K), heads(V), mask)
-        if self.training and self.dropout > 0:
-            out = F.dropout(A, self.dropout) @ heads(V)
+        Q, K, V = (
+            heads(Z @ W.T + b)
+            for Z, W, b in ((X, self.W_q, self.b_q), (Y, self.W_k, self.b_k), (Y, self.W_v, self.b_v))
+        )
+        scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.size(-1))  # [B, H, n, m]
+        A = torch.softmax(scores if mask is None else scores.masked_fill(~mask, float("-inf")), dim=-1)
+        out = F.dropout(A, self.dropout, self.training) @ V
         return out.transpose(-3, -2).flatten(-2) @ self.W_o.T + self.b_o, A
 
 
