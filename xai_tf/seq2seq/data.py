@@ -1,0 +1,206 @@
+"""Lesson 16's translation task: a seeded synthetic language pair with gold word alignments.
+
+``make_corpus(seed)`` draws pairs from the grammar of ``xai_tf.seq2seq.grammar`` (an English-like
+source, a Portuguese-like target: adjective–noun swap, a verb-final subordinate clause, ``to the`` →
+``à``, ``I am going`` → ``vou``, ``my`` → ``o meu``) with source lengths spread evenly over
+``MIN_LENGTH``..``CORPUS_MAX_LENGTH`` and splits them into train, dev and test, disjoint by source
+sentence. The lecture's example ``I am going to the store`` → ``vou à loja`` is always in the test
+split. A ``Pair`` holds word lists and its gold links (i, j): target position i, source position j —
+the row and column of the attention matrix α_ij (all links sure).
+
+**Vocabularies and unknown words.** Each side's vocabulary holds every word its side of the grammar
+can produce (not only the training split's), after ``<pad>`` = 0, ``<bos>`` = 1, ``<eos>`` = 2 and
+``<unk>`` = 3. The policy for a word outside the language: ``encode`` refuses it by name (a model never
+saw ``<unk>`` in training, so a translation of it would be noise); ``encode(..., unknown="unk")``
+maps it to ``<unk>`` for a caller who wants to see that happen. A sentence whose words all belong
+to the other side is refused as "the target language"; an empty sentence, or one longer than
+``MAX_LENGTH`` words, is refused with the range.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import NamedTuple
+
+import torch
+from torch import Tensor
+
+from xai_tf import _checks, seeds
+from xai_tf.seq2seq import grammar
+
+PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
+SPECIALS = (PAD, BOS, EOS, UNK)
+MIN_LENGTH = 3  # the shortest clause: "the dog sings"
+CORPUS_MAX_LENGTH = 35  # the corpus's longest source sentence
+MAX_LENGTH = 60  # the longest sentence encode accepts (about the longest the grammar makes)
+
+
+class Pair(NamedTuple):
+    """One sentence pair: source words, target words, gold links (i target, j source)."""
+
+    source: list[str]
+    target: list[str]
+    links: set[tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Words ↔ ids of one side ("source" or "target"): the four specials first, then the words sorted."""
+
+    side: str
+    words: tuple[str, ...]
+
+    @classmethod
+    def of(cls, side: str) -> Vocabulary:
+        """Every word of ``side`` ("source" or "target") the grammar can produce."""
+        if side not in ("source", "target"):
+            raise ValueError(f"side must be 'source' or 'target', got {side!r}")
+        words = grammar.source_words() if side == "source" else grammar.target_words()
+        return cls(side, (*SPECIALS, *sorted(words)))
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def index(self) -> dict[str, int]:
+        return _index(self.words)
+
+    def encode(self, words: Sequence[str], unknown: str = "error") -> list[int]:
+        """The ids of ``words`` (no <bos>/<eos>); see the module's docstring for the unknown-word policy."""
+        words = _checks.strings("words", words)
+        if unknown not in ("error", "unk"):
+            raise ValueError(f"unknown must be 'error' or 'unk', got {unknown!r}")
+        if not words:
+            raise ValueError(f"the {self.side} sentence is empty: give {MIN_LENGTH} to {MAX_LENGTH} words")
+        if len(words) > MAX_LENGTH:
+            raise ValueError(
+                f"the {self.side} sentence has {len(words)} words: at most {MAX_LENGTH} are allowed"
+            )
+        index = self.index
+        missing = [w for w in words if w not in index or w in SPECIALS]
+        if missing and unknown == "error":
+            other = Vocabulary.of("target" if self.side == "source" else "source")
+            if all(w in other.index for w in words):
+                raise ValueError(
+                    f"this sentence is in the {other.side} language; give a {self.side} sentence"
+                )
+            shown = ", ".join(repr(w) for w in dict.fromkeys(missing))
+            raise ValueError(f"unknown {self.side} word(s) {shown}: the vocabulary has {len(self) - 4} words")
+        return [index.get(w, 3) if w not in SPECIALS else 3 for w in words]
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        """The words of ``ids``, stopping at <eos> and skipping <pad> and <bos>."""
+        out = []
+        for i in ids:
+            i = _checks.integer("ids", int(i), 0, len(self) - 1)
+            if i == 2:
+                break
+            if i > 1:
+                out.append(self.words[i])
+        return out
+
+
+_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
+
+
+def _index(words: tuple[str, ...]) -> dict[str, int]:
+    if words not in _INDEXES:
+        _INDEXES[words] = {w: k for k, w in enumerate(words)}
+    return _INDEXES[words]
+
+
+def tokenize(text: str) -> list[str]:
+    """Words of a typed sentence: lower case (``I`` stays upper case), punctuation dropped."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return ["I" if w == "i" else w for w in re.findall(r"[^\W\d_]+", text.lower())]
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Train, dev and test pairs (disjoint source sentences) and the two vocabularies."""
+
+    train: list[Pair]
+    dev: list[Pair]
+    test: list[Pair]
+    source_vocab: Vocabulary
+    target_vocab: Vocabulary
+
+
+def _pair(p: grammar.Phrase) -> Pair:
+    return Pair(list(p.source), list(p.target), set(p.links))
+
+
+EXAMPLE = _pair(grammar.EXAMPLE)
+
+
+def make_corpus(seed: int = 0, train: int = 4000, dev: int = 300, test: int = 700) -> Corpus:
+    """Pairs with source lengths spread evenly over 3..35 words, split at random into ``train``, ``dev``
+    and ``test`` (each 1..100 000; the example sentence is test's first pair); the same seed (and
+    ``XAI_TF_SEED_OFFSET``) gives the same corpus, built once per process (a few seconds) and shared:
+    do not modify its lists."""
+    sizes = [
+        _checks.integer(name, n, 1, 100_000) for name, n in (("train", train), ("dev", dev), ("test", test))
+    ]
+    return _corpus(seeds.effective(seed), *sizes)
+
+
+@cache
+def _corpus(seed: int, *sizes: int) -> Corpus:
+    generator = grammar.Generator(seed)
+    lengths = range(MIN_LENGTH, CORPUS_MAX_LENGTH + 1)
+    quota = -(-sum(sizes) // len(lengths))
+    by_length: dict[int, dict[tuple[str, ...], grammar.Phrase]] = {n: {} for n in lengths}
+    seen = {grammar.EXAMPLE.source}
+    while any(len(v) < quota for v in by_length.values()):
+        p = generator.random_sentence()
+        n = len(p.source)
+        if n in by_length and len(by_length[n]) < quota and p.source not in seen:
+            by_length[n][p.source] = p
+            seen.add(p.source)
+    pool = [_pair(p) for v in by_length.values() for p in v.values()]
+    generator.rng.shuffle(pool)
+    pairs = pool
+    a, b = sizes[0], sizes[0] + sizes[1]
+    return Corpus(
+        pairs[:a],
+        pairs[a:b],
+        [EXAMPLE, *pairs[b : b + sizes[2] - 1]],
+        Vocabulary.of("source"),
+        Vocabulary.of("target"),
+    )
+
+
+class Batch(NamedTuple):
+    """Padded id tensors of a list of pairs (<pad> = 0):
+
+    - ``source`` [B, S] and ``source_mask`` [B, S] (True on words, False on padding);
+    - ``target_in`` [B, T+1] = <bos> y_1 … y_T (the decoder's inputs under teacher forcing);
+    - ``target_out`` [B, T+1] = y_1 … y_T <eos> (what it must predict; 0 where padded)."""
+
+    source: Tensor
+    source_mask: Tensor
+    target_in: Tensor
+    target_out: Tensor
+
+
+def _pad(rows: list[list[int]]) -> Tensor:
+    out = torch.zeros(len(rows), max(len(r) for r in rows), dtype=torch.long)
+    for k, r in enumerate(rows):
+        out[k, : len(r)] = torch.tensor(r, dtype=torch.long)
+    return out
+
+
+def batch(pairs: Sequence[Pair], corpus: Corpus) -> Batch:
+    """The pairs as one padded ``Batch`` in ``corpus``'s vocabularies."""
+    if not isinstance(corpus, Corpus):
+        raise TypeError(f"corpus must be a Corpus (make_corpus), got {type(corpus).__name__}")
+    if not isinstance(pairs, list | tuple) or not pairs or not all(isinstance(p, Pair) for p in pairs):
+        raise TypeError("pairs must be a non-empty list of Pairs (corpus.train, .dev or .test)")
+    source = [corpus.source_vocab.encode(p.source) for p in pairs]
+    target = [corpus.target_vocab.encode(p.target) for p in pairs]
+    src = _pad(source)
+    return Batch(src, src != 0, _pad([[1, *t] for t in target]), _pad([[*t, 2] for t in target]))
