@@ -66,12 +66,17 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--steps", type=int, default=None, help="override the step count (a smoke test)")
     parser.add_argument("--out", default="xai_tf/data")
+    parser.add_argument("--variants", default=",".join(runs.VARIANTS), help="comma-separated, in order")
     parser.add_argument("--assemble", action="store_true", help="only gather a cut-off run's draws")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if not args.assemble:
-        jobs = [(name, seed, args.steps, str(out)) for seed in range(args.seeds) for name in runs.VARIANTS]
+        jobs = [
+            (name, seed, args.steps, str(out))
+            for seed in range(args.seeds)
+            for name in args.variants.split(",")
+        ]
         with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
             pool.map(_one, jobs, chunksize=1)
     assemble(out, args.steps)

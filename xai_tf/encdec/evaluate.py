@@ -30,20 +30,32 @@ def _model(model: object, kinds: tuple[type, ...] = (Seq2SeqTransformer,)) -> An
     return model
 
 
+def _sources(pairs: list[data.Pair], corpus: data.Corpus) -> Tensor:
+    """The pairs' source ids, padded with 0: ``[B, S]`` (their targets may be empty)."""
+    if not isinstance(pairs, list | tuple) or not pairs or not all(isinstance(p, data.Pair) for p in pairs):
+        raise TypeError("pairs must be a non-empty list of Pairs (corpus.train, .dev or .test)")
+    ids = [corpus.source_vocab.encode(p.source) for p in pairs]
+    out = torch.zeros(len(ids), max(map(len, ids)), dtype=torch.long)
+    for k, row in enumerate(ids):
+        out[k, : len(row)] = torch.tensor(row)
+    return out
+
+
 @torch.no_grad()
 def greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra: int = 8) -> list[list[str]]:
     """Greedy translations (word lists) of the pairs' sources, in one batch."""
     model = _model(model, (Seq2SeqTransformer, DecoderOnly)).eval()
     max_extra = _checks.integer("max_extra", max_extra, 0, 64)
-    b = data.batch(pairs, corpus)
+    source = _sources(pairs, corpus)
+    visible = source != 0
     if isinstance(model, Seq2SeqTransformer):
-        memory = model.encode(b.source, b.source_mask)
-        step = lambda ids: model.decode(memory, b.source_mask, ids)[0]  # noqa: E731
+        memory = model.encode(source, visible)
+        step = lambda ids: model.decode(memory, visible, ids)[0]  # noqa: E731
     else:
-        step = lambda ids: model(b.source, b.source_mask, ids)[0]  # noqa: E731
+        step = lambda ids: model(source, visible, ids)[0]  # noqa: E731
     out = torch.ones(len(pairs), 1, dtype=torch.long)  # <bos>
     done = torch.zeros(len(pairs), dtype=torch.bool)
-    for _ in range(b.source.size(1) + max_extra):
+    for _ in range(source.size(1) + max_extra):
         logits = step(out)
         word = logits[:, -1].argmax(-1).masked_fill(done, 0)
         out = torch.cat([out, word[:, None]], dim=1)

@@ -30,6 +30,8 @@ MAX_POSITIONS = 128
 class _Embedding(nn.Module):
     """E(x) = √d_e · W_e[x] + W_p[position], W_p fixed (sinusoidal), W_e ~ N(0, 1/d_e)."""
 
+    W_p: Tensor
+
     def __init__(self, vocab: int, d_e: int):
         super().__init__()
         self.W_e = nn.Parameter(torch.randn(_checks.integer("vocab", vocab, 1), d_e) / math.sqrt(d_e))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 
 import torch
-from torch import nn
 
 from xai_tf import _checks, seeds
 from xai_tf.encdec import evaluate
@@ -50,7 +49,7 @@ def variant(name: str) -> dict:
     return {**full, **VARIANTS[name]}
 
 
-def build(name: str, corpus: data.Corpus, seed: int = 0) -> nn.Module:
+def build(name: str, corpus: data.Corpus, seed: int = 0) -> evaluate.Model:
     """An untrained model of variant ``name``, its weights drawn with ``seed``."""
     v = variant(name)
     kind = DecoderOnly if v["kind"] == "decoder_only" else Seq2SeqTransformer
@@ -78,12 +77,12 @@ def settings(name: str, steps: int | None = None) -> Settings:
 
 
 @torch.no_grad()
-def word_accuracy(model: nn.Module, pairs: list[data.Pair], corpus: data.Corpus) -> float:
+def word_accuracy(model: evaluate.Model, pairs: list[data.Pair], corpus: data.Corpus) -> float:
     """Teacher-forced share of target words (and <eos>) predicted right."""
     return evaluate.confidence(model, pairs, corpus)[1].float().mean().item()
 
 
-def run(name: str, seed: int = 0, steps: int | None = None) -> tuple[nn.Module, dict]:
+def run(name: str, seed: int = 0, steps: int | None = None) -> tuple[evaluate.Model, dict]:
     """Train variant ``name`` with ``seed``; return the model and a record: training seconds, the loss
     every 50 steps, the dev word accuracy every ``CURVE_EVERY`` steps with the seconds spent so far."""
     corpus = data.make_corpus(0)
@@ -91,7 +90,7 @@ def run(name: str, seed: int = 0, steps: int | None = None) -> tuple[nn.Module, 
     curve: list[tuple[int, float, float]] = []
     clock = {"train": 0.0, "last": time.perf_counter()}
 
-    def record(step: int, m: nn.Module) -> bool:
+    def record(step: int, m: evaluate.Model) -> bool:
         clock["train"] += time.perf_counter() - clock["last"]
         if step % CURVE_EVERY == 0:
             curve.append((step, round(clock["train"], 2), word_accuracy(m, corpus.dev[:CURVE_PAIRS], corpus)))
@@ -112,7 +111,7 @@ def run(name: str, seed: int = 0, steps: int | None = None) -> tuple[nn.Module, 
     }
 
 
-def measure(model: nn.Module, pairs: list[data.Pair], corpus: data.Corpus) -> dict:
+def measure(model: evaluate.Model, pairs: list[data.Pair], corpus: data.Corpus) -> dict:
     """Exact match, BLEU, both by source length, word accuracy, ECE and (encoder–decoders) AER."""
     hyp = evaluate.greedy(model, pairs, corpus)
     ref, src = [p.target for p in pairs], [p.source for p in pairs]

@@ -1,0 +1,110 @@
+"""Lesson 17's panel: a sentence, its greedy translation, and the cross-attention of one layer and head
+(or the heads' mean) with the gold links outlined.
+
+Pick a test sentence by number, or type a source sentence (then there are no gold links to draw: the
+grammar's links exist only for the pairs it generated). Each change decodes once and draws once. An
+unknown word, an empty or over-long sentence, or a sentence of the target language shows as one line.
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+
+from xai_tf.encdec import evaluate
+from xai_tf.encdec.model import Seq2SeqTransformer
+from xai_tf.seq2seq import data, metrics
+from xai_tf.widgets._panel import Panel
+
+CELL = 22
+
+
+def _label(x: float, y: float, text: str, extra: str = "") -> str:
+    return f'<text x="{x}" y="{y}" font-size="12" text-anchor="end"{extra}>{html.escape(text)}</text>'
+
+
+def svg_alignment(
+    A: np.ndarray, rows: list[str], cols: list[str], gold: set[tuple[int, int]], title: str
+) -> str:
+    """Cross-attention ``A [target, source]`` as grey cells (darker = more weight), gold links outlined in
+    red, each row's argmax dotted."""
+    left, top = 12 + 7 * max(map(len, rows)), 34
+    parts = [f'<text x="4" y="18" font-size="14" font-weight="bold">{html.escape(title)}</text>']
+    for i, row in enumerate(A):
+        for j, v in enumerate(row):
+            shade, linked = int(255 * (1 - float(v))), (i, j) in gold
+            stroke = 'stroke="#d00" stroke-width="2.5"' if linked else 'stroke="#eee"'
+            parts.append(
+                f'<rect x="{left + j * CELL}" y="{top + i * CELL}" width="{CELL}" height="{CELL}" '
+                f'fill="rgb({shade},{shade},{shade})" {stroke}>'
+                f"<title>{html.escape(rows[i])} → {html.escape(cols[j])}: {v:.2f}</title></rect>"
+            )
+        best = int(row.argmax())
+        cx, cy = left + best * CELL + CELL / 2, top + i * CELL + CELL / 2
+        parts.append(f'<circle cx="{cx}" cy="{cy}" r="3" fill="#36c"/>')
+        parts.append(_label(left - 5, top + i * CELL + 15, rows[i]))
+    base = top + len(rows) * CELL + 8
+    for k, col in enumerate(cols):
+        x = left + k * CELL + CELL / 2
+        parts.append(_label(x, base, col, f' transform="rotate(-60 {x} {base})"'))
+    width, height = left + CELL * len(cols) + 10, base + 7 * max(map(len, cols)) + 10
+    size = f'width="{max(width, 8 * len(title))}" height="{height}"'
+    return f'<svg xmlns="http://www.w3.org/2000/svg" {size}>{"".join(parts)}</svg>'
+
+
+def cross_attention_panel(model: Seq2SeqTransformer, corpus: data.Corpus, index: int = 0) -> Panel:
+    """The panel of the module's docstring for a trained ``model`` on ``corpus`` (``index``: the test
+    sentence shown first)."""
+    if not isinstance(model, Seq2SeqTransformer):
+        raise TypeError(f"model must be a Seq2SeqTransformer, got {type(model).__name__}")
+    n_layers, n_heads = len(model.core.decoder), model.core.n_heads
+    controls = {
+        "sentence": widgets.BoundedIntText(
+            value=index, min=0, max=len(corpus.test) - 1, description="test sentence"
+        ),
+        "text": widgets.Text(
+            value="", description="or type", continuous_update=False, layout=widgets.Layout(width="60%")
+        ),
+        "layer": widgets.Dropdown(options=list(range(n_layers)), value=n_layers - 1, description="layer"),
+        "head": widgets.Dropdown(options=[*range(n_heads), "mean"], value="mean", description="head"),
+    }
+
+    def render() -> str:
+        typed = controls["text"].value.strip()
+        if typed:
+            source = data.tokenize(typed)
+            corpus.source_vocab.encode(source)  # refuses unknown words, empty or over-long sentences
+            pair, gold = data.Pair(source, [], set()), set()
+        else:
+            pair = corpus.test[controls["sentence"].value]
+            gold = pair.links
+        translation = evaluate.greedy(model, [pair], corpus)[0]
+        target = pair.target if not typed else translation
+        if not target:
+            raise ValueError("the model translated this sentence to nothing: there is no attention to show")
+        shown = data.Pair(pair.source, target, gold)
+        A = evaluate.cross_attention(model, [shown], corpus)[controls["layer"].value, 0]
+        A = A.mean(0) if controls["head"].value == "mean" else A[controls["head"].value]
+        A = A[: len(target), : len(pair.source)]
+        head = controls["head"].value
+        lines = [
+            f"<b>source</b>: {html.escape(' '.join(pair.source))}",
+            f"<b>greedy</b>: {html.escape(' '.join(translation))}",
+        ]
+        if not typed:
+            found = metrics.argmax_links(A, len(target), len(pair.source))
+            aer = metrics.alignment_error_rate([found], [gold])
+            lines += [
+                f"<b>gold</b>: {html.escape(' '.join(pair.target))}",
+                f"AER of this map's argmax here: {aer:.2f}",
+            ]
+        title = f"cross-attention, layer {controls['layer'].value}, head {head}"
+        title += " (rows: target words, red: gold links)"
+        with torch.no_grad():
+            picture = svg_alignment(A.numpy(), target, pair.source, gold, title)
+        return "<br>".join(lines) + "<br>" + picture
+
+    return Panel(controls, render, rows=[["sentence", "text"], ["layer", "head"]])
