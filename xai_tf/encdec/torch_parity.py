@@ -99,6 +99,8 @@ def from_torch(theirs: nn.Transformer) -> EncoderDecoder:
 @torch.no_grad()
 def to_torch(ours: EncoderDecoder, theirs: nn.Transformer) -> nn.Transformer:
     """Copy the weights of ``ours`` into ``theirs`` (same sizes), in place; returns ``theirs``."""
+    if not isinstance(ours, EncoderDecoder):
+        raise TypeError(f"ours must be an EncoderDecoder, got {type(ours).__name__}")
     for mine, other in _pairs(ours, theirs):
         other.copy_(mine)
     return theirs

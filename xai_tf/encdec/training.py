@@ -57,6 +57,9 @@ class History:
 
 def learning_rate(step: int, settings: Settings) -> float:
     """lr(step) of the module's docstring, steps counted from 1."""
+    step = _checks.integer("step", step, 1)
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a Settings, got {type(settings).__name__}")
     warm = min(1.0, step / settings.warmup) if settings.warmup else 1.0
     if settings.decay == "constant":
         return settings.lr * warm
@@ -65,6 +68,14 @@ def learning_rate(step: int, settings: Settings) -> float:
 
 def loss_fn(logits: Tensor, target_out: Tensor, label_smoothing: float = 0.0) -> Tensor:
     """Mean cross-entropy over the non-padding positions of ``target_out [B, T]`` (logits ``[B, T, D]``)."""
+    if (
+        _checks.tensor("logits", logits).dim() != 3
+        or logits.shape[:2] != _checks.tensor("target_out", target_out).shape
+    ):
+        raise ValueError(
+            f"logits must be [B, T, D] and target_out [B, T], "
+            f"got {tuple(logits.shape)} and {tuple(target_out.shape)}"
+        )
     return F.cross_entropy(
         logits.flatten(0, 1), target_out.flatten(), ignore_index=0, label_smoothing=label_smoothing
     )
@@ -86,6 +97,10 @@ def train(model: nn.Module, corpus: data.Corpus, settings: Settings, seed: int =
     return True to stop)."""
     if not isinstance(settings, Settings):
         raise TypeError(f"settings must be a Settings, got {type(settings).__name__}")
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if not isinstance(corpus, data.Corpus):
+        raise TypeError(f"corpus must be a Corpus (data.make_corpus), got {type(corpus).__name__}")
     g = seeds.generator(seed)
     batches = _batches(corpus, settings.batch_size, g)
     optimiser = torch.optim.Adam(model.parameters(), lr=settings.lr, betas=(0.9, 0.98), eps=1e-9)

@@ -18,7 +18,7 @@ from torch import Tensor
 from xai_tf.exercises._check import Mismatch, checker, expect_close, expect_rows_sum_to_one
 
 
-def reference(
+def _reference(
     X: Tensor, Y: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, src_visible: Tensor
 ) -> tuple[Tensor, Tensor]:
     """The formula of the module's docstring, vectorised."""
@@ -64,7 +64,7 @@ def _diagnose(got: Tensor, case: tuple[Tensor, ...], want: Tensor) -> None:
             f"a row of A sums to {sums[(sums - 1).abs().argmax()].item():.4f}: mask the scores before "
             "the softmax (zeroing weights after it leaves rows that do not sum to 1)"
         )
-    unscaled = reference(X * math.sqrt(W_q.size(0)), Y, W_q, W_k, W_v, visible)[1]
+    unscaled = _reference(X * math.sqrt(W_q.size(0)), Y, W_q, W_k, W_v, visible)[1]
     if torch.allclose(got.double(), unscaled.double(), atol=1e-4):
         raise Mismatch("the scores are not scaled: divide Q Kᵀ by √d_att")
 
@@ -83,7 +83,7 @@ def check_cross_attention(fn: Callable[..., tuple[Tensor, Tensor]]) -> int:
             if not isinstance(result, tuple | list) or len(result) != 2:
                 raise Mismatch("return a pair (out, A): the output A V and the weights A")
             out, A = result
-            want_out, want_A = reference(*case)
+            want_out, want_A = _reference(*case)
             atol = 1e-9 if isinstance(A, Tensor) and A.dtype == torch.float64 else 1e-5
             if isinstance(A, Tensor):
                 _diagnose(A.detach(), case, want_A)

@@ -14,6 +14,7 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
+from xai_tf import _checks
 from xai_tf.encdec import evaluate
 from xai_tf.encdec.model import Seq2SeqTransformer
 from xai_tf.seq2seq import data, metrics
@@ -31,6 +32,7 @@ def svg_alignment(
 ) -> str:
     """Cross-attention ``A [target, source]`` as grey cells (darker = more weight), gold links outlined in
     red, each row's argmax dotted."""
+    _checks.matrix_labels(A, rows, cols)
     left, top = 12 + 7 * max(map(len, rows)), 34
     parts = [f'<text x="4" y="18" font-size="14" font-weight="bold">{html.escape(title)}</text>']
     for i, row in enumerate(A):
