@@ -1,8 +1,9 @@
 """Greedy translation, accuracy and cross-attention alignments of lesson 17's models.
 
 Greedy decoding: ŷ_t = argmax_w p(w | x, ŷ_{<t}) until <eos> or ``max_extra`` words past the source's
-length. The encoder runs once (its output does not depend on the target); the decoder reruns on the
-whole prefix at each step (no cache: the lesson's sentences are short).
+length (each sentence's own length: a sentence decodes the same alone or in a batch). The encoder
+runs once (its output does not depend on the target); the decoder reruns on the whole prefix at each
+step (no cache: the lesson's sentences are short).
 
 Cross-attention as alignment (Garg et al. 2019): under teacher forcing, the decoder position that
 predicts target word i (its input is y_{i−1}) attends over the source with α^{l,h}_{i,·} for layer l and
@@ -55,11 +56,12 @@ def greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra:
         step = lambda ids: model(source, visible, ids)[0]  # noqa: E731
     out = torch.ones(len(pairs), 1, dtype=torch.long)  # <bos>
     done = torch.zeros(len(pairs), dtype=torch.bool)
-    for _ in range(source.size(1) + max_extra):
+    limit = visible.sum(1) + max_extra  # each sentence's own budget, whatever the batch
+    for t in range(source.size(1) + max_extra):
         logits = step(out)
         word = logits[:, -1].argmax(-1).masked_fill(done, 0)
         out = torch.cat([out, word[:, None]], dim=1)
-        done |= word == 2
+        done |= (word == 2) | (t + 1 >= limit)
         if done.all():
             break
     return [corpus.target_vocab.decode(row[1:].tolist()) for row in out]
