@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
+from xai_tf import seeds
 from xai_tf.encdec import runs, shipped
 from xai_tf.seq2seq import data
 

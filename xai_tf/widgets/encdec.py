@@ -1,5 +1,5 @@
-"""Lesson 17's panel: a sentence, its greedy translation, and the cross-attention of one layer and head
-(or the heads' mean) with the gold links outlined.
+"""Lesson 17's figures and panel. The panel: a sentence, its greedy translation, and the cross-attention
+of one layer and head (or the heads' mean) with the gold links outlined.
 
 Pick a test sentence by number, or type a source sentence (then there are no gold links to draw: the
 grammar's links exist only for the pairs it generated). Each change decodes once and draws once. An
@@ -11,11 +11,14 @@ from __future__ import annotations
 import html
 
 import ipywidgets as widgets
+import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.axes import Axes
+from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.encdec import evaluate
+from xai_tf.encdec import analysis, evaluate
 from xai_tf.encdec.model import Seq2SeqTransformer
 from xai_tf.seq2seq import data, metrics
 from xai_tf.widgets._panel import Panel
@@ -110,3 +113,61 @@ def cross_attention_panel(model: Seq2SeqTransformer, corpus: data.Corpus, index:
         return "<br>".join(lines) + "<br>" + picture
 
     return Panel(controls, render, rows=[["sentence", "text"], ["layer", "head"]])
+
+
+def plot_family_masks(S: int, T: int) -> plt.Figure:
+    """The three families' masks over [source; target] side by side (dark = may attend)."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+    labels = [f"x{i + 1}" for i in range(S)] + [f"y{i}" for i in range(T)]
+    for ax, family in zip(axes, analysis.FAMILIES, strict=True):
+        ax.imshow(analysis.family_mask(family, S, T).numpy(), cmap="Greys", vmin=0, vmax=1.4)
+        ax.set_title(f"{family}: {analysis.attention_scores(family, S, T)} scores")
+        ax.set_xticks(range(S + T), labels, fontsize=8)
+        ax.set_yticks(range(S + T), labels, fontsize=8)
+        ax.axhline(S - 0.5, color="#d00", lw=1)
+        ax.axvline(S - 0.5, color="#d00", lw=1)
+        ax.set_xlabel("key (attended to)")
+    axes[0].set_ylabel("query (attending)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_aer_table(aer: Tensor, title: str, ax: Axes | None = None) -> Axes:
+    """AER ``[layers, heads + 1]`` (last column: the heads' mean) as a table of cells, lower = better."""
+    ax = ax or plt.subplots(figsize=(5, 2.4))[1]
+    values = aer.numpy()
+    ax.imshow(values, cmap="viridis_r", vmin=0, vmax=1)
+    for (i, j), v in np.ndenumerate(values):
+        ax.text(j, i, f"{v:.2f}", ha="center", va="center", color="w" if v > 0.5 else "k", fontsize=10)
+    heads = values.shape[1] - 1
+    ax.set_xticks(range(heads + 1), [*map(str, range(heads)), "mean"])
+    ax.set_yticks(range(values.shape[0]), [f"layer {i}" for i in range(values.shape[0])])
+    ax.set_xlabel("decoder cross-attention head")
+    ax.set_title(title)
+    return ax
+
+
+def plot_gradient_norms(norms: dict[str, Tensor]) -> plt.Figure:
+    """‖∂L/∂θ_l‖ by block for each order (``{"post-LN": [2, N], "pre-LN": [2, N]}``)."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True)
+    for ax, (row, stack) in zip(axes, enumerate(("encoder", "decoder")), strict=True):
+        for label, n in norms.items():
+            ax.plot(range(1, n.size(1) + 1), n[row].numpy(), "o-", label=label)
+        ax.set_title(f"{stack} blocks at initialisation")
+        ax.set_xlabel("block (1 = nearest the input)")
+    axes[0].set_ylabel("gradient norm")
+    axes[0].legend()
+    fig.tight_layout()
+    return fig
+
+
+def plot_by_length(rows: dict[str, list], ax: Axes | None = None) -> Axes:
+    """Exact match by source length (``{label: metrics.by_length rows}``)."""
+    ax = ax or plt.subplots(figsize=(7, 3.4))[1]
+    for label, r in rows.items():
+        ax.plot([f"{x[0]}–{x[1]}" for x in r], [x[3] for x in r], "o-", label=label)
+    ax.set_xlabel("source length (words)")
+    ax.set_ylabel("exact match")
+    ax.set_ylim(0, 1.02)
+    ax.legend()
+    return ax
