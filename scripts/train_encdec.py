@@ -53,6 +53,7 @@ def assemble(out: Path, steps: int | None = None) -> None:
     draws.sort(key=lambda d: (d["seed"], list(runs.VARIANTS).index(d["name"])))
     settings = {**runs.SETTINGS, "steps": steps or runs.SETTINGS["steps"]}
     record = {
+        "seed offset": seeds.offset(),
         "settings": settings,
         "variants": runs.VARIANTS,
         "fingerprint": shipped.fingerprint(),

@@ -318,3 +318,34 @@ def test_panel_draws_gold_links_and_refuses_bad_sentences(corpus):
     assert "target language" in panel.message.value and panel.view.value == ""
     panel["text"].value = "the dog sings"  # an untrained model may say nothing: then one line says so
     assert "<svg" in panel.view.value or "translated this sentence to nothing" in panel.message.value
+
+
+# ---------------------------------------------------------------- the shipped models
+
+
+def test_the_shipped_models_are_current_and_score_their_recorded_metrics():
+    """The weights were trained by the code as it is now (``artifacts`` fingerprint of ``runs``' import
+    graph), and re-scoring the seed-0 models on their test split gives the recorded numbers (float32
+    on another CPU: exact match to one sentence, AER and ECE to 1e-3)."""
+    from xai_tf.encdec import runs, shipped
+
+    record = shipped.recorded()
+    assert record["fingerprint"] == shipped.fingerprint(), (
+        "the shipped Transformers are stale: run OMP_NUM_THREADS=1 python scripts/train_encdec.py"
+    )
+    corpus = shipped.corpus()
+    for name in ("pre",):  # the decoder-only model re-scores the same way, at twice the cost
+        want = shipped.draws(name)[0]
+        got = runs.measure(shipped.model(name), corpus.test, corpus)
+        assert abs(got["exact"] - want["exact"]) <= 1 / len(corpus.test) + 1e-9, name
+        assert got["ece"] == pytest.approx(want["ece"], abs=1e-3), name
+        if "aer" in want:
+            assert torch.allclose(torch.tensor(got["aer"]), torch.tensor(want["aer"]), atol=1e-3)
+
+
+def test_shipped_corpus_ignores_the_offset(monkeypatch):
+    from xai_tf.encdec import shipped
+
+    first = shipped.corpus().test[1]
+    monkeypatch.setenv("XAI_TF_SEED_OFFSET", "3")
+    assert shipped.corpus().test[1] == first

@@ -18,7 +18,7 @@ from pathlib import Path
 from safetensors.torch import load_file
 from torch import nn
 
-from xai_tf import artifacts
+from xai_tf import artifacts, seeds
 from xai_tf.encdec import runs
 from xai_tf.seq2seq import data
 
@@ -39,6 +39,13 @@ def recorded() -> dict:
     return json.loads(METRICS.read_text())
 
 
+def corpus() -> data.Corpus:
+    """The corpus the shipped models were trained and scored on (``make_corpus(0)`` at the recorded seed
+    offset), whatever ``XAI_TF_SEED_OFFSET`` is now: under another offset ``make_corpus(0)`` draws other
+    splits, whose test pairs the models may have trained on."""
+    return data.make_corpus((recorded()["seed offset"] - seeds.offset()) % seeds.MODULUS)
+
+
 def draws(name: str) -> list[dict]:
     """The recorded draws of variant ``name``, by seed."""
     runs.variant(name)
@@ -54,7 +61,7 @@ def model(name: str) -> nn.Module:
 
 @cache
 def _model(name: str) -> nn.Module:
-    m = runs.build(name, data.make_corpus(0), seed=0)
+    m = runs.build(name, corpus(), seed=0)
     weights = load_file(WEIGHTS)
     m.load_state_dict({k.split("/", 1)[1]: v for k, v in weights.items() if k.startswith(name + "/")})
     return m.eval()
