@@ -42,11 +42,23 @@ def _sources(pairs: list[data.Pair], corpus: data.Corpus) -> Tensor:
     return out
 
 
-@torch.no_grad()
+CHUNK = 64  # sentences decoded at once: memory stays ~100 MB whatever the number of pairs
+
+
 def greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra: int = 8) -> list[list[str]]:
-    """Greedy translations (word lists) of the pairs' sources, in one batch."""
+    """Greedy translations (word lists) of the pairs' sources, ``CHUNK`` sentences at a time."""
     model = _model(model, (Seq2SeqTransformer, DecoderOnly)).eval()
     max_extra = _checks.integer("max_extra", max_extra, 0, 64)
+    _sources(pairs, corpus)  # checks every pair first
+    return [
+        w
+        for k in range(0, len(pairs), CHUNK)
+        for w in _greedy(model, pairs[k : k + CHUNK], corpus, max_extra)
+    ]
+
+
+@torch.no_grad()
+def _greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra: int) -> list[list[str]]:
     source = _sources(pairs, corpus)
     visible = source != 0
     if isinstance(model, Seq2SeqTransformer):
