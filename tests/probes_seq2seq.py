@@ -4,19 +4,158 @@
 import torch
 from probe_kit import NAN, TE, VE
 
-from xai_tf.seq2seq import data, metrics
+from xai_tf.seq2seq import attention, data, decoding, evaluate, metrics, shipped, summary, training
+from xai_tf.seq2seq.model import Config
+from xai_tf.widgets import seq2seq as seq2seq_widgets
 
 
 def _corpus() -> data.Corpus:
     return data.make_corpus(0, 30, 5, 5)
 
 
+def _none_model():
+    return shipped.model("none")
+
+
+def _bahdanau(**change):
+    args = {
+        "s_prev": torch.zeros(2, 4),
+        "h": torch.zeros(2, 3, 4),
+        "W_a": torch.zeros(5, 4),
+        "U_a": torch.zeros(5, 4),
+    }
+    args["v_a"] = torch.zeros(5)
+    args.update(change)
+    return attention.additive_attention(**args)
+
+
 EXEMPT = {
+    "xai_tf.seq2seq.shipped.fingerprint": "no arguments",
+    "xai_tf.seq2seq.shipped.recorded": "no arguments",
     "xai_tf.seq2seq.grammar.source_words": "no arguments",
     "xai_tf.seq2seq.grammar.target_words": "no arguments",
 }
 
 RAISES = [
+    (
+        "xai_tf.seq2seq.attention.scorer",
+        lambda: attention.scorer("cosine", 4, 4),
+        VE,
+        "score must be one of dot",
+    ),
+    (
+        "xai_tf.seq2seq.attention.additive_attention",
+        lambda: _bahdanau(s_prev=torch.zeros(3, 4)),
+        VE,
+        "s_prev .B, d. and h .B, S, d. need one batch size",
+    ),
+    (
+        "xai_tf.seq2seq.model.Config",
+        lambda: Config(300, 300, score="cosine"),
+        VE,
+        "score must be None .no attention.",
+    ),
+    (
+        "xai_tf.seq2seq.decoding.greedy",
+        lambda: decoding.greedy(_none_model(), _corpus(), [["the", "zebra", "sings"]]),
+        VE,
+        "unknown source word.*'zebra'",
+    ),
+    (
+        "xai_tf.seq2seq.decoding.length_penalty",
+        lambda: decoding.length_penalty(0, 1.0),
+        VE,
+        "length must be an integer",
+    ),
+    (
+        "xai_tf.seq2seq.decoding.beam_search",
+        lambda: decoding.beam_search(lambda t, s: (t, s), torch.zeros(1, 1), 0, 5),
+        VE,
+        "beam must be an integer in 1..10000",
+    ),
+    (
+        "xai_tf.seq2seq.decoding.beam_translate",
+        lambda: decoding.beam_translate(_none_model(), _corpus(), ["vou", "à", "loja"]),
+        VE,
+        "in the target language",
+    ),
+    (
+        "xai_tf.seq2seq.decoding.position_accuracy",
+        lambda: decoding.position_accuracy(_none_model(), _corpus(), "pairs"),
+        TE,
+        "pairs must be a non-empty list of Pairs",
+    ),
+    (
+        "xai_tf.seq2seq.evaluate.forced_attention",
+        lambda: evaluate.forced_attention(_none_model(), _corpus(), _corpus().test[:2]),
+        VE,
+        "has no attention",
+    ),
+    (
+        "xai_tf.seq2seq.evaluate.attention_aer",
+        lambda: evaluate.attention_aer("model", _corpus(), _corpus().test[:2]),
+        TE,
+        "model must be a Seq2Seq",
+    ),
+    (
+        "xai_tf.seq2seq.evaluate.scores",
+        lambda: evaluate.scores(_none_model(), _corpus(), []),
+        TE,
+        "sources must be",
+    ),
+    ("xai_tf.seq2seq.shipped.model", lambda: shipped.model("luong"), VE, "name must be one of none, dot"),
+    (
+        "xai_tf.seq2seq.decoding.log_prob",
+        lambda: decoding.log_prob(_none_model(), _corpus(), ["the", "dog", "sings"], ["o", "zebra"]),
+        VE,
+        "unknown target word.*'zebra'",
+    ),
+    ("xai_tf.seq2seq.summary.draws", lambda: summary.draws("luong"), VE, "name must be one of none"),
+    (
+        "xai_tf.seq2seq.summary.by_length",
+        lambda: summary.by_length("none", "chrf"),
+        VE,
+        "metric must be 'bleu'",
+    ),
+    ("xai_tf.seq2seq.summary.per_draw", lambda: summary.per_draw("none", "aer"), VE, "has no attention"),
+    ("xai_tf.seq2seq.summary.exposure", lambda: summary.exposure("transformer"), VE, "name must be one of"),
+    ("xai_tf.seq2seq.summary.aer_curves", lambda: summary.aer_curves("none"), VE, "has no attention"),
+    (
+        "xai_tf.seq2seq.summary.disagreements",
+        lambda: summary.disagreements(torch.ones(2, 2), [(0, 0)]),
+        TE,
+        "links must be a set",
+    ),
+    (
+        "xai_tf.seq2seq.summary.disagreement_kinds",
+        lambda: summary.disagreement_kinds([torch.ones(2, 2)], []),
+        TE,
+        "maps and links must be lists",
+    ),
+    (
+        "xai_tf.widgets.seq2seq.plot_alignment",
+        lambda: seq2seq_widgets.plot_alignment(torch.ones(2, 2), ["a"], ["b"], set()),
+        VE,
+        "attention must be .1, 1.",
+    ),
+    (
+        "xai_tf.widgets.seq2seq.plot_by_length",
+        lambda: seq2seq_widgets.plot_by_length({}, "BLEU"),
+        TE,
+        "curves must be",
+    ),
+    (
+        "xai_tf.widgets.seq2seq.translation_panel",
+        lambda: seq2seq_widgets.translation_panel({}, _corpus()),
+        TE,
+        "models must be a non-empty dict",
+    ),
+    (
+        "xai_tf.seq2seq.training.train",
+        lambda: training.train(steps=0),
+        VE,
+        "steps must be an integer in 1..100000",
+    ),
     ("xai_tf.seq2seq.data.tokenize", lambda: data.tokenize(["the", "dog"]), TE, "text must be a str"),
     (
         "xai_tf.seq2seq.data.make_corpus",
@@ -57,5 +196,11 @@ RAISES = [
     ),
 ]
 
-CHECKERS: dict[str, str] = {}
-PANELS: dict[str, object] = {}
+CHECKERS = {"xai_tf.exercises.seq2seq.check_additive_attention": "returned None"}
+PANELS = {
+    "xai_tf.widgets.seq2seq.translation_panel": (
+        lambda: seq2seq_widgets.translation_panel({"none": _none_model()}, _corpus()),
+        "text",
+        "the zebra sings",
+    )
+}

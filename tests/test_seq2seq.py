@@ -147,3 +147,220 @@ def test_exact_match_and_by_length():
     assert metrics.exact_match(hyp, ref) == pytest.approx(2 / 3)
     rows = metrics.by_length(src, hyp, ref, width=5)
     assert [(r.lo, r.hi, r.n, r.exact) for r in rows] == [(3, 7, 2, 0.5), (8, 12, 1, 1.0)]
+
+
+# --- the models: Bahdanau's step against a float64 loop, padding, beam search against brute force ---
+
+
+def _loop_additive(s_prev, h, W_a, U_a, v_a, lengths):
+    """e_ij = v_aᵀ tanh(W_a s_{i−1} + U_a h_j) word by word in float64, softmax over j < length."""
+    out_alpha, out_c = [], []
+    for b in range(h.shape[0]):
+        e = []
+        for j in range(lengths[b]):
+            pre = [
+                sum(W_a[k][m] * s_prev[b][m] for m in range(len(s_prev[b])))
+                + sum(U_a[k][m] * h[b][j][m] for m in range(len(h[b][j])))
+                for k in range(len(v_a))
+            ]
+            e.append(sum(v_a[k] * math.tanh(pre[k]) for k in range(len(v_a))))
+        top = max(e)
+        z = sum(math.exp(x - top) for x in e)
+        alpha = [math.exp(x - top) / z for x in e] + [0.0] * (h.shape[1] - lengths[b])
+        out_alpha.append(alpha)
+        out_c.append([sum(alpha[j] * h[b][j][m] for j in range(h.shape[1])) for m in range(h.shape[2])])
+    return out_alpha, out_c
+
+
+def test_bahdanau_step_of_the_model_equals_a_float64_loop_and_ignores_padding():
+    import torch
+
+    from xai_tf.seq2seq import attention
+    from xai_tf.seq2seq.model import Config, Seq2Seq
+
+    torch.manual_seed(0)
+    m = Seq2Seq(Config(20, 20, d_e=4, d_h=3, d_att=5, score="additive")).double()
+    source = torch.tensor([[5, 6, 7, 8], [9, 10, 0, 0]])
+    mask = source != 0
+    h, s0, keys, c = m.encode(source, mask)
+    logits, s1, alpha = m.step(torch.tensor([1, 1]), s0, h, keys, c, mask)
+    sc = m.scorer
+    ref_alpha, ref_c = _loop_additive(
+        s0.tolist(),
+        h.detach(),
+        sc.W_a.weight.tolist(),
+        sc.U_a.weight.tolist(),
+        sc.v_a.weight[0].tolist(),
+        [4, 2],
+    )
+    assert torch.allclose(alpha, torch.tensor(ref_alpha, dtype=torch.float64), atol=1e-12)
+    assert alpha[1, 2:].abs().max() == 0.0
+    # the functional form used by the exercise agrees as well (c_i = Σ_j α_ij h_j)
+    a2, c2 = attention.additive_attention(s0, h, sc.W_a.weight, sc.U_a.weight, sc.v_a.weight[0], mask)
+    assert torch.allclose(c2, torch.tensor(ref_c, dtype=torch.float64), atol=1e-12)
+    # padding does not enter: the second sentence alone, unpadded, gives the same state and attention
+    h_1, s0_1, keys_1, c_1 = m.encode(source[1:, :2], mask[1:, :2])
+    _, s1_1, alpha_1 = m.step(torch.tensor([1]), s0_1, h_1, keys_1, c_1, mask[1:, :2])
+    assert torch.allclose(s1[1], s1_1[0], atol=1e-12) and torch.allclose(alpha[1, :2], alpha_1[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("score", ["dot", "scaled_dot", "bilinear", "additive", "mlp", None])
+def test_every_score_function_gives_attention_rows_that_sum_to_one_on_words(score):
+    import torch
+
+    from xai_tf.seq2seq.model import Config, Seq2Seq
+
+    torch.manual_seed(1)
+    m = Seq2Seq(Config(20, 20, d_e=4, d_h=3, d_att=5, score=score))
+    source = torch.tensor([[5, 6, 7], [9, 0, 0]])
+    logits, alpha = m(source, source != 0, torch.tensor([[1, 4], [1, 5]]))
+    assert logits.shape == (2, 2, 20)
+    if score is None:
+        assert alpha is None
+    else:
+        assert torch.allclose(alpha.sum(-1), torch.ones(2, 2)) and alpha[1, :, 1:].abs().max() == 0
+
+
+def _markov(V: int, seed: int):
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    table = torch.log_softmax(torch.randn(V, V, generator=g) * 2, -1)
+    return lambda tokens, state: (table[tokens], state)
+
+
+def _brute_force(step, V, max_length, alpha):
+    import itertools
+
+    import torch
+
+    from xai_tf.seq2seq.decoding import length_penalty
+
+    best = (-math.inf, None)
+    for n in range(max_length):
+        for words in itertools.product([w for w in range(V) if w != 2], repeat=n):
+            seq = [*words, 2]
+            prev, logp = 1, 0.0
+            for y in seq:
+                logp += float(step(torch.tensor([prev]), None)[0][0, y])
+                prev = y
+            score = logp / length_penalty(len(seq), alpha)
+            best = max(best, (score, seq), key=lambda t: t[0])
+    return best
+
+
+@pytest.mark.parametrize(("seed", "alpha"), [(0, 0.0), (1, 0.0), (2, 1.0), (3, 2.0)])
+def test_beam_search_with_a_wide_beam_is_brute_force(seed, alpha):
+    import torch
+
+    from xai_tf.seq2seq.decoding import beam_search
+
+    V, L = 5, 4
+    step = _markov(V, seed)
+    state = torch.zeros(1, 1)
+    seq, score = beam_search(step, state, beam=V**L, max_length=L, alpha=alpha)
+    ref_score, ref_seq = _brute_force(step, V, L, alpha)
+    assert seq == ref_seq and score == pytest.approx(ref_score)
+
+
+def test_the_shipped_models_are_current_and_score_their_recorded_metrics():
+    """The weights were trained by the code as it is now (``artifacts`` fingerprint of the training and
+    scoring modules' import graph), and re-scoring the shipped seed-0 models on the test split gives
+    the recorded exact match, BLEU and AER (to rounding: another torch may differ in the last bits)."""
+    from xai_tf.seq2seq import evaluate, shipped
+
+    record = shipped.recorded()
+    assert record["fingerprint"] == shipped.fingerprint(), (
+        "the code behind xai_tf/data/seq2seq.* changed: rerun scripts/train_seq2seq.py"
+    )
+    corpus = data.make_corpus(0)
+    for name in ("none", "additive"):
+        got = evaluate.scores(shipped.model(name), corpus, corpus.test)
+        want = next(d for d in record["draws"] if d["name"] == name and d["seed"] == 0)
+        assert got["exact"] == pytest.approx(want["exact"], abs=0.01)
+        assert got["bleu"] == pytest.approx(want["bleu"], abs=0.5)
+        if name != "none":
+            assert got["aer"] == pytest.approx(want["aer"], abs=0.01)
+
+
+def test_log_prob_is_the_sum_of_the_greedy_steps_log_probabilities():
+    """For the greedy output, log p(y | x) equals the sum of the chosen words' log-probabilities step by
+    step (an independent loop over model.step)."""
+    import torch
+
+    from xai_tf.seq2seq import decoding, shipped
+
+    corpus = data.make_corpus(0)
+    model = shipped.model("additive")
+    source = corpus.test[1].source
+    words, _ = decoding.greedy(model, corpus, [source])
+    ids, mask = decoding._encode(model, corpus, [source])
+    with torch.no_grad():
+        h, s, keys, c = model.encode(ids, mask)
+        y, total = torch.tensor([1]), 0.0
+        for w in [*words[0], "<eos>"]:
+            logits, s, _ = model.step(y, s, h, keys, c, mask)
+            y = torch.tensor([corpus.target_vocab.words.index(w)])
+            total += float(torch.log_softmax(logits, -1)[0, y])
+    assert decoding.log_prob(model, corpus, source, words[0]) == pytest.approx(total, abs=1e-4)
+
+
+# --- the exercise checker and the panel ---
+
+
+def _solution(s, h, W_a, U_a, v_a, i):
+    """The reference written as a loop over j (independent of the vectorised helper)."""
+    import torch
+
+    e = torch.stack([v_a @ torch.tanh(W_a @ s[i - 1] + U_a @ h[j]) for j in range(h.size(0))])
+    alpha = torch.softmax(e, 0)
+    return alpha, sum(alpha[j] * h[j] for j in range(h.size(0)))
+
+
+def test_the_checker_passes_right_answers_in_float32_and_names_the_usual_mistakes(capsys):
+    import torch
+
+    from xai_tf.exercises.seq2seq import check_additive_attention
+
+    assert check_additive_attention(_solution)
+    assert check_additive_attention(
+        lambda *a: tuple(t.float() for t in _solution(*(x.float() for x in a[:5]), a[5]))
+    )
+    capsys.readouterr()
+
+    def wrong_axis(s, h, W_a, U_a, v_a, i):
+        e = (torch.tanh(s[i - 1] @ W_a.T + h @ U_a.T) @ v_a)[:, None]
+        alpha = torch.softmax(e, -1)[:, 0]
+        return alpha, alpha @ h
+
+    assert not check_additive_attention(wrong_axis)
+    assert "softmax over the wrong axis" in capsys.readouterr().out
+    assert not check_additive_attention(lambda s, h, W_a, U_a, v_a, i: _solution(s, h, W_a, U_a, v_a, i + 1))
+    assert "previous state s_{i−1}" in capsys.readouterr().out
+    assert not check_additive_attention(
+        lambda s, h, W_a, U_a, v_a, i: (_solution(s, h, W_a, U_a, v_a, i)[0], h[0])
+    )
+    assert "c[" in capsys.readouterr().out
+
+
+def test_the_panel_translates_word_by_word_and_refuses_bad_sentences_in_one_line():
+    from xai_tf.seq2seq import shipped
+    from xai_tf.widgets.seq2seq import translation_panel
+
+    corpus = data.make_corpus(0)
+    panel = translation_panel({"none": shipped.model("none"), "additive": shipped.model("additive")}, corpus)
+    assert panel.message.value == "" and "translation:</b> vou à loja" in panel.view.value
+    assert panel.view.value.count("<tr>") == 4  # vou, à, loja, <eos>
+    assert "2px solid #2ca02c" in panel.view.value  # gold links framed
+    panel["model"].value = "none"
+    assert "has no attention" in panel.view.value
+    for text, message in (
+        ("the zebra sings", "unknown source word"),
+        ("", "empty"),
+        ("vou à loja", "target language"),
+        ("the dog " * 31, "at most 60"),
+    ):
+        panel["text"].value = text
+        assert message in panel.message.value and panel.view.value == "", text
+    panel["pick"].value = panel["pick"].options[2]
+    assert panel["text"].value == panel["pick"].options[2] and panel.message.value == ""
