@@ -54,6 +54,7 @@ def assemble(out: Path, steps: int | None = None) -> None:
     settings = {**runs.SETTINGS, "steps": steps or runs.SETTINGS["steps"]}
     record = {
         "seed offset": seeds.offset(),
+        "machine": "Intel Xeon, 2 cores shared with other work (the load varied), one thread per draw",
         "settings": settings,
         "variants": runs.VARIANTS,
         "fingerprint": shipped.fingerprint(),
