@@ -44,8 +44,9 @@ def _draws(name: str) -> list[dict]:
 
 
 def test_without_warm_up_neither_order_learns_with_it_both_do():
-    """Section 5: at lr 5e-3 every recorded draw without warm-up stays near 0 exact match (0.03–0.04 on
-    seeds 0–1), every draw with it reaches 0.47–0.59."""
+    """Section 5: at lr 5e-3 every recorded draw without warm-up stays near 0 exact match (0.027–0.041 on
+    seeds 0–2, both orders), every draw with it reaches 0.471–0.620 (3 seeds: a description of the record,
+    not a 20-draw claim; the lesson says so)."""
     for name in ("pre_nowarmup", "post_nowarmup"):
         assert all(d["exact"] < 0.1 for d in _draws(name)), name
     for name in ("pre", "post"):
@@ -53,7 +54,8 @@ def test_without_warm_up_neither_order_learns_with_it_both_do():
 
 
 def test_label_smoothing_raised_the_ece():
-    """Section 5: on each recorded seed, the ε = 0.1 model's ECE exceeds the unsmoothed model's."""
+    """Section 5: on each recorded seed (0–2), the ε = 0.1 model's ECE (0.102–0.119) exceeds the
+    unsmoothed model's (0.004–0.017)."""
     pre = {d["seed"]: d["ece"] for d in _draws("pre")}
     smoothed = _draws("smoothing")
     assert smoothed and all(d["ece"] > pre[d["seed"]] for d in smoothed)
@@ -73,6 +75,16 @@ def test_seed_0_transformer_against_lesson_16s_gru():
     assert all(n < min(a, b) for n, a, b in zip(none[1:], mine[1:], gru[1:], strict=True))
 
 
-def test_seed_0_decoder_only_beats_the_encoder_decoder():
-    """Section 4, said of seed 0 only."""
-    assert _draws("decoder_only")[0]["exact"] > _draws("pre")[0]["exact"]
+def test_decoder_only_beats_the_encoder_decoder_on_each_recorded_seed():
+    """Section 4: exact match 0.646–0.711 against 0.560–0.620 on seeds 0–2."""
+    pre = {d["seed"]: d["exact"] for d in _draws("pre")}
+    assert all(d["exact"] > pre[d["seed"]] for d in _draws("decoder_only"))
+
+
+def test_best_single_head_is_in_the_last_decoder_layer_the_best_mean_varies():
+    """Section 3: on seeds 0–2 of "pre" the best single head's layer is [1, 1, 1] and the best heads'
+    mean's layer [0, 0, 1]."""
+    draws = _draws("pre")
+    head = [min((v, layer) for layer, row in enumerate(d["aer"]) for v in row[:-1])[1] for d in draws]
+    mean = [min(range(len(d["aer"])), key=lambda layer: d["aer"][layer][-1]) for d in draws]
+    assert set(head) == {len(draws[0]["aer"]) - 1} and len(set(mean)) > 1
