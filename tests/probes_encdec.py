@@ -172,6 +172,33 @@ RAISES = [
     ),
 ]
 
+RAISES += [
+    (
+        "xai_tf.widgets.encdec.plot_family_masks",
+        lambda: encdec_widgets.plot_family_masks(0, 3),
+        VE,
+        "S must be an integer in 1..64",
+    ),
+    (
+        "xai_tf.widgets.encdec.plot_aer_table",
+        lambda: encdec_widgets.plot_aer_table(z(3), ""),
+        VE,
+        "aer must be \\[layers, heads \\+ 1\\]",
+    ),
+    (
+        "xai_tf.widgets.encdec.plot_gradient_norms",
+        lambda: encdec_widgets.plot_gradient_norms({}),
+        VE,
+        "norms must be a non-empty dict",
+    ),
+    (
+        "xai_tf.widgets.encdec.plot_by_length",
+        lambda: encdec_widgets.plot_by_length({"x": []}),
+        VE,
+        "rows must be a non-empty dict",
+    ),
+]
+
 EXEMPT = {
     "xai_tf.encdec.shipped.corpus": "no arguments",
     "xai_tf.encdec.shipped.fingerprint": "no arguments",

@@ -117,6 +117,7 @@ def cross_attention_panel(model: Seq2SeqTransformer, corpus: data.Corpus, index:
 
 def plot_family_masks(S: int, T: int) -> plt.Figure:
     """The three families' masks over [source; target] side by side (dark = may attend)."""
+    S, T = _checks.integer("S", S, 1, 64), _checks.integer("T", T, 1, 64)
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
     labels = [f"x{i + 1}" for i in range(S)] + [f"y{i}" for i in range(T)]
     for ax, family in zip(axes, analysis.FAMILIES, strict=True):
@@ -134,6 +135,8 @@ def plot_family_masks(S: int, T: int) -> plt.Figure:
 
 def plot_aer_table(aer: Tensor, title: str, ax: Axes | None = None) -> Axes:
     """AER ``[layers, heads + 1]`` (last column: the heads' mean) as a table of cells, lower = better."""
+    if _checks.tensor("aer", aer).dim() != 2 or aer.size(1) < 2:
+        raise ValueError(f"aer must be [layers, heads + 1] (alignment_error_rates), got {tuple(aer.shape)}")
     ax = ax or plt.subplots(figsize=(5, 2.4))[1]
     values = aer.numpy()
     ax.imshow(values, cmap="viridis_r", vmin=0, vmax=1)
@@ -149,6 +152,12 @@ def plot_aer_table(aer: Tensor, title: str, ax: Axes | None = None) -> Axes:
 
 def plot_gradient_norms(norms: dict[str, Tensor]) -> plt.Figure:
     """‖∂L/∂θ_l‖ by block for each order (``{"post-LN": [2, N], "pre-LN": [2, N]}``)."""
+    if (
+        not isinstance(norms, dict)
+        or not norms
+        or any(_checks.tensor("norms", n).dim() != 2 for n in norms.values())
+    ):
+        raise ValueError("norms must be a non-empty dict of [2, N] tensors (analysis.gradient_norms)")
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True)
     for ax, (row, stack) in zip(axes, enumerate(("encoder", "decoder")), strict=True):
         for label, n in norms.items():
@@ -163,6 +172,8 @@ def plot_gradient_norms(norms: dict[str, Tensor]) -> plt.Figure:
 
 def plot_by_length(rows: dict[str, list], ax: Axes | None = None) -> Axes:
     """Exact match by source length (``{label: metrics.by_length rows}``)."""
+    if not isinstance(rows, dict) or not rows or not all(isinstance(r, list) and r for r in rows.values()):
+        raise ValueError("rows must be a non-empty dict {label: metrics.by_length(...) rows}")
     ax = ax or plt.subplots(figsize=(7, 3.4))[1]
     for label, r in rows.items():
         ax.plot([f"{x[0]}–{x[1]}" for x in r], [x[3] for x in r], "o-", label=label)
