@@ -1,0 +1,216 @@
+"""Bad-input probes for lesson 17 (the encoder–decoder Transformer, ``xai_tf.encdec``), collected by
+``test_bad_inputs.py``."""
+
+from functools import cache
+
+import torch
+from probe_kit import TE, VE, z
+from torch import nn
+
+from xai_tf.encdec import analysis, evaluate, runs, shipped, stack, torch_parity, training
+from xai_tf.seq2seq import data
+from xai_tf.widgets import encdec as encdec_widgets
+
+
+@cache
+def _corpus() -> data.Corpus:
+    return data.make_corpus(0)
+
+
+@cache
+def _model():
+    return runs.build("pre", _corpus(), 0).eval()
+
+
+def _pairs() -> list[data.Pair]:
+    return _corpus().test[:2]
+
+
+RAISES = [
+    (
+        "xai_tf.encdec.stack.source_mask",
+        lambda: stack.source_mask(torch.ones(2, 3)),
+        VE,
+        "src_visible must be a bool",
+    ),
+    (
+        "xai_tf.encdec.stack.target_mask",
+        lambda: stack.target_mask(torch.ones(3, dtype=torch.bool)),
+        VE,
+        "tgt_visible must be a bool tensor \\[batch, T\\]",
+    ),
+    (
+        "xai_tf.encdec.torch_parity.from_torch",
+        lambda: torch_parity.from_torch(nn.Linear(2, 2)),
+        TE,
+        "need a torch.nn.Transformer",
+    ),
+    (
+        "xai_tf.encdec.torch_parity.to_torch",
+        lambda: torch_parity.to_torch(nn.Linear(2, 2), nn.Transformer(8, 2, 1, 1, 8, batch_first=True)),
+        TE,
+        "ours must be an EncoderDecoder",
+    ),
+    (
+        "xai_tf.encdec.training.Settings",
+        lambda: training.Settings(warmup=-1),
+        VE,
+        "warmup must be an integer ≥ 0",
+    ),
+    (
+        "xai_tf.encdec.training.learning_rate",
+        lambda: training.learning_rate(0, training.Settings()),
+        VE,
+        "step must be an integer ≥ 1",
+    ),
+    (
+        "xai_tf.encdec.training.loss_fn",
+        lambda: training.loss_fn(z(2, 3), torch.zeros(2, 3, dtype=torch.long)),
+        VE,
+        "logits must be \\[B, T, D\\]",
+    ),
+    (
+        "xai_tf.encdec.training.train",
+        lambda: training.train(_model(), _corpus(), {"steps": 1}),
+        TE,
+        "settings must be a Settings",
+    ),
+    (
+        "xai_tf.encdec.evaluate.greedy",
+        lambda: evaluate.greedy(_model(), [], _corpus()),
+        TE,
+        "pairs must be a non-empty list",
+    ),
+    (
+        "xai_tf.encdec.evaluate.exact_match",
+        lambda: evaluate.exact_match(nn.Linear(2, 2), _pairs(), _corpus()),
+        TE,
+        "model must be a Seq2SeqTransformer or DecoderOnly",
+    ),
+    (
+        "xai_tf.encdec.evaluate.cross_attention",
+        lambda: evaluate.cross_attention(runs.build("decoder_only", _corpus()), _pairs(), _corpus()),
+        TE,
+        "model must be a Seq2SeqTransformer, got DecoderOnly",
+    ),
+    (
+        "xai_tf.encdec.evaluate.alignment_error_rates",
+        lambda: evaluate.alignment_error_rates(None, _pairs(), _corpus()),
+        TE,
+        "model must be a Seq2SeqTransformer",
+    ),
+    (
+        "xai_tf.encdec.evaluate.confidence",
+        lambda: evaluate.confidence("pre", _pairs(), _corpus()),
+        TE,
+        "model must be a Seq2SeqTransformer or DecoderOnly",
+    ),
+    (
+        "xai_tf.encdec.evaluate.expected_calibration_error",
+        lambda: evaluate.expected_calibration_error(torch.ones(3), torch.ones(2, dtype=torch.bool)),
+        VE,
+        "top and right must be two non-empty 1-D tensors",
+    ),
+    ("xai_tf.encdec.runs.variant", lambda: runs.variant("prenorm"), VE, "name must be one of pre, post"),
+    ("xai_tf.encdec.runs.build", lambda: runs.build("pre", _corpus(), -1), VE, "seed must be an integer ≥ 0"),
+    ("xai_tf.encdec.runs.settings", lambda: runs.settings("pre", 0), VE, "steps must be an integer ≥ 1"),
+    (
+        "xai_tf.encdec.runs.word_accuracy",
+        lambda: runs.word_accuracy(nn.Linear(2, 2), _pairs(), _corpus()),
+        TE,
+        "model must be a Seq2SeqTransformer or DecoderOnly",
+    ),
+    ("xai_tf.encdec.runs.run", lambda: runs.run("best"), VE, "name must be one of pre, post"),
+    (
+        "xai_tf.encdec.runs.measure",
+        lambda: runs.measure(_model(), "the dog sings", _corpus()),
+        TE,
+        "pairs must be a non-empty list",
+    ),
+    ("xai_tf.encdec.shipped.draws", lambda: shipped.draws("rnn"), VE, "name must be one of pre, post"),
+    (
+        "xai_tf.encdec.shipped.model",
+        lambda: shipped.model("smoothing"),
+        VE,
+        "name must be one of pre, post, decoder_only",
+    ),
+    (
+        "xai_tf.encdec.analysis.family_mask",
+        lambda: analysis.family_mask("encoder", 3, 2),
+        VE,
+        "family must be one of encoder-only",
+    ),
+    (
+        "xai_tf.encdec.analysis.attention_scores",
+        lambda: analysis.attention_scores("decoder-only", 0, 2),
+        VE,
+        "S must be an integer in 1..512",
+    ),
+    (
+        "xai_tf.encdec.analysis.sequential_steps",
+        lambda: analysis.sequential_steps("lstm", 3, 2, 1),
+        VE,
+        "kind must be 'rnn' or 'transformer'",
+    ),
+    (
+        "xai_tf.encdec.analysis.gradient_norms",
+        lambda: analysis.gradient_norms(runs.build("decoder_only", _corpus()), _pairs(), _corpus()),
+        TE,
+        "model must be a Seq2SeqTransformer",
+    ),
+    (
+        "xai_tf.encdec.analysis.convolution_vs_heads",
+        lambda: analysis.convolution_vs_heads(n=2),
+        VE,
+        "n must be an integer in 3..4096",
+    ),
+    (
+        "xai_tf.widgets.encdec.svg_alignment",
+        lambda: encdec_widgets.svg_alignment(z(2, 3).numpy(), ["a"], ["b"], set(), ""),
+        VE,
+        "A is \\(2, 3\\) but there are 1 row",
+    ),
+]
+
+RAISES += [
+    (
+        "xai_tf.widgets.encdec.plot_family_masks",
+        lambda: encdec_widgets.plot_family_masks(0, 3),
+        VE,
+        "S must be an integer in 1..64",
+    ),
+    (
+        "xai_tf.widgets.encdec.plot_aer_table",
+        lambda: encdec_widgets.plot_aer_table(z(3), ""),
+        VE,
+        "aer must be \\[layers, heads \\+ 1\\]",
+    ),
+    (
+        "xai_tf.widgets.encdec.plot_gradient_norms",
+        lambda: encdec_widgets.plot_gradient_norms({}),
+        VE,
+        "norms must be a non-empty dict",
+    ),
+    (
+        "xai_tf.widgets.encdec.plot_by_length",
+        lambda: encdec_widgets.plot_by_length({"x": []}),
+        VE,
+        "rows must be a non-empty dict",
+    ),
+]
+
+EXEMPT = {
+    "xai_tf.encdec.shipped.corpus": "no arguments",
+    "xai_tf.encdec.shipped.fingerprint": "no arguments",
+    "xai_tf.encdec.shipped.recorded": "no arguments",
+}
+
+CHECKERS = {"xai_tf.exercises.encdec.check_cross_attention": "returned None: did you forget to `return` it"}
+
+PANELS = {
+    "xai_tf.widgets.encdec.cross_attention_panel": (
+        lambda: encdec_widgets.cross_attention_panel(_model(), _corpus()),
+        "text",
+        "I am going to the zorgle",
+    ),
+}

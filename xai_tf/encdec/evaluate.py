@@ -1,0 +1,144 @@
+"""Greedy translation, accuracy and cross-attention alignments of lesson 17's models.
+
+Greedy decoding: ŷ_t = argmax_w p(w | x, ŷ_{<t}) until <eos> or ``max_extra`` words past the source's
+length (each sentence's own length: a sentence decodes the same alone or in a batch). The encoder
+runs once (its output does not depend on the target); the decoder reruns on the whole prefix at each
+step (no cache: the lesson's sentences are short).
+
+Cross-attention as alignment (Garg et al. 2019): under teacher forcing, the decoder position that
+predicts target word i (its input is y_{i−1}) attends over the source with α^{l,h}_{i,·} for layer l and
+head h; its argmax gives one link (i, argmax_j α_ij) per target word (``xai_tf.seq2seq.metrics``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+from xai_tf.encdec.model import DecoderOnly, Seq2SeqTransformer
+from xai_tf.seq2seq import data, metrics
+
+Model = Seq2SeqTransformer | DecoderOnly
+
+
+def _model(model: object, kinds: tuple[type, ...] = (Seq2SeqTransformer,)) -> Any:
+    if not isinstance(model, kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise TypeError(f"model must be a {names}, got {type(model).__name__}")
+    return model
+
+
+def _sources(pairs: list[data.Pair], corpus: data.Corpus) -> Tensor:
+    """The pairs' source ids, padded with 0: ``[B, S]`` (their targets may be empty)."""
+    if not isinstance(pairs, list | tuple) or not pairs or not all(isinstance(p, data.Pair) for p in pairs):
+        raise TypeError("pairs must be a non-empty list of Pairs (corpus.train, .dev or .test)")
+    ids = [corpus.source_vocab.encode(p.source) for p in pairs]
+    out = torch.zeros(len(ids), max(map(len, ids)), dtype=torch.long)
+    for k, row in enumerate(ids):
+        out[k, : len(row)] = torch.tensor(row)
+    return out
+
+
+CHUNK = 64  # sentences decoded at once: memory stays ~100 MB whatever the number of pairs
+
+
+def greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra: int = 8) -> list[list[str]]:
+    """Greedy translations (word lists) of the pairs' sources, ``CHUNK`` sentences at a time."""
+    model = _model(model, (Seq2SeqTransformer, DecoderOnly)).eval()
+    max_extra = _checks.integer("max_extra", max_extra, 0, 64)
+    _sources(pairs, corpus)  # checks every pair first
+    return [
+        w
+        for k in range(0, len(pairs), CHUNK)
+        for w in _greedy(model, pairs[k : k + CHUNK], corpus, max_extra)
+    ]
+
+
+@torch.no_grad()
+def _greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra: int) -> list[list[str]]:
+    source = _sources(pairs, corpus)
+    visible = source != 0
+    if isinstance(model, Seq2SeqTransformer):
+        memory = model.encode(source, visible)
+        step = lambda ids: model.decode(memory, visible, ids)[0]  # noqa: E731
+    else:
+        step = lambda ids: model(source, visible, ids)[0]  # noqa: E731
+    out = torch.ones(len(pairs), 1, dtype=torch.long)  # <bos>
+    done = torch.zeros(len(pairs), dtype=torch.bool)
+    limit = visible.sum(1) + max_extra  # each sentence's own budget, whatever the batch
+    for t in range(source.size(1) + max_extra):
+        logits = step(out)
+        word = logits[:, -1].argmax(-1).masked_fill(done, 0)
+        out = torch.cat([out, word[:, None]], dim=1)
+        done |= (word == 2) | (t + 1 >= limit)
+        if done.all():
+            break
+    return [corpus.target_vocab.decode(row[1:].tolist()) for row in out]
+
+
+def exact_match(model: Model, pairs: list[data.Pair], corpus: data.Corpus) -> float:
+    """The share of ``pairs`` greedy decoding translates word for word right."""
+    return metrics.exact_match(greedy(model, pairs, corpus), [p.target for p in pairs])
+
+
+@torch.no_grad()
+def cross_attention(model: Seq2SeqTransformer, pairs: list[data.Pair], corpus: data.Corpus) -> Tensor:
+    """Teacher-forced cross-attention ``[N, B, H, T+1, S]`` (row i predicts target word i)."""
+    b = data.batch(pairs, corpus)
+    return _model(model).eval()(b.source, b.source_mask, b.target_in)[1].cross
+
+
+def alignment_error_rates(model: Seq2SeqTransformer, pairs: list[data.Pair], corpus: data.Corpus) -> Tensor:
+    """AER ``[N, H + 1]`` of argmax cross-attention against the gold links, per layer and head; the
+    last column is the average of the layer's heads."""
+    A = cross_attention(model, pairs, corpus)
+    A = torch.cat([A, A.mean(2, keepdim=True)], dim=2)
+    gold = [p.links for p in pairs]
+    out = torch.empty(A.size(0), A.size(2))
+    for layer in range(A.size(0)):
+        for head in range(A.size(2)):
+            found = [
+                metrics.argmax_links(A[layer, k, head], len(p.target), len(p.source))
+                for k, p in enumerate(pairs)
+            ]
+            out[layer, head] = metrics.alignment_error_rate(found, gold)
+    return out
+
+
+@torch.no_grad()
+def confidence(model: Model, pairs: list[data.Pair], corpus: data.Corpus) -> tuple[Tensor, Tensor]:
+    """Under teacher forcing, for every target word (and <eos>): the model's top probability max_w p(w)
+    and whether its argmax is right, two flat tensors."""
+    b = data.batch(pairs, corpus)
+    probs = (
+        _model(model, (Seq2SeqTransformer, DecoderOnly))
+        .eval()(b.source, b.source_mask, b.target_in)[0]
+        .softmax(-1)
+    )
+    keep = b.target_out != 0
+    top, word = probs.max(-1)
+    return top[keep], (word == b.target_out)[keep]
+
+
+def expected_calibration_error(top: Tensor, right: Tensor, bins: int = 10) -> float:
+    """ECE = Σ_b (n_b / n) |acc(b) − conf(b)| over ``bins`` equal-width bins of the top probability
+    (Guo et al. 2017): 0 when the model is right exactly as often as it says."""
+    top, right = _checks.tensor("top", top), _checks.tensor("right", right)
+    bins = _checks.integer("bins", bins, 1)
+    if top.shape != right.shape or top.dim() != 1 or not len(top):
+        raise ValueError(
+            "top and right must be two non-empty 1-D tensors of one length, "
+            f"got {tuple(top.shape)} and {tuple(right.shape)}"
+        )
+    which = (top * bins).long().clamp(max=bins - 1)
+    ece = 0.0
+    for k in range(bins):
+        inside = which == k
+        if inside.any():
+            ece += inside.float().mean().item() * abs(
+                right[inside].float().mean().item() - top[inside].mean().item()
+            )
+    return ece
