@@ -315,6 +315,21 @@ def _seq2seq(lm: xai_tf.LoadedModel) -> list:
     ]
 
 
+def _encdec(lm: xai_tf.LoadedModel) -> list:
+    from xai_tf.encdec import analysis, evaluate, shipped
+
+    corpus = shipped.corpus()
+    pairs = corpus.test[:3]
+    model = copy.deepcopy(shipped.model("pre")).to(lm.device)
+    return [
+        evaluate.greedy(model, pairs, corpus),
+        evaluate.cross_attention(model, pairs, corpus),
+        evaluate.alignment_error_rates(model, pairs, corpus),
+        evaluate.confidence(model, pairs, corpus),
+        analysis.gradient_norms(model, pairs, corpus),
+    ]
+
+
 def _structured(lm: xai_tf.LoadedModel) -> list:
     from xai_tf import structured
 
@@ -406,6 +421,7 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "white-box transformers (lesson 13)": _crate,
     "circuits (lesson 15)": _circuits,
     "seq2seq and attention (lesson 16)": _seq2seq,
+    "the encoder-decoder Transformer (lesson 17)": _encdec,
     "structured attention (lesson 18's helpers)": _structured,
     "a Llama-family block (issue 41)": _llama,
 }

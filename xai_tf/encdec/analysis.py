@@ -17,6 +17,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf.encdec import evaluate
 from xai_tf.encdec.model import Seq2SeqTransformer
 from xai_tf.encdec.training import loss_fn
 from xai_tf.seq2seq import data
@@ -74,14 +75,14 @@ def gradient_norms(model: Seq2SeqTransformer, pairs: list[data.Pair], corpus: da
     gradients and pre-LN's stay even across depth (Xiong et al. 2020)."""
     if not isinstance(model, Seq2SeqTransformer):
         raise TypeError(f"model must be a Seq2SeqTransformer, got {type(model).__name__}")
-    b = data.batch(pairs, corpus)
+    b = evaluate._batch(model, pairs, corpus)
     model.zero_grad()
     with torch.enable_grad():
         loss_fn(model(b.source, b.source_mask, b.target_in)[0], b.target_out).backward()
     stacks = (model.core.encoder, model.core.decoder)
     norms = [[_norm(block) for block in stack] for stack in stacks]
     model.zero_grad()
-    return torch.tensor(norms)
+    return torch.tensor(norms, device=b.source.device)
 
 
 def _norm(block: nn.Module) -> float:

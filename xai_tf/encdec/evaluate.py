@@ -31,15 +31,17 @@ def _model(model: object, kinds: tuple[type, ...] = (Seq2SeqTransformer,)) -> An
     return model
 
 
+def _batch(model: Model, pairs: list[data.Pair], corpus: data.Corpus) -> data.Batch:
+    """``data.batch`` of the pairs (made on the CPU) moved to the model's device."""
+    device = next(model.parameters()).device
+    return data.Batch(*(t.to(device) for t in data.batch(pairs, corpus)))
+
+
 def _sources(pairs: list[data.Pair], corpus: data.Corpus) -> Tensor:
     """The pairs' source ids, padded with 0: ``[B, S]`` (their targets may be empty)."""
     if not isinstance(pairs, list | tuple) or not pairs or not all(isinstance(p, data.Pair) for p in pairs):
         raise TypeError("pairs must be a non-empty list of Pairs (corpus.train, .dev or .test)")
-    ids = [corpus.source_vocab.encode(p.source) for p in pairs]
-    out = torch.zeros(len(ids), max(map(len, ids)), dtype=torch.long)
-    for k, row in enumerate(ids):
-        out[k, : len(row)] = torch.tensor(row)
-    return out
+    return data._pad([corpus.source_vocab.encode(p.source) for p in pairs])
 
 
 CHUNK = 64  # sentences decoded at once: memory stays ~100 MB whatever the number of pairs
@@ -59,15 +61,15 @@ def greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra:
 
 @torch.no_grad()
 def _greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra: int) -> list[list[str]]:
-    source = _sources(pairs, corpus)
+    source = _sources(pairs, corpus).to(next(model.parameters()).device)
     visible = source != 0
     if isinstance(model, Seq2SeqTransformer):
         memory = model.encode(source, visible)
         step = lambda ids: model.decode(memory, visible, ids)[0]  # noqa: E731
     else:
         step = lambda ids: model(source, visible, ids)[0]  # noqa: E731
-    out = torch.ones(len(pairs), 1, dtype=torch.long)  # <bos>
-    done = torch.zeros(len(pairs), dtype=torch.bool)
+    out = source.new_ones(len(pairs), 1)  # <bos>
+    done = torch.zeros_like(visible[:, 0])
     limit = visible.sum(1) + max_extra  # each sentence's own budget, whatever the batch
     for t in range(source.size(1) + max_extra):
         logits = step(out)
@@ -87,8 +89,8 @@ def exact_match(model: Model, pairs: list[data.Pair], corpus: data.Corpus) -> fl
 @torch.no_grad()
 def cross_attention(model: Seq2SeqTransformer, pairs: list[data.Pair], corpus: data.Corpus) -> Tensor:
     """Teacher-forced cross-attention ``[N, B, H, T+1, S]`` (row i predicts target word i)."""
-    b = data.batch(pairs, corpus)
-    return _model(model).eval()(b.source, b.source_mask, b.target_in)[1].cross
+    b = _batch(_model(model), pairs, corpus)
+    return model.eval()(b.source, b.source_mask, b.target_in)[1].cross
 
 
 def alignment_error_rates(model: Seq2SeqTransformer, pairs: list[data.Pair], corpus: data.Corpus) -> Tensor:
@@ -97,7 +99,7 @@ def alignment_error_rates(model: Seq2SeqTransformer, pairs: list[data.Pair], cor
     A = cross_attention(model, pairs, corpus)
     A = torch.cat([A, A.mean(2, keepdim=True)], dim=2)
     gold = [p.links for p in pairs]
-    out = torch.empty(A.size(0), A.size(2))
+    out = A.new_empty(A.size(0), A.size(2))
     for layer in range(A.size(0)):
         for head in range(A.size(2)):
             found = [
@@ -112,12 +114,8 @@ def alignment_error_rates(model: Seq2SeqTransformer, pairs: list[data.Pair], cor
 def confidence(model: Model, pairs: list[data.Pair], corpus: data.Corpus) -> tuple[Tensor, Tensor]:
     """Under teacher forcing, for every target word (and <eos>): the model's top probability max_w p(w)
     and whether its argmax is right, two flat tensors."""
-    b = data.batch(pairs, corpus)
-    probs = (
-        _model(model, (Seq2SeqTransformer, DecoderOnly))
-        .eval()(b.source, b.source_mask, b.target_in)[0]
-        .softmax(-1)
-    )
+    b = _batch(_model(model, (Seq2SeqTransformer, DecoderOnly)), pairs, corpus)
+    probs = model.eval()(b.source, b.source_mask, b.target_in)[0].softmax(-1)
     keep = b.target_out != 0
     top, word = probs.max(-1)
     return top[keep], (word == b.target_out)[keep]
