@@ -104,13 +104,18 @@ def _f(model, target=1):
     return lambda E: model.forward_embeddings(E).softmax(-1)[:, target]
 
 
+#: What Captum computes on the float32 model: the gradient through α and IG at a fixed m = 32 (lesson 06's
+#: methods); the registry's defaults (float64, α detached, adaptive m) are tested in test_faithfulness.py.
+CAPTUMS_SETTINGS = {"dtype": torch.float32, "detach_attention": False, "ig_steps": 32, "ig_max_steps": 32}
+
+
 @pytest.mark.parametrize("encoder", recurrent.ENCODERS)
 def test_importances_equal_captum_and_hand_loops(cue_models, sentences, encoder):
     model = cue_models[encoder]
     for e in sentences:
         ids = torch.tensor([e.ids])
         E = model.wte(ids).detach()
-        found = importance.explanations(model, e.ids)
+        found = importance.explanations(model, e.ids, **CAPTUMS_SETTINGS)
         ref, ref_delta = IntegratedGradients(_f(model)).attribute(
             E, torch.zeros_like(E), n_steps=32, method="gausslegendre", return_convergence_delta=True
         )
@@ -136,7 +141,7 @@ def test_importances_of_the_other_class(cue_models, sentences):
     """``target`` picks f = softmax(s)_c: the negative class's IG against Captum's."""
     model, e = cue_models["bilstm"], sentences[0]
     E = model.wte(torch.tensor([e.ids])).detach()
-    found = importance.IMPORTANCES.explain("IG", model, e.ids, 0)
+    found = importance.IMPORTANCES.explain("IG", model, e.ids, 0, **CAPTUMS_SETTINGS)
     ref = IntegratedGradients(_f(model, 0)).attribute(
         E, torch.zeros_like(E), n_steps=32, method="gausslegendre"
     )
@@ -148,7 +153,7 @@ def test_importances_of_the_other_class(cue_models, sentences):
     three = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB), n_classes=3))
     E = three.wte(torch.tensor([e.ids])).detach().requires_grad_(True)
     for c in range(3):
-        found = importance.explanations(three, e.ids, ["gradient", "LOO"], target=c)
+        found = importance.explanations(three, e.ids, ["gradient", "LOO"], target=c, **CAPTUMS_SETTINGS)
         gxi = InputXGradient(_f(three, c)).attribute(E)[0].sum(-1).abs().detach()
         torch.testing.assert_close(found["gradient"].scores, gxi, atol=1e-7, rtol=1e-5)
         with torch.no_grad():
