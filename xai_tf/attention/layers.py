@@ -15,6 +15,7 @@ that names it and what is allowed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 from torch import Tensor
@@ -212,24 +213,33 @@ def multi_head_attention(
     n_heads: int,
     mask: Tensor | None = None,
     Y: Tensor | None = None,
+    biases: tuple[Tensor, Tensor, Tensor, Tensor] | None = None,
+    normalizer: Callable[[Tensor], Tensor] = softmax,
 ) -> tuple[Tensor, Tensor]:
-    """MultiHead(X) = Concat(head_1, …, head_H) W_oᵀ, head_h = Attention(X W_q^hᵀ, Y W_k^hᵀ, Y W_v^hᵀ).
+    """MultiHead(X) = Concat(head_1, …, head_H) W_oᵀ (+ b_o),
+    head_h = Attention(X W_q^hᵀ, Y W_k^hᵀ, Y W_v^hᵀ).
 
     The projections ``W_q, W_k, W_v [d_att, d_e]`` are split into H heads of d_att / H rows each (as in
-    GPT-2), ``W_o [d_o, d_att]``; Y defaults to X (self-attention). Returns (output ``[..., n, d_o]``,
-    A ``[..., H, n, m]``).
+    GPT-2), ``W_o [d_o, d_att]``; Y defaults to X (self-attention). ``biases`` (b_q, b_k, b_v, b_o), when
+    given, are added to the four projections (as ``torch.nn.MultiheadAttention`` does); ``normalizer`` is
+    π in ``attention``. Returns (output ``[..., n, d_o]``, A ``[..., H, n, m]``).
     """
     Y = X if Y is None else Y
     d_att = _checks.tensor("W_q", W_q).size(0)
     if d_att % _checks.integer("n_heads", n_heads, 1):
         raise ValueError(f"n_heads must divide d_att={d_att}, got {n_heads}")
+    b_q, b_k, b_v, b_o = (None,) * 4 if biases is None else biases
 
     def heads(t: Tensor) -> Tensor:  # [..., T, d_att] → [..., H, T, d_att / H]
         return t.unflatten(-1, (n_heads, d_att // n_heads)).transpose(-3, -2)
 
-    Q, K, V = _project("X", X, "W_q", W_q), _project("Y", Y, "W_k", W_k), _project("Y", Y, "W_v", W_v)
-    out, A = attention(heads(Q), heads(K), heads(V), mask)
-    return _project("the heads' output", out.transpose(-3, -2).flatten(-2), "W_o", W_o), A
+    Q, K, V = (
+        _project("X", X, "W_q", W_q, b_q),
+        _project("Y", Y, "W_k", W_k, b_k),
+        _project("Y", Y, "W_v", W_v, b_v),
+    )
+    out, A = attention(heads(Q), heads(K), heads(V), mask, normalizer)
+    return _project("the heads' output", out.transpose(-3, -2).flatten(-2), "W_o", W_o, b_o), A
 
 
 # ---------------------------------------------------------------- reading attention

@@ -21,13 +21,12 @@ sub-layer's output before it is added to the residual, as in ``torch.nn.Transfor
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
 from xai_tf import _checks
+from xai_tf import attention as att
 from xai_tf.transformer.blocks import layer_norm
 
 
@@ -53,19 +52,23 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, X: Tensor, Y: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``X [B, n, d_e]`` (queries), ``Y [B, m, d_e]`` (keys and values), ``mask`` broadcast to
-        ``[B, H, n, m]`` (True = visible) → (output ``[B, n, d_e]``, A ``[B, H, n, m]``)."""
-
-        def heads(t: Tensor) -> Tensor:  # [B, T, d_e] → [B, H, T, d_e / H]
-            return t.unflatten(-1, (self.n_heads, self.d_e // self.n_heads)).transpose(-3, -2)
-
-        Q, K, V = (
-            heads(Z @ W.T + b)
-            for Z, W, b in ((X, self.W_q, self.b_q), (Y, self.W_k, self.b_k), (Y, self.W_v, self.b_v))
+        ``[B, H, n, m]`` (True = visible) → (output ``[B, n, d_e]``, A ``[B, H, n, m]``): lesson 01's
+        ``multi_head_attention`` with biases; in training, dropout acts on A (the A returned then)."""
+        return att.multi_head_attention(
+            X,
+            self.W_q,
+            self.W_k,
+            self.W_v,
+            self.W_o,
+            self.n_heads,
+            mask,
+            Y,
+            (self.b_q, self.b_k, self.b_v, self.b_o),
+            self._dropped_softmax if self.training and self.dropout else att.softmax,
         )
-        scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.size(-1))  # [B, H, n, m]
-        A = torch.softmax(scores if mask is None else scores.masked_fill(~mask, float("-inf")), dim=-1)
-        out = F.dropout(A, self.dropout, self.training) @ V
-        return out.transpose(-3, -2).flatten(-2) @ self.W_o.T + self.b_o, A
+
+    def _dropped_softmax(self, scores: Tensor) -> Tensor:
+        return F.dropout(att.softmax(scores), self.dropout, self.training)
 
 
 class LayerNorm(nn.Module):
