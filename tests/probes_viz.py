@@ -1,7 +1,7 @@
 """Bad-input probes for the figures (``xai_tf.viz``: plots, SVG/HTML tables and the offline
 bertviz view), collected by ``test_bad_inputs.py``."""
 
-from probe_kit import VE, z
+from probe_kit import TE, VE, z
 
 from xai_tf import viz
 
@@ -67,6 +67,18 @@ RAISES = [
         lambda: viz.html_ranked_table(["a", "b"], [[("x", 0.5)]]),
         VE,
         "2 rows but 1 ranked lists",
+    ),
+    (
+        "xai_tf.viz.svg.html_rows",
+        lambda: viz.html_rows({"id": "ig"}),
+        TE,
+        "rows must be a non-empty list of dicts, got dict",
+    ),
+    (
+        "xai_tf.viz.svg.html_rows",
+        lambda: viz.html_rows([{"id": "ig"}, {"label": "IG"}]),
+        VE,
+        r"rows must all have the keys \['id'\], in that order",
     ),
     (
         "xai_tf.viz.svg.html_token_scores",

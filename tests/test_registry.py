@@ -142,7 +142,11 @@ def test_gradient_names_three_quantities_and_ids_tell_them_apart():
     )
     assert rows["loo"]["model_agnostic"] and not rows["ig"]["model_agnostic"]
     assert rows["grad_alpha"]["reads"] == ("activations", "gradients")
-    assert set(rows["loo"]["options"]) == set(registry.KINDS)  # leave-one-out explains every kind
+    assert rows["loo"]["kinds"] == list(registry.KINDS)  # leave-one-out explains every kind
+    assert (
+        rows["ig"]["options"]["sequence"] == {"n_steps": 32}
+        and {r["id"]: r["options"] for r in registry.table("sequence")}["loo"] == {}
+    )
     assert [r["id"] for r in registry.table("encoder")] == ["loo", "attention", "rollout", "flow"]
 
 
@@ -179,7 +183,7 @@ def tiny_models(bundled):
     }
 
 
-DECLARED = [(r["id"], kind) for r in registry.table() for kind in r["options"]]
+DECLARED = [(r["id"], kind) for r in registry.table() for kind in r["kinds"]]
 
 
 @pytest.mark.parametrize(("method_id", "kind"), DECLARED, ids=[f"{m}-{k}" for m, k in DECLARED])

@@ -198,3 +198,12 @@ def test_host_array_reads_a_device_tensor_only_through_the_cpu():
     assert got.dtype == np.float64 and got.tolist() == [[0.25, 0.75], [1.0, 0.0]]
     ax = viz.plot_attention(on_device, ["a", "b"])  # and so do the figures that draw it
     assert np.allclose(ax.collections[0].get_array().reshape(2, 2), [[0.25, 0.75], [1.0, 0.0]])
+
+
+def test_html_rows_is_one_row_per_dict_with_escaped_cells():
+    found = viz.html_rows([{"id": "a<b", "reads": ("forward", "gradients")}, {"id": "c", "reads": []}], "t&t")
+    assert found.count("<tr>") == 3 and "<caption" in found and "t&amp;t" in found
+    assert (
+        "<td style='padding:2px 10px;text-align:left'>a&lt;b</td>" in found
+        and ">forward, gradients<" in found
+    )

@@ -31,12 +31,10 @@ It has the ``Method`` signature ``(model, inputs, target, **options) → Explana
 own inputs. The same method on another kind is another decorated function with the same id, label and
 reads, and options of its own.
 
-**Views.** The lessons' four registries are ``View``s of one kind, keyed as the lessons name them (ids
-work too): ``ATTRIBUTIONS`` here (lesson 06: every "causal" method by label; signed scores of one
-next-token logit), ``faithfulness.importance.IMPORTANCES`` (lessons 08, 11: an attention classifier's
-words, magnitudes), ``faithfulness.transformer.TRANSFORMER`` (lesson 08: a transformer classifier's
-tokens) and ``faithfulness.erasure.ORDERS`` (lesson 08: erasure's orders). ``AGGREGATIONS`` (lesson
-07) lives in ``wordlevel`` and is re-exported here.
+**Views.** The lessons' registries are ``View``s of one kind keyed as the lessons name them (ids work
+too): ``ATTRIBUTIONS`` here (lesson 06: every "causal" method by label), ``importance.IMPORTANCES``
+(lessons 08, 11), ``transformer.TRANSFORMER`` and ``erasure.ORDERS`` (lesson 08) in ``faithfulness``.
+``AGGREGATIONS`` (lesson 07) lives in ``wordlevel`` and is re-exported here.
 """
 
 from __future__ import annotations
@@ -218,17 +216,26 @@ def explain(method: str, model: Any, inputs: Any, target: Any = None, **options:
 
 
 def table(kind: str | None = None) -> list[dict[str, Any]]:
-    """One row per method (for ``kind`` only, or all): id, label, reads, model-agnostic, and the
-    declared options per kind."""
+    """One row per method (those for ``kind``, or all): id, label, what it reads, whether it is
+    model-agnostic, the kinds it explains, and its declared options (on ``kind``, or per kind)."""
     _load_providers()
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {list(KINDS)} or None, got {kind!r}")
-    specs = REGISTRY.values() if kind is None else REGISTRY.for_kind(kind)
-    return [
-        {"id": s.id, "label": s.label, "reads": s.reads, "model_agnostic": s.model_agnostic}
-        | {"options": {k: dict(s.kinds[k].options) for k in KINDS if k in s.kinds and kind in (None, k)}}
-        for s in specs
-    ]
+    rows = []
+    for s in REGISTRY.values() if kind is None else REGISTRY.for_kind(kind):
+        kinds = [k for k in KINDS if k in s.kinds]
+        options = {k: dict(s.kinds[k].options) for k in kinds}
+        rows.append(
+            {
+                "id": s.id,
+                "label": s.label,
+                "reads": s.reads,
+                "model_agnostic": s.model_agnostic,
+                "kinds": kinds,
+            }
+            | {"options": options if kind is None else options[kind]}
+        )
+    return rows
 
 
 class View(dict[str, Method]):
