@@ -201,9 +201,12 @@ def test_host_array_reads_a_device_tensor_only_through_the_cpu():
 
 
 def test_html_rows_is_one_row_per_dict_with_escaped_cells():
-    found = viz.html_rows([{"id": "a<b", "reads": ("forward", "gradients")}, {"id": "c", "reads": []}], "t&t")
+    rows = [
+        {"id": "a<b", "reads": ("forward", "gradients"), "options": {"m": 2, "q": "x"}},
+        {"id": "c", "reads": [], "options": {}},
+    ]
+    found = viz.html_rows(rows, "t&t")
     assert found.count("<tr>") == 3 and "<caption" in found and "t&amp;t" in found
-    assert (
-        "<td style='padding:2px 10px;text-align:left'>a&lt;b</td>" in found
-        and ">forward, gradients<" in found
-    )
+    assert "<td style='padding:2px 10px;text-align:left'>a&lt;b</td>" in found
+    assert ">forward, gradients<" in found and ">m=2, q=x<" in found
+    assert found.count(">none<") == 2  # the empty list and the empty dict

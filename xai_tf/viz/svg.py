@@ -201,8 +201,8 @@ def html_ranked_table(
 
 def html_rows(rows: Sequence[Mapping[str, object]], title: str = "") -> str:
     """A plain table of ``rows`` (dicts with the same keys, the columns; e.g. the method registry's
-    ``table``): a list or tuple cell is joined by commas, a dict cell written ``k=v, …`` ("none" when
-    empty), any other cell as ``str``."""
+    ``table``): a list or tuple cell is joined by commas, a dict cell written ``k=v, …`` (either
+    "none" when empty), any other cell as ``str``."""
     if not isinstance(rows, list | tuple) or not rows or not all(isinstance(r, Mapping) for r in rows):
         raise TypeError(f"rows must be a non-empty list of dicts, got {type(rows).__name__}")
     columns = list(rows[0])
@@ -212,7 +212,7 @@ def html_rows(rows: Sequence[Mapping[str, object]], title: str = "") -> str:
     def cell(v: object) -> str:
         if isinstance(v, Mapping):
             return ", ".join(f"{k}={cell(x)}" for k, x in v.items()) or "none"
-        return ", ".join(map(cell, v)) if isinstance(v, list | tuple) else html.escape(str(v))
+        return (", ".join(map(cell, v)) or "none") if isinstance(v, list | tuple) else html.escape(str(v))
 
     pad = "padding:2px 10px;text-align:left"
     head = "".join(f"<th style='{pad}'>{html.escape(c)}</th>" for c in columns)
