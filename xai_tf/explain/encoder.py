@@ -12,8 +12,9 @@ how far that embedding turns when token t is removed,
 
     loo_t = 1 − cos(s(x), s(x_{−t}))        (0: not at all; at most 2),
 
-so an encoder is explained with no target (``target`` must be None). Gradients are not offered for
-the encoder: ``BertEncoder`` takes token ids only, and has no forward from embeddings.
+so an encoder is explained with no target (``target`` must be None). Gradient methods are not
+offered: with no target there is no scalar F to differentiate (1 − cos(s(x), s(x′)) has gradient 0 at
+x′ = x), and ``BertEncoder`` has no forward from token embeddings.
 """
 
 from __future__ import annotations
