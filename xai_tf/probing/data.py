@@ -38,6 +38,8 @@ _HEADING = re.compile(r"^[A-Z][A-Z '\-]*\.$")
 
 def line_kind(line: str) -> str | None:
     """ "heading", "direction", "speech", or None for a blank line."""
+    if not isinstance(line, str):
+        raise TypeError(f"line must be a string (one line of a play), got {type(line).__name__}")
     text = line.strip()
     if not text:
         return None

@@ -32,7 +32,7 @@ def _predicts(lm: LoadedModel, ids: Tensor, layer: int, erased: Tensor, baseline
     return int(lm(ids, hooks={("resid_pre", layer): erase})[0, -1].argmax())
 
 
-def first_order_scores(lm: LoadedModel, ids: Tensor, baselines: Tensor) -> tuple[Tensor, int]:
+def _first_order_scores(lm: LoadedModel, ids: Tensor, baselines: Tensor) -> tuple[Tensor, int]:
     """(δ ``[L, T − 1]`` for the earlier positions, ŷ) of one window ``ids [1, T]``."""
     saved: dict[int, Tensor] = {}
 
@@ -71,7 +71,7 @@ def erasable_share(lm: LoadedModel, windows: Tensor, baselines: Tensor) -> Tenso
         raise ValueError(f"baselines must be [{lm.n_layer}, {lm.d_model}], got {tuple(baselines.shape)}")
     out = torch.zeros(n, lm.n_layer)
     for i, ids in enumerate(windows):
-        delta, y = first_order_scores(lm, ids[None], baselines)
+        delta, y = _first_order_scores(lm, ids[None], baselines)
         with torch.no_grad():
             for layer in range(lm.n_layer):
                 order = delta[layer].argsort()

@@ -37,7 +37,7 @@ from xai_tf.models.loaded import LoadedModel, as_model
 KINDS = ("previous", "next", "rare", "same word")
 
 
-def targets(kind: str, T: int, groups: list[list[int]], counts: Sequence[int], causal: bool) -> Tensor:
+def _targets(kind: str, T: int, groups: list[list[int]], counts: Sequence[int], causal: bool) -> Tensor:
     """The [T, T] 0/1 mask of S(s) (rows: queries s, columns: keys t) for one window; ``counts[i]`` is
     the count of token i's type (used by "rare")."""
     if kind not in KINDS:
@@ -60,7 +60,7 @@ def targets(kind: str, T: int, groups: list[list[int]], counts: Sequence[int], c
     return S
 
 
-def offset_profile(A: Tensor) -> Tensor:
+def _offset_profile(A: Tensor) -> Tensor:
     """P[l, h, o] for o = −(T−1)..T−1 (index o + T − 1): mean attention at offset o = s − t over the
     queries that have a key there, from attentions ``A [windows, L, H, T, T]``."""
     T = A.size(-1)
@@ -77,9 +77,13 @@ def head_shares(lm: LoadedModel, windows: Tensor, counts: Tensor) -> dict[str, d
     often token id v occurs."""
     lm = as_model(lm)
     windows = lm.model.check_input_ids(windows)
+    if not isinstance(counts, Tensor) or counts.shape != (lm.vocab_size,):
+        raise ValueError(
+            f"counts must be a tensor of {lm.vocab_size} token counts (one per id), e.g. text_windows'"
+        )
     T, causal = windows.size(1), lm.kind == "causal"
     A = torch.stack([lm.attentions(w[None]).float().cpu() for w in windows])  # [n, L, H, T, T]
-    P = offset_profile(A)
+    P = _offset_profile(A)
     s, t = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
     expect_map = P[..., s - t + T - 1]  # [L, H, T, T]: P[s − t]
     if causal:
@@ -93,7 +97,7 @@ def head_shares(lm: LoadedModel, windows: Tensor, counts: Tensor) -> dict[str, d
         sums = {key: torch.zeros(A.shape[1:3]) for key in ("share", "expected", "uniform", "top")}
         n = 0
         for a, w, g in zip(A, windows.cpu(), groups, strict=True):
-            S = targets(kind, T, g, counts[w].tolist(), causal)
+            S = _targets(kind, T, g, counts[w].tolist(), causal)
             rows = S.sum(-1) > 0
             sums["share"] += (a * S).sum(-1)[..., rows].sum(-1)
             sums["expected"] += (expect_map * S).sum(-1)[..., rows].sum(-1)

@@ -19,6 +19,7 @@ import math
 from collections.abc import Callable, Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from xai_tf import _checks
@@ -54,20 +55,22 @@ def online_codelength(
     y: Tensor,
     n_classes: int | None = None,
     fractions: Sequence[float] = FRACTIONS,
-) -> tuple[float, float]:
+) -> tuple[Tensor, float]:
     """(L_online, L_unif) in bits for the examples in the order given, ``fit(h, y, K)`` trained on each
-    prefix 1..t_i. A prefix that holds one label only cannot train a probe: its next block is coded
-    with the add-one (Laplace) frequencies of the labels sent so far."""
+    prefix 1..t_i; one problem ``h [N, d]``, ``y [N]`` (L_online a 0-d tensor) or a stack ``[B, N, d]``,
+    ``[B, N]`` (L_online ``[B]``). A prefix where some problem holds one label only cannot train a probe:
+    its next block is coded with the add-one (Laplace) frequencies of the labels sent so far."""
+    single = isinstance(h, Tensor) and h.dim() == 2
     h, y, K = check_probe_data(h, y, n_classes)
-    ts = timestamps(y.numel(), fractions)
-    logs = []
+    N = y.size(1)
+    ts = timestamps(N, fractions)
+    bits = torch.full((y.size(0),), ts[0] * math.log2(K), dtype=torch.float64, device=h.device)
     for start, end in zip(ts[:-1], ts[1:], strict=True):
-        seen = y[:start]
-        if seen.unique().numel() > 1:
-            logp = fit(h[:start], seen, K)(h[start:end])
+        seen = y[:, :start]
+        if all(row.unique().numel() > 1 for row in seen):
+            logp = fit(h[:, :start], seen, K)(h[:, start:end])
         else:
-            counts = torch.bincount(seen, minlength=K).double() + 1
-            logp = (counts / counts.sum()).log().expand(end - start, K).to(h.device)
-        logs.append(logp.gather(1, y[start:end, None])[:, 0])
-    p_true = torch.cat(logs).exp().clamp_min(1e-300)
-    return codelength(p_true, ts[0], K), y.numel() * math.log2(K)
+            counts = F.one_hot(seen, K).sum(1).double() + 1  # [B, K]
+            logp = (counts / counts.sum(-1, keepdim=True)).log()[:, None].expand(-1, end - start, K)
+        bits -= logp.gather(2, y[:, start:end, None])[..., 0].sum(1) / math.log(2)
+    return (bits[0] if single else bits), N * math.log2(K)
