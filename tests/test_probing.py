@@ -14,7 +14,10 @@ from sklearn.preprocessing import StandardScaler
 import xai_tf
 from xai_tf.probing import control, data, erasure, features, heads, identifiability, mdl, probes
 
-SCENE = "MACBETH.\nSo foul and fair a day I have not seen.\n\n[Enter Banquo.]\n\nBANQUO.\nHow far is't to Forres?\n\n"
+SCENE = (
+    "MACBETH.\nSo foul and fair a day I have not seen.\n\n[Enter Banquo.]\n\n"
+    "BANQUO.\nHow far is't to Forres?\n\n"
+)
 
 
 @pytest.fixture(scope="module")
