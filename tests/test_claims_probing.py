@@ -5,8 +5,8 @@ and last layer (h_0 and h_L), on the lesson's data (20 windows × 40 tokens of M
 20 draws (seeds 0..19 at offset 0; a seed sets the split, the control labels and the MLP's initialisation),
 Intel Xeon, 1 thread: 0.035, 0.027, 0.037, 0.032, 0.037, 0.029, 0.038, 0.039, 0.046, 0.043, 0.046, 0.044,
 0.054, 0.022, 0.041, 0.027, 0.043, 0.055, 0.033, 0.042. Worst 0.022, spread 0.033: the bound 0.013 lies a
-quarter of the spread below the worst draw. The test reruns four of them (seeds 0, 1 at the claim offsets
-0 and 5: draws 0, 1, 5, 6; each fits 12 probes, and the full 20 take minutes on the shared machine).
+quarter of the spread below the worst draw. The test reruns two of them (seed 0 at the claim offsets 0 and 5:
+draws 0 and 5; each fits 12 probes, and the full 20 take minutes on the shared machine).
 """
 
 import pytest
@@ -25,7 +25,7 @@ def lesson_data():
 
 
 @pytest.mark.claims
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0])
 def test_an_mlp_probe_memorises_a_control_task_better_than_a_linear_one(lesson_data, seed):
     d, H = lesson_data
     train, test = d.split(seed=seed)
