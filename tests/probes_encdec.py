@@ -238,6 +238,12 @@ RAISES += [
         "target must hold word ids in 3..",
     ),
     (
+        "xai_tf.widgets.encdec.plot_beam_sweep",
+        lambda: encdec_widgets.plot_beam_sweep({"pre": {}}),
+        VE,
+        "tables must be a non-empty dict",
+    ),
+    (
         "xai_tf.widgets.encdec.beam_panel",
         lambda: encdec_widgets.beam_panel(nn.Linear(2, 2), _corpus()),
         TE,

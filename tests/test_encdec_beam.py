@@ -45,7 +45,7 @@ def _brute_force(model, source: list[int], max_length: int, alpha: float) -> tup
 
 
 @pytest.mark.parametrize("kind", [Seq2SeqTransformer, DecoderOnly])
-@pytest.mark.parametrize(("seed", "alpha"), [(0, 0.0), (1, 0.0), (2, 0.6), (3, 1.0), (4, 2.0)])
+@pytest.mark.parametrize(("seed", "alpha"), [(0, 0.0), (2, 0.6), (4, 2.0)])
 def test_a_wide_beam_is_brute_force(kind, seed, alpha):
     model, source, L = _tiny(kind, seed), [3, 7, 5], 4
     seq, score = beam.search_ids(model, source, beam=len(WORDS) ** L, alpha=alpha, max_length=L)
@@ -56,7 +56,7 @@ def test_a_wide_beam_is_brute_force(kind, seed, alpha):
 def test_the_length_penalty_changes_the_winner_somewhere():
     """On some of the tiny models a large α makes a longer sequence win (so the cases above read α)."""
     changed = 0
-    for kind, seed in itertools.product((Seq2SeqTransformer, DecoderOnly), range(5)):
+    for kind, seed in itertools.product((Seq2SeqTransformer, DecoderOnly), range(3)):
         model = _tiny(kind, seed)
         short, long = (_brute_force(model, [3, 7, 5], 4, a)[1] for a in (0.0, 3.0))
         assert len(long) >= len(short)  # the penalty only ever favours length
@@ -78,7 +78,7 @@ def _greedy_by_hand(model, source: list[int], max_length: int) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(4))
 def test_width_one_returns_the_best_truncation_of_greedy(seed):
     """β = 1 follows greedy's path and, since every step's <eos> extension is kept as a candidate,
     returns the best-scoring way to stop on it: greedy's translation itself when that scores best."""
@@ -94,7 +94,7 @@ def test_width_one_returns_the_best_truncation_of_greedy(seed):
 
 def test_width_one_on_the_shipped_model_is_greedy_or_a_prefix_of_it():
     corpus, model = shipped.corpus(), shipped.model("pre")
-    pairs = corpus.test[:30]
+    pairs = corpus.test[:10]
     same = 0
     for p in pairs:
         g = evaluate.greedy(model, [p], corpus)[0]

@@ -46,16 +46,21 @@ def word_ids(name: str, ids: object, vocab: int, empty: bool = False) -> list[in
 def _step(model: evaluate.Model, source: Tensor) -> StepFn:
     """step(tokens [K], fed [K, t]) → (log-probs [K, D_tgt], fed [K, t+1]) for one source ``[1, S]``."""
     visible = source != 0
-    memory = model.encode(source, visible) if isinstance(model, Seq2SeqTransformer) else None
+
+    def run(ids: Tensor) -> Tensor:  # logits [K, t, D_tgt] for K prefixes
+        K = ids.size(0)
+        return model(source.expand(K, -1), visible.expand(K, -1), ids)[0]
+
+    if isinstance(model, Seq2SeqTransformer):  # the encoder runs once
+        memory, decoder = model.encode(source, visible), model
+
+        def run(ids: Tensor) -> Tensor:
+            K = ids.size(0)
+            return decoder.decode(memory.expand(K, -1, -1), visible.expand(K, -1), ids)[0]
 
     def step(tokens: Tensor, fed: Tensor) -> tuple[Tensor, Tensor]:
         ids = torch.cat([fed, tokens[:, None]], dim=1)  # [K, t+1], starting with <bos>
-        K = ids.size(0)
-        if memory is None:
-            logits = model(source.expand(K, -1), visible.expand(K, -1), ids)[0]
-        else:
-            logits = model.decode(memory.expand(K, -1, -1), visible.expand(K, -1), ids)[0]
-        logp = torch.log_softmax(logits[:, -1].double(), -1)
+        logp = torch.log_softmax(run(ids)[:, -1].double(), -1)
         logp[:, list(NOT_WORDS)] = -torch.inf
         return logp, ids
 

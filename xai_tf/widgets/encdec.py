@@ -232,3 +232,25 @@ def plot_by_length(rows: dict[str, list], ax: Axes | None = None) -> Axes:
     ax.set_ylim(0, 1.02)
     ax.legend()
     return ax
+
+
+def plot_beam_sweep(tables: dict[str, dict[tuple[int, float], dict]]) -> plt.Figure:
+    """Exact match and BLEU against the length penalty α, one line per beam width β and a dashed line at
+    greedy's score, one column per model (``{name: beam_sweep.table(name)}``; greedy is key (0, 0.0))."""
+    if not isinstance(tables, dict) or not tables or not all((0, 0.0) in t for t in tables.values()):
+        raise ValueError("tables must be a non-empty dict {name: beam_sweep.table(name)} with greedy's row")
+    fig, axes = plt.subplots(2, len(tables), figsize=(4 * len(tables), 5.6), sharex=True, squeeze=False)
+    for col, (name, table) in enumerate(tables.items()):
+        for row, (metric, label) in enumerate((("exact", "exact match"), ("bleu", "BLEU"))):
+            ax = axes[row, col]
+            ax.axhline(table[(0, 0.0)][metric], color="grey", ls="--", label="greedy")
+            for width in sorted({b for b, _ in table if b > 0}):
+                alphas = sorted(a for b, a in table if b == width)
+                values = [table[(width, a)][metric] for a in alphas]
+                ax.plot(alphas, values, "o-" if len(alphas) > 1 else "s", label=f"beam β = {width}")
+            ax.set_title(f"{name}: {label}" if row == 0 else "")
+            ax.set_ylabel(label if col == 0 else "")
+            ax.set_xlabel("length penalty α" if row == 1 else "")
+    axes[0, 0].legend(fontsize=9)
+    fig.tight_layout()
+    return fig
