@@ -119,7 +119,7 @@ def cross_attention_panel(model: Seq2SeqTransformer, corpus: data.Corpus, index:
 def beam_panel(model: evaluate.Model, corpus: data.Corpus, index: int = 0) -> Panel:
     """Greedy against beam search of width β with length penalty α on one sentence (a test sentence, or a
     typed source sentence): both translations, their log p(Y | X), the reference's, and the search's time.
-    A wide beam on a long sentence can take about a second, so the panel shows "computing…"."""
+    A wide beam on a long sentence can take about a second, so the panel shows "computing…" and caps β at 10."""
     model = evaluate._model(model, (Seq2SeqTransformer, evaluate.DecoderOnly))
     controls = {
         "sentence": widgets.BoundedIntText(
@@ -129,7 +129,7 @@ def beam_panel(model: evaluate.Model, corpus: data.Corpus, index: int = 0) -> Pa
             value="", description="or type", continuous_update=False, layout=widgets.Layout(width="60%")
         ),
         "beam": widgets.IntSlider(
-            value=5, min=1, max=20, description="beam width β", continuous_update=False
+            value=5, min=1, max=10, description="beam width β", continuous_update=False
         ),
         "alpha": widgets.FloatSlider(
             value=1.0, min=0.0, max=3.0, step=0.2, description="length penalty α", continuous_update=False
