@@ -119,7 +119,7 @@ def cross_attention_panel(model: Seq2SeqTransformer, corpus: data.Corpus, index:
 def beam_panel(model: evaluate.Model, corpus: data.Corpus, index: int = 0) -> Panel:
     """Greedy against beam search of width β with length penalty α on one sentence (a test sentence, or a
     typed source sentence): both translations, their log p(Y | X), the reference's, and the search's time.
-    A wide beam on a long sentence can take about a second, so the panel shows "computing…" and caps β at 10."""
+    A wide beam on a long sentence can take about a second: the panel shows "computing…" and caps β at 10."""
     model = evaluate._model(model, (Seq2SeqTransformer, evaluate.DecoderOnly))
     controls = {
         "sentence": widgets.BoundedIntText(
