@@ -234,6 +234,9 @@ def plot_by_length(rows: dict[str, list], ax: Axes | None = None) -> Axes:
     return ax
 
 
+SPANS = {"exact": 0.05, "bleu": 3.0}
+
+
 def plot_beam_sweep(tables: dict[str, dict[tuple[int, float], dict]]) -> plt.Figure:
     """Exact match and BLEU against the length penalty α, one line per beam width β and a dashed line at
     greedy's score, one column per model (``{name: beam_sweep.table(name)}``; greedy is key (0, 0.0))."""
@@ -242,13 +245,15 @@ def plot_beam_sweep(tables: dict[str, dict[tuple[int, float], dict]]) -> plt.Fig
     fig, axes = plt.subplots(2, len(tables), figsize=(4 * len(tables), 5.6), sharex=True, squeeze=False)
     for col, (name, table) in enumerate(tables.items()):
         for row, (metric, label) in enumerate((("exact", "exact match"), ("bleu", "BLEU"))):
-            ax = axes[row, col]
-            ax.axhline(table[(0, 0.0)][metric], color="grey", ls="--", label="greedy")
-            for width in sorted({b for b, _ in table if b > 0}):
+            ax, greedy, span = axes[row, col], table[(0, 0.0)][metric], SPANS[metric]
+            ax.axhline(greedy, color="grey", ls="--", label="greedy")
+            for k, width in enumerate(sorted({b for b, _ in table if b > 0})):
                 alphas = sorted(a for b, a in table if b == width)
                 values = [table[(width, a)][metric] for a in alphas]
-                ax.plot(alphas, values, "o-" if len(alphas) > 1 else "s", label=f"beam β = {width}")
-            ax.set_title(f"{name}: {label}" if row == 0 else "")
+                style = "s" if len(alphas) == 1 else ("o-", "x--")[k % 2]
+                ax.plot(alphas, values, style, ms=8, label=f"beam β = {width}")
+            ax.set_ylim(greedy - span, greedy + span)  # one scale for every model: small gaps look small
+            ax.set_title(f"{name}: {label} (greedy ± {span:g})")
             ax.set_ylabel(label if col == 0 else "")
             ax.set_xlabel("length penalty α" if row == 1 else "")
     axes[0, 0].legend(fontsize=9)
