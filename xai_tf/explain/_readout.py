@@ -14,9 +14,12 @@ forward and backward work; measured in ``benchmarks/bench_attribution.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import torch
 import torch.nn.functional as F
-from torch import Tensor
+from torch import Tensor, nn
 
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.hooks import Tap
@@ -40,3 +43,19 @@ def final_state(model: GPT2, E: Tensor, position: int) -> Tensor:
         k, v = (t.view(len(x), p, H, d // H).transpose(1, 2) for t in kv.split(d, dim=2))
         cache.extend(len(blocks), k, v)
     return model.ln_f(last(x[:, p:], len(blocks), tap, cache))[:, 0]
+
+
+@contextmanager
+def inputs_only(module: nn.Module) -> Iterator[None]:
+    """Run a block with ``module``'s parameters not requiring gradients, then restore each flag: IG
+    differentiates with respect to its inputs only, and autograd then records no weight-gradient edges
+    (IG at 50 steps × 32 tokens, one thread: 10% less time on GPT-2 small, 6% on the bundled model;
+    ``benchmarks/bench_attribution.py``). The numbers are unchanged."""
+    flags = [(p, p.requires_grad) for p in module.parameters()]
+    try:
+        for p, _ in flags:
+            p.requires_grad_(False)
+        yield
+    finally:
+        for p, flag in flags:
+            p.requires_grad_(flag)
