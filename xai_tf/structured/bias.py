@@ -108,6 +108,8 @@ def structure_table(
     support size, share of rows whose support is one run (contiguous), mean gold mass, and the share of
     rows whose argmax is a gold link."""
     _checks.same_length("structure_table", "scores", list(scores), "pairs", list(pairs))
+    if not pairs:
+        raise ValueError("scores and pairs are empty: give at least one pair")
     table = {}
     for name in MAPS:
         alphas = [map_scores(e.double(), name, lam) for e in scores]

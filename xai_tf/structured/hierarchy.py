@@ -118,6 +118,9 @@ class Hierarchical(nn.Module):
 
 def flatten(ids: Tensor) -> Tensor:
     """ids [B, N, L] → [B, N (L + 1)]: every sentence followed by the separator "."."""
+    if not isinstance(ids, Tensor) or ids.dim() != 3 or ids.dtype != torch.long:
+        shape = tuple(ids.shape) if isinstance(ids, Tensor) else type(ids).__name__
+        raise ValueError(f"ids must be [B, N, L] word ids (torch.long), got {shape}")
     sep = torch.full((*ids.shape[:2], 1), SEPARATOR, dtype=ids.dtype, device=ids.device)
     return torch.cat([ids, sep], -1).flatten(1)
 
@@ -199,3 +202,12 @@ def accuracy(model: nn.Module, docs: Documents) -> float:
     if not isinstance(docs, Documents):
         raise TypeError(f"docs must be Documents (make_documents), got {type(docs).__name__}")
     return float((model(docs.ids)[0].argmax(-1) == docs.labels).double().mean())
+
+
+def recorded_curves(kind: str) -> tuple[list[int], list[list[float]]]:
+    """The recorded test accuracy of every draw of ``kind``: the step counts and one curve per seed."""
+    if kind not in MODELS:
+        raise ValueError(f"kind must be one of {', '.join(MODELS)}, got {kind!r}")
+    rows = sorted((d for d in recorded()["draws"] if d["kind"] == kind), key=lambda d: d["seed"])
+    steps = sorted(int(k) for k in rows[0]["curve"])
+    return steps, [[float(d["curve"][str(s)]) for s in steps] for d in rows]

@@ -53,3 +53,14 @@ def _model(normalizer: str) -> StructuredSeq2Seq:
     prefix = normalizer + "/"
     m.load_state_dict({k[len(prefix) :]: v.float() for k, v in weights.items() if k.startswith(prefix)})
     return m.eval()
+
+
+def draws(normalizer: str, key: str) -> list[float]:
+    """The recorded ``key`` ("exact", "bleu", "aer", "support", "mass", "seconds") of every draw of
+    ``normalizer``, by seed."""
+    if normalizer not in NORMALIZERS:
+        raise ValueError(f"normalizer must be one of {', '.join(NORMALIZERS)}, got {normalizer!r}")
+    rows = sorted((d for d in recorded()["draws"] if d["normalizer"] == normalizer), key=lambda d: d["seed"])
+    if rows and key not in rows[0]:
+        raise ValueError(f"key must be one of {', '.join(rows[0])}, got {key!r}")
+    return [float(d[key]) for d in rows]

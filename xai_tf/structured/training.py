@@ -29,6 +29,11 @@ SETTINGS = {"steps": 800, "batch_size": 32, "lr": 0.005, "d_h": 32, "max_length"
 SUPPORT_EPS = 1e-3
 
 
+def _pairs(pairs: object) -> None:
+    if not isinstance(pairs, list | tuple) or not pairs or not all(isinstance(p, data.Pair) for p in pairs):
+        raise TypeError("pairs must be a non-empty list of Pairs (corpus.train, .dev or .test)")
+
+
 def short(pairs: Sequence[data.Pair], max_length: int = 12) -> list[data.Pair]:
     """The pairs whose source has at most ``max_length`` words."""
     max_length = _checks.integer("max_length", max_length, data.MIN_LENGTH, data.MAX_LENGTH)
@@ -76,6 +81,7 @@ def forced_attention(
 ) -> list[torch.Tensor]:
     """α [|y|, |x|] per pair under teacher forcing on its reference (the <eos> row left out), in the
     order of ``pairs``."""
+    _pairs(pairs)
     out: dict[int, torch.Tensor] = {}
     index = {id(p): k for k, p in enumerate(pairs)}
     for group in same_length_batches(list(pairs), 64):
@@ -89,6 +95,7 @@ def forced_attention(
 
 def scores(model: StructuredSeq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]) -> dict[str, float]:
     """Exact match, BLEU, AER, support and mass (see the module's docstring) on ``pairs``."""
+    _pairs(pairs)
     hyps: dict[int, list[str]] = {}
     index = {id(p): k for k, p in enumerate(pairs)}
     for group in same_length_batches(list(pairs), 64):
