@@ -50,7 +50,12 @@ RAISES = [
         VE,
         "1 scores but 0 pairs",
     ),
-    (f"{COMPARE}.contiguity_transition", lambda: compare.contiguity_transition(NAN), VE, "bonus must be a finite number"),
+    (
+        f"{COMPARE}.contiguity_transition",
+        lambda: compare.contiguity_transition(NAN),
+        VE,
+        "bonus must be a finite number",
+    ),
     (f"{COMPARE}.attention_map", lambda: compare.attention_map(z(0), "crf"), VE, r"T ≥ 1"),
     (f"{COMPARE}.attention_map", lambda: compare.attention_map(z(3), "argmax"), VE, "name must be one of"),
     (

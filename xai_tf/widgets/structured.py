@@ -45,7 +45,7 @@ def maps_panel(scores: Sequence[torch.Tensor], pairs: Sequence[data.Pair]) -> Pa
         "sentence": widgets.Dropdown(options=options, value=0, description="sentence"),
         "word": widgets.IntSlider(value=0, min=0, max=len(pairs[0].target) - 1, description="output word i"),
         "offset": widgets.FloatSlider(value=1.0, min=-3.0, max=3.0, step=0.25, description="offset"),
-        "bonus": widgets.FloatSlider(value=2.0, min=-3.0, max=5.0, step=0.25, description="bonus b (CRF)"),
+        "bonus": widgets.FloatSlider(value=0.5, min=-3.0, max=5.0, step=0.25, description="bonus b (CRF)"),
         "lam": widgets.FloatSlider(value=0.5, min=0.0, max=3.0, step=0.1, description="λ (fusedmax)"),
     }
 
