@@ -2,14 +2,15 @@
 
     OMP_NUM_THREADS=1 .venv/bin/python scripts/train_structured.py --workers 2 --seeds 5 --out DIR
 
-For each normalizer of ``decoder.NORMALIZERS`` (softmax, sparsemax, sigmoid, CRF marginals) and seed
-0..``--seeds``−1, ``training.train`` with ``training.SETTINGS`` on the 3–12-word pairs of
-``data.make_corpus(0)``, one thread per worker process (15–40 s a model on one idle core of an Intel
-Xeon; the CRF's forward–backward is the slowest). Every draw is scored on the test split's 3–12-word
-pairs (``training.scores``) and appended to ``draws.jsonl`` in the output folder at once; at the
-end the seed-0 weights go to ``structured.safetensors`` and everything to ``structured.json``. Seeded
-and single-threaded: a rerun on the same CPU and torch gives the same numbers; another CPU gives nearby
-ones.
+For each normalizer of ``decoder.NORMALIZERS`` (softmax, sparsemax, sigmoid, CRF marginals, CRF marginals
+normalised to sum to 1) and seed 0..``--seeds``−1, ``training.train`` with ``training.SETTINGS`` on the
+3–12-word pairs of ``data.make_corpus(0)``, one thread per worker process (14–44 ms a step on an idle
+core of an Intel Xeon, the CRF's forward–backward the slowest; 100–300 s a model on the busy 2-core
+machine that made the record). Every draw is scored on the test split's 3–12-word pairs
+(``training.scores``) and appended to ``draws.jsonl`` in the output folder at once; at the end (or with
+``--write-only``, after runs with ``--only`` into one folder) the seed-0 weights go to
+``structured.safetensors`` and everything to ``structured.json``. Seeded and single-threaded: a rerun on
+the same CPU and torch gives the same numbers; another CPU gives nearby ones.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--out", default="build/structured")
+    parser.add_argument("--only", default=",".join(NORMALIZERS), help="these normalizers (comma-separated)")
     parser.add_argument("--write-only", action="store_true", help="only write the artifacts from --out")
     args = parser.parse_args()
     out = Path(args.out)
@@ -81,7 +83,8 @@ def main() -> None:
         return
     out.mkdir(parents=True, exist_ok=True)
     data.make_corpus(0)
-    jobs = [(name, seed, str(out)) for seed in range(args.seeds) for name in NORMALIZERS]
+    only = args.only.split(",")
+    jobs = [(name, seed, str(out)) for seed in range(args.seeds) for name in NORMALIZERS if name in only]
     start = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         list(pool.imap_unordered(_draw, jobs))

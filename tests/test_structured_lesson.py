@@ -90,7 +90,11 @@ def test_normalize_and_a_softmax_structured_decoder_is_lesson_16s_decoder(corpus
     e = torch.randn(3, 6, dtype=torch.float64)
     assert torch.allclose(decoder.normalize(e, "softmax"), torch.softmax(e, -1))
     a = torch.randn(2, 2, dtype=torch.float64)
-    assert torch.allclose(decoder.normalize(e, "crf", a), chain_marginals_enumerated(e, a), atol=1e-12)
+    marginals = chain_marginals_enumerated(e, a)
+    assert torch.allclose(decoder.normalize(e, "crf", a), marginals, atol=1e-12)
+    assert torch.allclose(
+        decoder.normalize(e, "crf_normalized", a), marginals / marginals.sum(-1, keepdim=True)
+    )
     torch.manual_seed(0)
     structured = training.build("softmax", corpus, d_h=8)
     plain = Seq2Seq(structured.config)

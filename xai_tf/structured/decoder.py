@@ -7,7 +7,9 @@ only the map from scores to weights changes (``NORMALIZERS``):
 - ``sparsemax``: α_i· = argmin_{p ∈ Δ} ‖p − e_i·‖² (Martins & Astudillo 2016; lesson 03);
 - ``sigmoid``: independent z_j, α_ij = p(z_j = 1) = σ(e_ij) (no normalisation: Σ_j α_ij is free);
 - ``crf``: a linear-chain CRF over z_1..z_S with unaries θ_j = e_ij and a learned 2 × 2 transition
-  score A, α_ij = p(z_j = 1) by forward–backward (Kim et al. 2017); c_i = Σ_j α_ij h_j as before.
+  score A, α_ij = p(z_j = 1) by forward–backward (Kim et al. 2017); c_i = Σ_j α_ij h_j as before;
+- ``crf_normalized``: the same marginals divided by their sum, α_ij = p(z_j = 1) / Σ_j′ p(z_j′ = 1),
+  a distribution over the source again (the CRF's neighbour structure kept).
 
 The CRF's chain must not run through padding, so these models read batches whose sources all have one
 length (``same_length_batches``); a padded batch is refused.
@@ -24,7 +26,7 @@ from xai_tf.seq2seq import data
 from xai_tf.seq2seq.model import Config, Seq2Seq
 from xai_tf.structured.chain import chain_marginals
 
-NORMALIZERS = ("softmax", "sparsemax", "sigmoid", "crf")
+NORMALIZERS = ("softmax", "sparsemax", "sigmoid", "crf", "crf_normalized")
 
 
 def normalize(e: Tensor, normalizer: str, transition: Tensor | None = None) -> Tensor:
@@ -40,7 +42,8 @@ def normalize(e: Tensor, normalizer: str, transition: Tensor | None = None) -> T
     if normalizer == "sigmoid":
         return torch.sigmoid(e)
     a = e.new_zeros(2, 2) if transition is None else transition
-    return chain_marginals(e, a)
+    p = chain_marginals(e, a)
+    return p / p.sum(-1, keepdim=True) if normalizer == "crf_normalized" else p
 
 
 class StructuredSeq2Seq(Seq2Seq):
@@ -55,7 +58,7 @@ class StructuredSeq2Seq(Seq2Seq):
             raise ValueError(f"normalizer must be one of {', '.join(NORMALIZERS)}, got {normalizer!r}")
         super().__init__(config)
         self.normalizer = normalizer
-        self.transition = nn.Parameter(torch.zeros(2, 2)) if normalizer == "crf" else None
+        self.transition = nn.Parameter(torch.zeros(2, 2)) if normalizer.startswith("crf") else None
 
     def step(
         self,
