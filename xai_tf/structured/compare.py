@@ -29,21 +29,22 @@ DISTRIBUTIONS = MAPS[:3]
 
 
 def contiguity_transition(bonus: float) -> Tensor:
-    """A = [[0, 0], [0, b]] in float64: a bonus b for two neighbouring positions both on (z_{i−1} = z_i
+    """A = [[0, 0], [0, b]] in float64 on the CPU: a bonus b for two neighbouring positions both on (z_{i−1} = z_i
     = 1), which favours contiguous blocks of attention when b > 0."""
     bonus = _checks.real("bonus", bonus, -100.0, 100.0)
-    return torch.tensor([[0.0, 0.0], [0.0, bonus]], dtype=torch.float64)
+    return torch.tensor([[0.0, 0.0], [0.0, bonus]], dtype=torch.float64, device="cpu")
 
 
 def attention_map(theta: Tensor, name: str, transition: Tensor | None = None, lam: float = 0.5) -> Tensor:
     """α [T] from one score vector θ [T] by the map ``name`` (one of ``MAPS``); ``transition`` A [2, 2]
-    for "crf" and "sparsemap" (zeros if None), ``lam`` λ for "fusedmax"."""
+    for "crf" and "sparsemap" (zeros if None; moved to θ's device), ``lam`` λ for "fusedmax"."""
     if name not in MAPS:
         raise ValueError(f"name must be one of {', '.join(MAPS)}, got {name!r}")
     theta = _checks.real_tensor("theta", theta, dims=1)
     if theta.numel() == 0:
         raise ValueError("theta must be [T] with T ≥ 1 positions, got shape (0,)")
-    a = torch.zeros(2, 2, dtype=theta.dtype) if transition is None else transition
+    a = theta.new_zeros(2, 2) if transition is None else _checks.real_tensor("transition", transition)
+    a = a.to(theta.device)  # a 2 × 2 score follows θ's device
     if name == "softmax":
         return softmax(theta)
     if name == "sparsemax":

@@ -201,7 +201,8 @@ def accuracy(model: nn.Module, docs: Documents) -> float:
         raise TypeError(f"model must be a Hierarchical or Flat model, got {type(model).__name__}")
     if not isinstance(docs, Documents):
         raise TypeError(f"docs must be Documents (make_documents), got {type(docs).__name__}")
-    return float((model(docs.ids)[0].argmax(-1) == docs.labels).double().mean())
+    device = next(model.parameters()).device
+    return float((model(docs.ids.to(device))[0].argmax(-1) == docs.labels.to(device)).double().mean())
 
 
 def recorded_curves(kind: str) -> tuple[list[int], list[list[float]]]:

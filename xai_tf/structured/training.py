@@ -85,7 +85,8 @@ def forced_attention(
     out: dict[int, torch.Tensor] = {}
     index = {id(p): k for k, p in enumerate(pairs)}
     for group in same_length_batches(list(pairs), 64):
-        b = data.batch(group, corpus)
+        device = next(model.parameters()).device
+        b = data.Batch(*(t.to(device) for t in data.batch(group, corpus)))
         _, alpha = model(b.source, b.source_mask, b.target_in)
         assert alpha is not None
         for k, p in enumerate(group):
