@@ -29,8 +29,8 @@ DISTRIBUTIONS = MAPS[:3]
 
 
 def contiguity_transition(bonus: float) -> Tensor:
-    """A = [[0, 0], [0, b]] in float64 on the CPU: a bonus b for two neighbouring positions both on (z_{i−1} = z_i
-    = 1), which favours contiguous blocks of attention when b > 0."""
+    """A = [[0, 0], [0, b]] in float64 on the CPU: a bonus b for two neighbouring positions both on
+    (z_{i−1} = z_i = 1), which favours contiguous blocks of attention when b > 0."""
     bonus = _checks.real("bonus", bonus, -100.0, 100.0)
     return torch.tensor([[0.0, 0.0], [0.0, bonus]], dtype=torch.float64, device="cpu")
 
