@@ -106,6 +106,21 @@ RAISES = [
     (f"{HIER}.train", lambda: hierarchy.train("tree"), VE, "kind must be one of hierarchical, flat"),
     (f"{HIER}.train", lambda: hierarchy.train("flat", every=0), VE, r"every must be an integer in 1..200"),
     (f"{HIER}.accuracy", lambda: hierarchy.accuracy(torch.nn.Linear(2, 2), None), TE, "model must be"),
+    (
+        f"{HIER}.reading",
+        lambda: hierarchy.reading(hierarchy.Flat(), hierarchy.make_documents(4, 0)),
+        TE,
+        "model must be a Hierarchical",
+    ),
+    (
+        f"{HIER}.reading",
+        lambda: hierarchy.reading(
+            hierarchy.Hierarchical(),
+            hierarchy.make_documents(4, 0)._replace(labels=torch.zeros(4, dtype=torch.long)),
+        ),
+        VE,
+        "at least one positive document",
+    ),
     (f"{HIER}.recorded_curves", lambda: hierarchy.recorded_curves("tree"), VE, "kind must be one of"),
     (f"{WIDGETS}.maps_panel", lambda: widgets_structured.maps_panel([], []), VE, "scores and pairs"),
     (

@@ -4,6 +4,7 @@ loops over sentences; the shipped structured decoders and the hierarchy record a
 
 import itertools
 
+import numpy as np
 import pytest
 import torch
 
@@ -157,6 +158,27 @@ def test_the_hierarchy_reads_each_sentence_on_its_own_and_weights_are_distributi
     flat = hierarchy.flatten(ids)
     assert flat.shape == (4, hierarchy.N_SENTENCES * (hierarchy.SENTENCE_LENGTH + 1))
     assert (flat[:, hierarchy.SENTENCE_LENGTH :: hierarchy.SENTENCE_LENGTH + 1] == hierarchy.SEPARATOR).all()
+
+
+def test_reading_equals_a_loop_over_documents():
+    torch.manual_seed(1)
+    model, docs = hierarchy.Hierarchical().eval(), hierarchy.make_documents(40, 2)
+    got = hierarchy.reading(model, docs)
+    on_key, top2, mass = [], [], []
+    for d in range(40):
+        if int(docs.labels[d]) == 0:
+            continue
+        with torch.no_grad():
+            _, alpha, beta = model(docs.ids[d][None])
+        k = int(docs.key_sentence[d])
+        words = docs.ids[d, k].tolist()
+        order = sorted(range(len(words)), key=lambda t: -float(alpha[0, k, t]))
+        on_key.append(int(beta[0].argmax()) == k)
+        top2.append(all(words[t] in (2, 3) for t in order[:2]))
+        mass.append(sum(float(alpha[0, k, t]) for t in range(len(words)) if words[t] in (2, 3)))
+    assert got.beta_on_key == pytest.approx(np.mean(on_key))
+    assert got.top2_are_keys == pytest.approx(np.mean(top2))
+    assert got.alpha_on_keys == pytest.approx(np.mean(mass), abs=1e-6)
 
 
 def test_the_hierarchy_record_is_current():

@@ -212,3 +212,33 @@ def recorded_curves(kind: str) -> tuple[list[int], list[list[float]]]:
     rows = sorted((d for d in recorded()["draws"] if d["kind"] == kind), key=lambda d: d["seed"])
     steps = sorted(int(k) for k in rows[0]["curve"])
     return steps, [[float(d["curve"][str(s)]) for s in steps] for d in rows]
+
+
+class Reading(NamedTuple):
+    """How a hierarchical model's weights read the positive documents: the share whose largest β_i is
+    on the key sentence, the share whose two largest α_it inside the key sentence are the two key words,
+    and the mean Σ α_it over the key words of the key sentence."""
+
+    beta_on_key: float
+    top2_are_keys: float
+    alpha_on_keys: float
+
+
+@torch.no_grad()
+def reading(model: Hierarchical, docs: Documents) -> Reading:
+    """The ``Reading`` of ``model`` on the positive documents of ``docs``."""
+    if not isinstance(model, Hierarchical):
+        raise TypeError(f"model must be a Hierarchical model, got {type(model).__name__}")
+    if not isinstance(docs, Documents) or not bool((docs.labels == 1).any()):
+        raise ValueError("docs must be Documents (make_documents) with at least one positive document")
+    device = next(model.parameters()).device
+    positive = torch.nonzero(docs.labels == 1).flatten()
+    key = docs.key_sentence[positive]
+    _, alpha, beta = model(docs.ids[positive].to(device))
+    alpha, beta = alpha.cpu()[torch.arange(len(positive)), key], beta.cpu()
+    is_key = (docs.ids[positive, key] == 2) | (docs.ids[positive, key] == 3)
+    return Reading(
+        float((beta.argmax(-1) == key).double().mean()),
+        float(is_key.gather(1, alpha.topk(2, -1).indices).all(1).double().mean()),
+        float((alpha * is_key).sum(1).mean()),
+    )
