@@ -5,6 +5,11 @@ instead of one distribution over positions.
 linear-chain CRF over z whose attention is the marginals p(z_i = 1), by forward–backward in log space
 and as ∇_θ log Z. ``sparsemap`` is its sparse counterpart (Niculae et al. 2018): the active-set solver
 over any structure with a MAP oracle, returning a few structures and their weights.
+
+The lesson's side: ``bias`` (how monotone and contiguous lesson 16's alignments are, and where softmax,
+sparsemax and fusedmax put weight), ``compare`` (six maps of one score vector, their Jacobians),
+``decoder``/``training``/``shipped`` (lesson 16's decoder with structured attention, trained by
+``scripts/train_structured.py``), ``hierarchy`` (hierarchical vs flat attention on a document task).
 """
 
 from xai_tf.structured.chain import (

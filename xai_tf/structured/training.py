@@ -1,0 +1,115 @@
+"""Training and scoring lesson 18's structured decoders (``decoder.StructuredSeq2Seq``) on lesson 16's
+task, with lesson 16's loss (teacher-forced cross-entropy), optimiser (Adam), batch size, learning rate
+and sizes, in batches of one source length, on the pairs of at most ``SETTINGS["max_length"]`` source
+words (``short``: 3–12 words, so that every normalizer over several seeds trains in minutes on two
+cores; lesson 16 trains on 3–35 words for 1200 steps):
+
+    L(θ) = −(1/N) Σ_n Σ_i log p_θ(y_i | y_<i, x)   over the N target words (and <eos>) of a batch.
+
+Scores, on a list of pairs: exact match and BLEU of greedy translations (``seq2seq.metrics``); AER of
+argmax attention under teacher forcing against the gold links; and what the weights look like:
+``support`` the mean share of source words with α_ij > ``SUPPORT_EPS`` per target word, ``mass`` the
+mean Σ_j α_ij (1 for softmax and sparsemax; free for sigmoid and the CRF).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from xai_tf import _checks, seeds
+from xai_tf.seq2seq import data, decoding, metrics
+from xai_tf.seq2seq.model import Config
+from xai_tf.structured.decoder import StructuredSeq2Seq, same_length_batches
+from xai_tf.tasks.train import TrainOptions, fit, minibatches
+
+SETTINGS = {"steps": 800, "batch_size": 32, "lr": 0.005, "d_h": 32, "max_length": 12}
+SUPPORT_EPS = 1e-3
+
+
+def _pairs(pairs: object) -> None:
+    if not isinstance(pairs, list | tuple) or not pairs or not all(isinstance(p, data.Pair) for p in pairs):
+        raise TypeError("pairs must be a non-empty list of Pairs (corpus.train, .dev or .test)")
+
+
+def short(pairs: Sequence[data.Pair], max_length: int = 12) -> list[data.Pair]:
+    """The pairs whose source has at most ``max_length`` words."""
+    max_length = _checks.integer("max_length", max_length, data.MIN_LENGTH, data.MAX_LENGTH)
+    return [p for p in pairs if len(p.source) <= max_length]
+
+
+def build(normalizer: str, corpus: data.Corpus, d_h: int = 32) -> StructuredSeq2Seq:
+    """An untrained structured decoder for ``corpus``'s vocabularies."""
+    c = Config(len(corpus.source_vocab), len(corpus.target_vocab), d_h=d_h, score="additive")
+    return StructuredSeq2Seq(c, normalizer)
+
+
+def train(
+    normalizer: str,
+    seed: int = 0,
+    steps: int = 800,
+    batch_size: int = 32,
+    lr: float = 0.005,
+    d_h: int = 32,
+    max_length: int = 12,
+) -> tuple[StructuredSeq2Seq, list[float]]:
+    """A structured decoder trained on the pairs of ``data.make_corpus(0)``'s train split with at most
+    ``max_length`` source words (seed shifted by ``XAI_TF_SEED_OFFSET``); returns the model (eval mode)
+    and the loss of every step."""
+    TrainOptions(steps, lr, batch_size, seed)
+    corpus = data.make_corpus(0)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seeds.effective(seed))
+        model = build(normalizer, corpus, d_h)
+    batches = same_length_batches(short(corpus.train, max_length), batch_size)
+    draw = minibatches(len(batches), 1, seeds.effective(seed))
+
+    def step_loss(k: int) -> torch.Tensor:
+        b = data.batch(batches[int(draw(k)[0])], corpus)
+        logits, _ = model(b.source, b.source_mask, b.target_in)
+        return F.cross_entropy(logits.flatten(0, 1), b.target_out.flatten(), ignore_index=0)
+
+    losses = fit(model.parameters(), step_loss, steps, lr)
+    return model.eval(), losses
+
+
+@torch.no_grad()
+def forced_attention(
+    model: StructuredSeq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]
+) -> list[torch.Tensor]:
+    """α [|y|, |x|] per pair under teacher forcing on its reference (the <eos> row left out), in the
+    order of ``pairs``."""
+    _pairs(pairs)
+    out: dict[int, torch.Tensor] = {}
+    index = {id(p): k for k, p in enumerate(pairs)}
+    for group in same_length_batches(list(pairs), 64):
+        device = next(model.parameters()).device
+        b = data.Batch(*(t.to(device) for t in data.batch(group, corpus)))
+        _, alpha = model(b.source, b.source_mask, b.target_in)
+        assert alpha is not None
+        for k, p in enumerate(group):
+            out[index[id(p)]] = alpha[k, : len(p.target)]
+    return [out[k] for k in range(len(pairs))]
+
+
+def scores(model: StructuredSeq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]) -> dict[str, float]:
+    """Exact match, BLEU, AER, support and mass (see the module's docstring) on ``pairs``."""
+    _pairs(pairs)
+    hyps: dict[int, list[str]] = {}
+    index = {id(p): k for k, p in enumerate(pairs)}
+    for group in same_length_batches(list(pairs), 64):
+        words, _ = decoding.greedy(model, corpus, [p.source for p in group])
+        hyps.update({index[id(p)]: w for p, w in zip(group, words, strict=True)})
+    h, refs = [hyps[k] for k in range(len(pairs))], [p.target for p in pairs]
+    maps = forced_attention(model, corpus, pairs)
+    return {
+        "exact": metrics.exact_match(h, refs),
+        "bleu": metrics.bleu(h, refs),
+        "aer": metrics.alignment_error_rate(
+            [metrics.argmax_links(a) for a in maps], [p.links for p in pairs]
+        ),
+        "support": float(torch.cat([(a > SUPPORT_EPS).double().mean(1) for a in maps]).mean()),
+        "mass": float(torch.cat([a.sum(1).double() for a in maps]).mean()),
+    }
