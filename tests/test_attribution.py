@@ -4,9 +4,9 @@ import pytest
 import torch
 from captum.attr import FeatureAblation, LayerGradientXActivation, LayerIntegratedGradients
 from conftest import random_hf_gpt2
+from xai_tf.explain._readout import final_state
 
 from xai_tf.explain import attribution as attr
-from xai_tf.explain._readout import final_state
 from xai_tf.explain.agreement import PROMPTS
 from xai_tf.models import GPT2
 from xai_tf.tasks.sentiment import sentiment_phrases, train_classifier

@@ -128,11 +128,15 @@ def test_bert_hooks_replace_activations_inside_the_layer():
     torch.testing.assert_close(no_mlp["resid_post", 0], ln_2(no_mlp["resid_mid", 0]), rtol=0, atol=0)
 
 
-def test_causal_refuses_a_causal_architecture_that_is_not_gpt2():
+def test_causal_refuses_a_causal_architecture_that_misses_the_protocol():
     class Other(torch.nn.Module):
         kind = "causal"
 
-    with pytest.raises(TypeError, match="^decoding runs GPT-2 modules, got Other$"):
+    with pytest.raises(
+        TypeError,
+        match=r"^decoding needs a model meeting the CausalLM protocol; Other lacks "
+        r"\['backward_bytes', .*'unembedding'\]$",
+    ):
         causal(LoadedModel(Other(), None, "other"), "decoding")  # type: ignore[type-var]
 
 

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from xai_tf.models.architecture import Sizes
+
 #: Hugging Face's names for the two GELUs: the tanh approximation (GPT-2's) and the exact x Φ(x).
 HF_GELUS = {
     "gelu_new": "tanh",
@@ -55,6 +57,11 @@ class GPT2Config:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @property
+    def sizes(self) -> Sizes:
+        """L, H, d_e, T_max, D (and H_kv = H: every GPT-2 head has its own keys and values)."""
+        return Sizes(self.n_layer, self.n_head, self.n_embd, self.n_ctx, self.vocab_size, self.n_head)
 
     def attn_scale(self, layer: int) -> float:
         """s_l, the factor of layer ``layer``'s (from 0) scores Q Kᵀ: 1/√d_h for GPT-2, as Hugging
