@@ -18,7 +18,7 @@ def random_gpt2() -> GPT2:
 
 def _captum_ig(module, forward, ids, baseline_ids, n_steps, method=None):
     """Captum's layer IG on the token embeddings; method None: Captum's own default quadrature."""
-    lig = LayerIntegratedGradients(forward, module.wte)
+    lig = LayerIntegratedGradients(forward, getattr(module, "body", module).wte)  # a classifier: its body's
     kwargs = {} if method is None else {"method": method}
     out = lig.attribute(ids[None], baselines=baseline_ids[None], n_steps=n_steps, **kwargs)
     return out[0].detach()

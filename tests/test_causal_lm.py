@@ -59,6 +59,9 @@ def test_both_architectures_meet_the_protocol_and_causal_accepts_them(pair):
         assert causal(net, "a test").model is net
     assert pair[1].sizes.n_kv_head == pair[0].config.num_key_value_heads
     assert gpt2.sizes.n_kv_head == 4
+    for net in (gpt2, pair[1].model):
+        with pytest.raises(ValueError, match="layer must be an integer in 0..1, got 2"):
+            net.head_weights(2)
 
 
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
@@ -313,3 +316,39 @@ def test_no_helper_reads_gpt2_attribute_names():
                 (used.add(exempt) if exempt else found.append(f"{rel}:{number}: {code}"))
     assert not found, "\n".join(found)
     assert used == set(OWN_NAMES), f"exemptions no longer needed: {set(OWN_NAMES) - used}"
+
+
+def test_exhaustive_beam_search_finds_the_hf_llamas_most_likely_two_tokens(pair):
+    """With B = D beams two steps are exhaustive: beam search (its cache follows the beams through
+    KVCache.select over H_kv heads) must return the argmax of log p(y_1, y_2 | prompt) over all D² pairs."""
+    hf, lm = pair
+    prompt = _ids(10, 5)
+    ours = decoding.beam_search(lm, prompt, beam_width=V, max_new_tokens=2, stop_at_eot=False)
+    pairs = torch.cartesian_prod(torch.arange(V), torch.arange(V))  # [D², 2]
+    texts = torch.cat([prompt.expand(len(pairs), -1), pairs], dim=1)
+    with torch.no_grad():
+        logp = hf(texts).logits.log_softmax(-1)
+    joint = logp[:, 4].gather(1, pairs[:, :1])[:, 0] + logp[:, 5].gather(1, pairs[:, 1:])[:, 0]
+    assert ours == texts[int(joint.argmax())].tolist()
+
+
+def test_attention_patterns_and_a_zero_ablated_head_equal_the_hf_llama(pair):
+    hf, lm = pair
+    ids = torch.stack([_ids(11), _ids(12)])
+    with torch.no_grad():
+        theirs = torch.stack(hf(ids, output_attentions=True).attentions)  # [L, batch, H, T, T]
+    torch.testing.assert_close(circuits.attention_patterns(lm, ids), theirs, atol=1e-6, rtol=1e-5)
+    losses = circuits.ablate_head(lm, ids, layer=1, head=2, how="zero")
+    o_proj = hf.model.layers[1].self_attn.o_proj
+
+    def zero_head(m, a):
+        z = a[0].clone()
+        z[..., 16:24] = 0.0  # head 2 of d_h = 8
+        return (z,)
+
+    handle = o_proj.register_forward_pre_hook(zero_head)
+    with torch.no_grad():
+        logits = hf(ids).logits
+    handle.remove()
+    expected = torch.nn.functional.cross_entropy(logits[:, :-1].transpose(1, 2), ids[:, 1:], reduction="none")
+    torch.testing.assert_close(losses, expected, atol=1e-5, rtol=1e-5)

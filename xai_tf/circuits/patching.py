@@ -119,7 +119,7 @@ def source_run(
     return lm, target, cache
 
 
-def last_logits(lm: LoadedModel, ids: Tensor, hooks: Hooks) -> Tensor:
+def _last_logits(lm: LoadedModel, ids: Tensor, hooks: Hooks) -> Tensor:
     """The logits of the last position only, ``[batch, 1, vocab]``, of a run with ``hooks``."""
     net = causal(lm, "activation patching").model
     return F.linear(net.final_states(net.embed(ids), hooks)[:, -1:], net.unembedding)
@@ -162,7 +162,7 @@ def activation_patching(
         grid = [
             metric_values(
                 metric,
-                last_logits(
+                _last_logits(
                     lm, target.expand(n, -1), {(component, layer): _patch_rows(cache[component, layer])}
                 ),
             )
@@ -196,6 +196,6 @@ def patched_top_tokens(
             x[:, index] = cache[component, layer][:, index]
             return x
 
-        probs = last_logits(lm, target, {(component, layer): patch})[0, -1].softmax(-1)
+        probs = _last_logits(lm, target, {(component, layer): patch})[0, -1].softmax(-1)
     top = probs.topk(k)
     return list(zip(lm.token_strings(top.indices.tolist()), top.values.tolist(), strict=True))

@@ -40,6 +40,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from xai_tf import _checks
 from xai_tf.models import gpt2_reads
 from xai_tf.models.architecture import HeadWeights, Sizes, check_embeddings, check_token_ids
 from xai_tf.models.gpt2_config import CONFIGS, GPT2Config
@@ -184,7 +185,7 @@ class GPT2(nn.Module):
 
     def head_weights(self, layer: int) -> HeadWeights:
         """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, LN_1's gain folded in."""
-        return gpt2_reads.head_weights(self, layer)
+        return gpt2_reads.head_weights(self, _checks.integer("layer", layer, 0, self.config.n_layer - 1))
 
     def _tap(self, cache: ActivationCache | None, hooks: Hooks | None) -> Tap:
         return Tap(HOOK_POINTS, self.config.n_layer, cache, hooks or {})

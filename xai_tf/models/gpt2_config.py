@@ -78,7 +78,7 @@ class GPT2Config:
         more path point of IG raised the peak by 8.2 MB at T = 12, 21.6 MB at T = 32 and 65 MB at
         T = 100 (this gives 8.7, 23.5 and 85; MB = 2²⁰ bytes). Measured with every block run at every
         position, as a classifier reading all positions runs them (``tasks.sentiment``); a language
-        model's prediction at one position keeps less (``explain._readout``)."""
+        model's prediction at one position keeps less (``GPT2.readout``)."""
         d, H, L, V = self.n_embd, self.n_head, self.n_layer, self.vocab_size
         return 4 * ((L + 2) * T * (16 * d + 3 * H * T) + 3 * V)
 

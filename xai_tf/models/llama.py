@@ -37,6 +37,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from xai_tf import _checks
 from xai_tf.models.architecture import HeadWeights, Sizes, check_embeddings, check_token_ids
 from xai_tf.models.hooks import ActivationCache, Hooks, Tap
 from xai_tf.models.kv_cache import KVCache
@@ -222,7 +223,8 @@ class Llama(nn.Module):
         """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, RMS_1's gain folded in;
         query head h's W_K, W_V are those of key/value head h // (H / H_kv); ``rotation(δ)`` is R_δ
         (``rotation``)."""
-        block, c = self.layers[layer], self.config
+        c = self.config
+        block = self.layers[_checks.integer("layer", layer, 0, c.n_layer - 1)]
         gamma = block.input_layernorm.weight.detach()[None, :, None]
         attn = block.self_attn
 
