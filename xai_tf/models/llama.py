@@ -38,6 +38,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf.models import llama_reads
 from xai_tf.models.architecture import HeadWeights, Sizes, check_embeddings, check_token_ids
 from xai_tf.models.hooks import ActivationCache, Hooks, Tap
 from xai_tf.models.kv_cache import KVCache
@@ -220,26 +221,11 @@ class Llama(nn.Module):
         return 2 * c.n_layer * T * c.n_kv_head * c.d_head * self.embed_tokens.weight.element_size()
 
     def head_weights(self, layer: int) -> HeadWeights:
-        """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, RMS_1's gain folded in;
-        query head h's W_K, W_V are those of key/value head h // (H / H_kv); ``rotation(δ)`` is R_δ
-        (``rotation``)."""
+        """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, RMS_1's gain folded in
+        (``llama_reads.head_weights``)."""
         c = self.config
-        block = self.layers[_checks.integer("layer", layer, 0, c.n_layer - 1)]
-        gamma = block.input_layernorm.weight.detach()[None, :, None]
-        attn = block.self_attn
-
-        def per_head(linear: nn.Linear, heads: int) -> Tensor:  # [heads, d, d_h], then one per query head
-            W = gamma * linear.weight.detach().t().reshape(c.n_embd, heads, c.d_head).transpose(0, 1)
-            return W.repeat_interleave(c.n_head // heads, dim=0)
-
-        W_O = attn.o_proj.weight.detach().t().reshape(c.n_head, c.d_head, c.n_embd)
-        return HeadWeights(
-            per_head(attn.q_proj, c.n_head),
-            per_head(attn.k_proj, c.n_kv_head),
-            per_head(attn.v_proj, c.n_kv_head),
-            W_O,
-            rotation=partial(rotation, c.d_head, c.rope_theta, device=W_O.device),
-        )
+        R = partial(rotation, c.d_head, c.rope_theta, device=self.embed_tokens.weight.device)
+        return llama_reads.head_weights(self, _checks.integer("layer", layer, 0, c.n_layer - 1), R)
 
     def readout(self, token_embeddings: Tensor, position: int) -> Tensor:
         """RMS_f(h_L)[:, position] ``[n, d]``: the final states of positions 0..p only (nothing after
