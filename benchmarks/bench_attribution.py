@@ -7,7 +7,9 @@ Captum: all 50 at once). Models: the bundled model and a randomly initialised GP
 ours/Captum (< 1: ours is faster), and the peak resident memory of one attribution above the loaded
 model, each measured in a fresh process (Linux VmHWM), with its ratio.
 
-    python benchmarks/bench_attribution.py [--runs 5] [--threads N]
+    python benchmarks/bench_attribution.py [--runs 5] [--threads 1,2]
+
+Each thread count is measured in the same run (default 1 and 2), so their ratios share the machine's load.
 """
 
 from __future__ import annotations
@@ -92,18 +94,17 @@ def compare(model_name: str, runs: int) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--runs", type=int, default=5)
-    p.add_argument(
-        "--threads", type=int, default=torch.get_num_threads(), help="torch threads (default: torch's)"
-    )
+    p.add_argument("--threads", default="1,2", help="comma-separated torch thread counts (default 1,2)")
     p.add_argument("--child", nargs=2, metavar=("MODEL", "WHICH"), help=argparse.SUPPRESS)
     args = p.parse_args()
-    torch.set_num_threads(args.threads)
-    if args.child:
-        print(json.dumps(child(*args.child)))
-        return
-    print(f"IG, 50 steps, 32 tokens, median of {args.runs} runs, {torch.get_num_threads()} threads")
-    for model_name in ("bundled", "gpt2-small-size"):
-        compare(model_name, args.runs)
+    for threads in (int(n) for n in args.threads.split(",")):
+        torch.set_num_threads(threads)
+        if args.child:
+            print(json.dumps(child(*args.child)))
+            return
+        print(f"IG, 50 steps, 32 tokens, median of {args.runs} runs, {threads} threads")
+        for model_name in ("bundled", "gpt2-small-size"):
+            compare(model_name, args.runs)
 
 
 if __name__ == "__main__":

@@ -668,3 +668,26 @@ RAISES += [  # issue 44 §2: scales that turned into NaN, ZeroDivisionError or O
         r"sigma must keep 2σ²\(1 \+ σ²\) a positive finite number",
     ),
 ]
+
+
+def outside_u() -> torch.Tensor:
+    """Tokens [6, 5] with no component in any subspace of ``crate_u()`` (projected onto the complement)."""
+    Q = torch.linalg.qr(torch.cat(list(crate_u()), -1))[0]
+    Y = z(6, 5).to(Q.dtype)
+    return Y - Q @ (Q.mT @ Y)
+
+
+RAISES += [  # issue 44 §2, "all-zero tokens": step_errors' relative errors were 0/0 = NaN
+    (
+        "xai_tf.crate.mssa.step_errors",
+        lambda: mssa.step_errors(torch.zeros(6, 5, dtype=crate_u().dtype), crate_u(), 0.5, 0.1),
+        VE,
+        r"Y gives an exact update of 0 \(its tokens are all zero, or have no component in the subspaces U\)",
+    ),
+    (
+        "xai_tf.crate.mssa.step_errors",
+        lambda: mssa.step_errors(outside_u(), crate_u(), 0.5, 0.1),
+        VE,
+        r"Y gives an exact update of 0 .*: the relative errors ‖Δ − Δ_G‖ / ‖Δ_G‖ are 0/0",
+    ),
+]

@@ -721,8 +721,6 @@ PANELS = {"xai_tf.widgets.efficient.efficiency_panel": (short_panel, "width", 40
 
 
 RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesson 14's helpers
-    # float32 and float64 operands mixed in performer/linformer: not yet refused by name (a check there moves
-    # the fingerprint of the benchmark sweep, which needs a quiet machine to regenerate; issue 44 report)
     # a negative clip of the relative positions (OffsetModel is a class: listed under its trainer)
     (
         "xai_tf.efficient.positions.train_offset_model",
@@ -735,5 +733,75 @@ RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesso
         lambda: positions.OffsetModel("relative", clip=2.5),
         TE,
         "clip must be an integer",
+    ),
+]
+F64 = torch.float64
+RAISES += [  # issue 44 §2, the rest: float32 and float64 operands mixed (no silent promotion), and Q, K so
+    # large that float32 scores overflow (a softmax or a ratio of infinities returned NaN without a word)
+    (
+        "xai_tf.efficient.performer.positive_features",
+        lambda: performer.positive_features(z(4, 8), z(3, 8).to(F64)),
+        TE,
+        r"W and X must share dtype and device, got torch.float64 on cpu and torch.float32 on cpu",
+    ),
+    (
+        "xai_tf.efficient.performer.performer_attention",
+        lambda: performer.performer_attention(*qkv(), W=z(16, 8).to(F64)),
+        TE,
+        r"W and X must share dtype and device, got torch.float64",
+    ),
+    (
+        "xai_tf.efficient.performer.performer_attention",
+        lambda: performer.performer_attention(*qkv(dtype=F64), W=z(16, 8)),
+        TE,
+        r"W and X must share dtype and device, got torch.float32",
+    ),
+    (
+        "xai_tf.efficient.linformer.linformer_attention",
+        lambda: linformer.linformer_attention(*qkv(), E=z(2, 4).to(F64), F=z(2, 4).to(F64)),
+        TE,
+        r"E and Q must share dtype and device, got torch.float64 on cpu and torch.float32 on cpu",
+    ),
+    (
+        "xai_tf.efficient.linformer.linformer_attention",
+        lambda: linformer.linformer_attention(*qkv(), E=z(2, 4), F=z(2, 4).to(F64)),
+        TE,
+        r"F and Q must share dtype and device",
+    ),
+    (
+        "xai_tf.efficient.linformer.linformer_attention",
+        lambda: linformer.linformer_attention(*qkv(dtype=F64), rank=2, E=z(2, 4), F=z(2, 4)),
+        TE,
+        r"E and Q must share dtype and device, got torch.float32",
+    ),
+    (
+        "xai_tf.efficient.linformer.linformer_attention",
+        lambda: linformer.linformer_attention(*(x * 1e20 for x in qkv()), rank=2),
+        VE,
+        r"the scores Q \(E K\)ᵀ / √d_att overflow torch.float32 .*: Q and K are too large",
+    ),
+    (
+        "xai_tf.efficient.linear.linear_attention",
+        lambda: linear.linear_attention(*(x * 1e20 for x in qkv())),
+        VE,
+        r"overflow torch.float32 .*: Q and K are too large; scale them down or compute in float64",
+    ),
+    (
+        "xai_tf.efficient.linear.linear_attention",
+        lambda: linear.linear_attention(*(x * 1e20 for x in qkv()), causal=False),
+        VE,
+        r"overflow torch.float32",
+    ),
+    (
+        "xai_tf.efficient.linear.linear_attention_quadratic",
+        lambda: linear.linear_attention_quadratic(*(x * 1e20 for x in qkv())),
+        VE,
+        r"overflow torch.float32",
+    ),
+    (
+        "xai_tf.efficient.performer.performer_attention",
+        lambda: performer.performer_attention(*(x * 1e20 for x in qkv())),
+        VE,
+        r"the random-feature estimate underflowed: Q and K are so large \(max ‖q‖ = \d\.\d+e\+20\)",
     ),
 ]

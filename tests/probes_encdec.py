@@ -7,7 +7,7 @@ import torch
 from probe_kit import TE, VE, z
 from torch import nn
 
-from xai_tf.encdec import analysis, evaluate, runs, shipped, stack, torch_parity, training
+from xai_tf.encdec import analysis, beam, beam_sweep, evaluate, runs, shipped, stack, torch_parity, training
 from xai_tf.seq2seq import data
 from xai_tf.widgets import encdec as encdec_widgets
 
@@ -199,7 +199,61 @@ RAISES += [
     ),
 ]
 
+RAISES += [
+    (
+        "xai_tf.encdec.beam.word_ids",
+        lambda: beam.word_ids("source", [4, 2], 10),
+        VE,
+        "source must hold word ids in 3..9",
+    ),
+    (
+        "xai_tf.encdec.beam.search_ids",
+        lambda: beam.search_ids(_model(), [], 3),
+        VE,
+        "source must be a non-empty list of word ids",
+    ),
+    (
+        "xai_tf.encdec.beam.translate",
+        lambda: beam.translate(_model(), _corpus(), ["I", "am"], beam=0),
+        VE,
+        "beam must be an integer in 1..10000",
+    ),
+    (
+        "xai_tf.encdec.beam.scores",
+        lambda: beam.scores(_model(), _pairs(), _corpus(), beam=2, alpha=float("nan")),
+        VE,
+        "alpha must be",
+    ),
+    (
+        "xai_tf.encdec.beam_sweep.sweep",
+        lambda: beam_sweep.sweep(_model(), "pairs", _corpus()),
+        TE,
+        "pairs must be a non-empty list of Pairs",
+    ),
+    ("xai_tf.encdec.beam_sweep.table", lambda: beam_sweep.table("rnn"), VE, "name must be one of pre, post"),
+    (
+        "xai_tf.encdec.beam_sweep.log_prob",
+        lambda: beam_sweep.log_prob(_model(), [5], [2]),
+        VE,
+        "target must hold word ids in 3..",
+    ),
+    (
+        "xai_tf.widgets.encdec.plot_beam_sweep",
+        lambda: encdec_widgets.plot_beam_sweep({"pre": {}}),
+        VE,
+        "tables must be a non-empty dict",
+    ),
+    (
+        "xai_tf.widgets.encdec.beam_panel",
+        lambda: encdec_widgets.beam_panel(nn.Linear(2, 2), _corpus()),
+        TE,
+        "model must be a Seq2SeqTransformer or DecoderOnly",
+    ),
+]
+
 EXEMPT = {
+    "xai_tf.encdec.beam_sweep.fingerprint": "no arguments",
+    "xai_tf.encdec.beam_sweep.recorded": "no arguments",
     "xai_tf.encdec.shipped.corpus": "no arguments",
     "xai_tf.encdec.shipped.fingerprint": "no arguments",
     "xai_tf.encdec.shipped.recorded": "no arguments",
@@ -208,6 +262,11 @@ EXEMPT = {
 CHECKERS = {"xai_tf.exercises.encdec.check_cross_attention": "returned None: did you forget to `return` it"}
 
 PANELS = {
+    "xai_tf.widgets.encdec.beam_panel": (
+        lambda: encdec_widgets.beam_panel(_model(), _corpus()),
+        "text",
+        "vou à loja",
+    ),
     "xai_tf.widgets.encdec.cross_attention_panel": (
         lambda: encdec_widgets.cross_attention_panel(_model(), _corpus()),
         "text",

@@ -8,7 +8,7 @@ from probe_kit import NAN, TE, VE, lm, tiny, z
 import xai_tf
 from xai_tf.explain import agreement as ag
 from xai_tf.explain import attribution as attr
-from xai_tf.explain import lens
+from xai_tf.explain import encoder, lens, registry
 from xai_tf.explain import wordlevel as wl
 from xai_tf.tasks import sentiment
 from xai_tf.widgets import attribution, wordlevel
@@ -175,6 +175,85 @@ RAISES = [
         "steps must be an integer in 1..100000, got 0",
     ),
     ("xai_tf.tasks.sentiment.accuracy", lambda: sentiment.accuracy(None, lm(), []), VE, "data is empty"),
+    # the method registry (issue 41): unknown ids, kinds and options refused by name
+    (
+        "xai_tf.explain.registry.explain",
+        lambda: registry.explain("gradient", lm(), [1, 2, 3], 4),
+        VE,
+        r"method must be one of the ids \['ig', 'grad_avg', 'grad_l1', 'grad_l2', 'grad_x_input'",
+    ),
+    (
+        "xai_tf.explain.registry.explain",
+        lambda: registry.explain(None, lm(), [1, 2, 3], 4),
+        VE,
+        r"method must be one of the ids \['ig',",
+    ),
+    (
+        "xai_tf.explain.registry.explain",
+        lambda: registry.explain("ig", lm(), [1, 2, 3], 4, steps=8),
+        TE,
+        r"ig on 'causal' models takes the options \['baseline', 'n_steps', 'quadrature'\], got \['steps'\]",
+    ),
+    (
+        "xai_tf.explain.registry.explain",
+        lambda: registry.explain("rollout", lm(), [1, 2, 3], 4),
+        VE,
+        r"rollout does not explain 'causal' models: it explains \['sequence', 'encoder'\]",
+    ),
+    (
+        "xai_tf.explain.registry.explain",
+        lambda: registry.explain("loo", torch.nn.Linear(2, 2), [1, 2, 3], 4),
+        TE,
+        r"model must be a model of a kind in \['causal', 'attention', 'sequence', 'encoder'\]",
+    ),
+    (
+        "xai_tf.explain.registry.explain",
+        lambda: registry.explain("grad_l2", lm(), [[1, 2], [3, 4]], 4),
+        VE,
+        "explain one prompt at a time",
+    ),
+    (
+        "xai_tf.explain.registry.explain",
+        lambda: registry.explain("ig", lm(), [1, 2, 3], None),
+        TE,
+        "target must be an integer",
+    ),
+    (
+        "xai_tf.explain.registry.explain",
+        lambda: registry.explain("loo", lm(), [1, 2, 3], 10**6),
+        VE,
+        r"target must be an integer in 0\.\.4095",
+    ),
+    (
+        "xai_tf.explain.registry.explain",
+        lambda: registry.explain("ig", lm(), [1, 2, NAN], 4),
+        VE,
+        "input_ids must",
+    ),
+    (
+        "xai_tf.explain.registry.kind_of",
+        lambda: registry.kind_of("gpt2"),
+        TE,
+        r"model must be a model of a kind in \['causal', 'attention', 'sequence', 'encoder'\] .*got str",
+    ),
+    (
+        "xai_tf.explain.registry.table",
+        lambda: registry.table("vision"),
+        VE,
+        r"kind must be one of \['causal', 'attention', 'sequence', 'encoder'\] or None, got 'vision'",
+    ),
+    (
+        "xai_tf.explain.encoder.received",
+        lambda: encoder.received(z(2, 2, 3, 3).softmax(-1), "raw"),
+        VE,
+        r"how must be one of \['attention', 'rollout', 'flow'\], got 'raw'",
+    ),
+    (
+        "xai_tf.explain.encoder.received",
+        lambda: encoder.received(z(1, 1, 41, 41).softmax(-1), "flow"),
+        VE,
+        "flow is offered for up to 40 tokens, got 41",
+    ),
 ]
 
 

@@ -20,9 +20,8 @@ from xai_tf import fetch
 from xai_tf.tasks import tweets
 from xai_tf.transformer import corpus
 
-EXEMPT = {
-    "xai_tf.fetch.main": "a command line: argparse reports a bad flag (tests/test_fetch.py runs it)",
-}
+# fetch.main is probed below; a bad flag is argparse's usage and exit status 2 (tests/test_fetch.py).
+EXEMPT: dict = {}
 
 SHA = "0" * 64
 
@@ -427,5 +426,31 @@ ISSUE_43 = [
         "raw",
     ),
     ("xai_tf.tasks.tweets.read_tweets", lambda: tweets.read_tweets(str(_tmp())), VE, "is not a file", "raw"),
+    # fetch.main, the command line behind `python -m xai_tf.tasks.tweets` (was exempt)
+    (FETCH + "main", lambda: fetch.main("toypkg==1.0", []), TE, "pinned must be a Pinned, got str", "raw"),
+    (FETCH + "main", lambda: fetch.main(None, []), TE, "pinned must be a Pinned, got NoneType", "raw"),
+    (
+        FETCH + "main",
+        lambda: fetch.main(HELLO, "--from x.tar.gz"),
+        TE,
+        "argv must be a list of str such as ['--from', 'FILE'] or None, got '--from x.tar.gz'",
+        "silent",
+    ),
+    (FETCH + "main", lambda: fetch.main(HELLO, ["--from", 3]), TE, "argv must be a list of str", "raw"),
+    (FETCH + "main", lambda: fetch.main(HELLO, ("--from", "f")), TE, "argv must be a list of str", "clear"),
+    (
+        FETCH + "main",
+        lambda: fetch.main(HELLO, ["--from", "/nonexistent/toypkg-1.0.tar.gz"]),
+        FileNotFoundError,
+        "source /nonexistent/toypkg-1.0.tar.gz is not a file: pass the downloaded toypkg-1.0.tar.gz",
+        "clear",
+    ),
+    (
+        FETCH + "main",
+        lambda: fetch.main(HELLO, ["--from", str(_file("other/toypkg-1.0.tar.gz", b"other"))]),
+        VE,
+        "has sha256",
+        "clear",
+    ),
 ]
 RAISES += [(name, call, error, re.escape(message)) for name, call, error, message, _ in ISSUE_43]

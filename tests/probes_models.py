@@ -1,6 +1,8 @@
 """Bad-input probes for the model registry every lesson loads from (``xai_tf.models``: the hub,
 the loaded-model protocol, GPT2Config), collected by ``test_bad_inputs.py``."""
 
+from pathlib import Path
+
 import torch
 from probe_kit import TE, VE, lm
 
@@ -82,3 +84,22 @@ CHECKERS: dict = {}
 
 
 PANELS: dict = {}
+
+# issue 43: load_model(None) was a raw TypeError from pathlib, a missing device torch's RuntimeError
+LOAD = "xai_tf.models.hub.load_model"
+RAISES += [
+    (LOAD, lambda: xai_tf.load_model(None), TE, r"name must be a model name \(auto, shakespeare, gpt2"),
+    (LOAD, lambda: xai_tf.load_model(2), TE, r"or a directory path, got 2: leave it out for 'auto'"),
+    (LOAD, lambda: xai_tf.load_model(Path("/nonexistent/gpt2")), VE, "unknown model '/nonexistent/gpt2'"),
+    (LOAD, lambda: xai_tf.load_model("shakespeare", device=None), TE, "device must be 'cpu', 'cuda'"),
+    (LOAD, lambda: xai_tf.load_model("shakespeare", device="gpu"), VE, "device 'gpu' is not a torch device"),
+]
+if not torch.cuda.is_available():
+    RAISES.append(
+        (
+            LOAD,
+            lambda: xai_tf.load_model("shakespeare", device="cuda"),
+            VE,
+            "device 'cuda' is not available on this machine, which has 'cpu'",
+        )
+    )

@@ -756,6 +756,20 @@ RAISES += [  # moved from test_bad_inputs.py
 ]
 
 
+RAISES += [  # issue 44 §2, "a feature rescaled by 1e40": float32's W^dec overflowed, the penalties were NaN
+    (
+        "xai_tf.sae.penalty.rescale_features",
+        lambda: sae_penalty.rescale_features(sae10(), 1e40),
+        VE,
+        r"c must lie in \[.+, .+\] for this SAE's torch.float32 weights, got 1e\+40: beyond it",
+    ),
+    (
+        "xai_tf.sae.penalty.rescale_features",
+        lambda: sae_penalty.rescale_features(sae10(), 1e-40),
+        VE,
+        r"c must lie in \[.+, .+\] for this SAE's torch.float32 weights, got 1e-40",
+    ),
+]
 RAISES += [  # issue 44 §2: an analogy whose answer is one of its three cues (it would rank last)
     (
         "xai_tf.sae.superposition.analogy",

@@ -45,9 +45,7 @@ def _offset(value: str, call=seeds.offset):
     return run
 
 
-# issue 43: (name, call, error, message, the class of failure it probes). Not here: generator(seed,
-# device='cuda') on a CPU machine is still torch's RuntimeError, since any change to seeds.py changes the
-# fingerprint of the shipped induction model and toy-task models (artifacts.py), which would need retraining.
+# issue 43: (name, call, error, message, the class of failure it probes).
 ISSUE_43 = [
     (
         "xai_tf.seeds.generator",
@@ -142,6 +140,58 @@ ISSUE_43 = [
         "clear",
     ),
 ]
+# a device this machine lacks (torch's RuntimeError named neither the argument nor what is available)
+MISSING = next(
+    (
+        d
+        for d, have in (("cuda", torch.cuda.is_available()), ("mps", torch.backends.mps.is_available()))
+        if not have
+    ),
+    None,
+)
+ISSUE_43 += [
+    (
+        "xai_tf.seeds.generator",
+        lambda: seeds.generator(0, device="gpu"),
+        VE,
+        "device 'gpu' is not a torch device",
+        "raw",
+    ),
+    (
+        "xai_tf.seeds.generator",
+        lambda: seeds.generator(0, device=None),
+        TE,
+        "device must be 'cpu', 'cuda'",
+        "raw",
+    ),
+    (
+        "xai_tf.seeds.generator",
+        lambda: seeds.generator(0, device=0.5),
+        TE,
+        "device must be 'cpu', 'cuda'",
+        "raw",
+    ),
+]
+if MISSING is not None:
+    ISSUE_43.append(
+        (
+            "xai_tf.seeds.generator",
+            lambda: seeds.generator(0, device=MISSING),
+            VE,
+            f"device {MISSING!r} is not available on this machine, which has 'cpu'",
+            "raw",
+        )
+    )
+if torch.cuda.device_count() < 8:
+    ISSUE_43.append(
+        (
+            "xai_tf.seeds.generator",
+            lambda: seeds.generator(0, device=torch.device("cuda", 7)),
+            VE,
+            "device device(type='cuda', index=7) is not available on this machine",
+            "raw",
+        )
+    )
 RAISES += [row[:4] for row in ISSUE_43]
 RAISES = [(name, call, error, re.escape(message)) for name, call, error, message in RAISES]
 

@@ -4,7 +4,7 @@
 import torch
 from probe_kit import NAN, TE, VE
 
-from xai_tf.seq2seq import attention, data, decoding, evaluate, metrics, shipped, summary, training
+from xai_tf.seq2seq import attention, data, decoding, evaluate, exposure, metrics, shipped, summary, training
 from xai_tf.seq2seq.model import Config
 from xai_tf.widgets import seq2seq as seq2seq_widgets
 
@@ -204,3 +204,24 @@ PANELS = {
         "the zebra sings",
     )
 }
+
+RAISES += [
+    (
+        "xai_tf.seq2seq.exposure.token_losses",
+        lambda: exposure.token_losses(torch.nn.Linear(2, 2), _corpus(), _corpus().test[:2]),
+        TE,
+        "model must be a Seq2Seq",
+    ),
+    (
+        "xai_tf.seq2seq.exposure.position_loss",
+        lambda: exposure.position_loss(_none_model(), _corpus(), []),
+        TE,
+        "pairs must be a non-empty list of Pairs",
+    ),
+    (
+        "xai_tf.seq2seq.exposure.mean_losses",
+        lambda: exposure.mean_losses(_none_model(), "corpus", _corpus().test[:2]),
+        TE,
+        "corpus must be a Corpus",
+    ),
+]

@@ -72,6 +72,18 @@ RAISES = [
         "2 rows but 1 ranked lists",
     ),
     (
+        "xai_tf.viz.svg.html_rows",
+        lambda: viz.html_rows({"id": "ig"}),
+        TE,
+        "rows must be a non-empty list of dicts, got dict",
+    ),
+    (
+        "xai_tf.viz.svg.html_rows",
+        lambda: viz.html_rows([{"id": "ig"}, {"label": "IG"}]),
+        VE,
+        r"rows must all have the keys \['id'\], in that order",
+    ),
+    (
         "xai_tf.viz.svg.html_token_scores",
         lambda: viz.html_token_scores(["a"], [0.1, 0.2]),
         VE,

@@ -630,3 +630,16 @@ def test_self_attention_with_biases_and_d_out_matches_torch():
     assert out.shape == (5, 3) and A.shape == (5, 5)
     with pytest.raises(ValueError, match=r"the bias of W_k must have shape \(4,\), got \(3,\)"):
         att.self_attention(X, W_q, W_k, W_v, biases=(b_q, b_v, b_v))
+
+
+@pytest.mark.parametrize("alpha", [1.3, 3.0])
+def test_entmax_newton_threshold_on_long_rows_with_ties(alpha):
+    """The Newton threshold (issue 45) on what bisection never met in these tests: rows of 1024 scores
+    with ties at the support's edge and a float32 first step. Within 1e-14 (float64) and 2⁻²⁵ + 1e-15
+    (float32, rounded once) of the 60-digit reference."""
+    g = torch.Generator().manual_seed(7)
+    z = torch.randn(2, 1024, generator=g, dtype=torch.float64)
+    z[1] = (z[1] * 4).round() / 4  # many ties
+    assert (att.entmax(z, alpha) - _mpmath_rows(z, alpha, 30)).abs().max() <= 1e-14
+    z32 = z.float()
+    assert (att.entmax(z32, alpha).double() - _mpmath_rows(z32, alpha, 30)).abs().max() <= 2**-25 + 1e-15

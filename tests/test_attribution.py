@@ -7,6 +7,7 @@ from conftest import random_hf_gpt2
 
 from xai_tf.explain import attribution as attr
 from xai_tf.explain.agreement import PROMPTS
+from xai_tf.explain.path_integral import path_integrated_gradients
 from xai_tf.models import GPT2
 from xai_tf.tasks.sentiment import sentiment_phrases, train_classifier
 
@@ -366,3 +367,20 @@ def test_ig_at_a_middle_position_matches_captum_and_ignores_later_tokens(random_
     theirs = _captum_ig(random_gpt2, lambda b: random_gpt2(b)[:, 3, 12], ids, base, 7)
     assert (ours.attributions - theirs).abs().max() <= 1e-4 * theirs.abs().max()
     assert ours.attributions[4:].abs().max() == 0
+
+
+def test_integrated_gradients_restores_the_parameters_requires_grad_flags():
+    """IG runs with the parameters frozen (issue 45: autograd then records no weight-gradient edges);
+    afterwards each flag is as it was, a frozen one included, and the attributions are unchanged."""
+    model = GPT2.from_hf(random_hf_gpt2(0, vocab_size=50, n_positions=16, n_embd=16, n_layer=2, n_head=2))
+    model.h[0].ln_1.weight.requires_grad_(False)
+    before = {n: p.requires_grad for n, p in model.named_parameters()}
+    ids = torch.tensor([3, 7, 1, 9])
+    got = attr.integrated_gradients(model, ids, 5, n_steps=8, method="riemann_right").attributions
+    assert {n: p.requires_grad for n, p in model.named_parameters()} == before
+    assert before["h.0.ln_1.weight"] is False and sum(before.values()) == len(before) - 1
+    F = attr.target_function(model, 5, T=4)
+    E, E_base = model.wte(ids).detach(), model.wte(torch.zeros_like(ids)).detach()
+    torch.testing.assert_close(
+        got, path_integrated_gradients(F, E, E_base, 8, "riemann_right"), rtol=0, atol=0
+    )

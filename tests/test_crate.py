@@ -578,3 +578,11 @@ def test_energy_rule_and_dictionary_gaps_by_brute_force():
 def test_odd_input_with_a_documented_answer(name, call, want):
     """The probe table's inputs that get an answer, not an error (half tokens, float64 into a model)."""
     assert call() == want
+
+
+def test_ista_with_a_zero_dictionary_shrinks_by_eta_lam_each_step_for_any_eta():
+    """Issue 44 §2 ("zero weights"): 2/‖D‖₂² was a ZeroDivisionError for D = 0. With D = 0 each step is
+    X⁺ = ReLU(X − ηλ), so s steps from X = Z give ReLU(Z − sηλ) (for Z ≥ 0 after the first), at any η."""
+    Z = torch.tensor([[0.9, -0.2, 3.0], [0.05, 1.5, 0.0]], dtype=torch.float64)
+    got = ista.ista(Z, torch.zeros(2, 2, dtype=torch.float64), eta=7.0, lam=0.1, steps=3)
+    torch.testing.assert_close(got, torch.clamp(Z - 3 * 0.7, min=0), rtol=0, atol=1e-12)  # 3 roundings

@@ -363,6 +363,40 @@ def _llama(lm: xai_tf.LoadedModel) -> list:
         return [model(ids), *steps]
 
 
+def _registry(lm: xai_tf.LoadedModel) -> list:
+    """Every method of the registry on every kind it declares, one small model per kind."""
+    import transformers
+
+    from xai_tf.explain import registry
+    from xai_tf.models.bert import BertEncoder
+    from xai_tf.tasks import cues, recurrent
+    from xai_tf.tasks.sentiment import SequenceClassifier
+
+    with torch.device("cpu"):
+        torch.manual_seed(0)
+        config = transformers.BertConfig(
+            vocab_size=50,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            intermediate_size=96,
+            max_position_embeddings=16,
+            attn_implementation="eager",
+        )
+        bert = BertEncoder(transformers.BertModel(config, add_pooling_layer=False).eval())
+        classifier = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB)))
+        head = torch.nn.Linear(lm.d_model, 2)
+    sequence = SequenceClassifier(lm.model, 2).eval()
+    sequence.head.load_state_dict(head.state_dict())  # the same head on every device
+    models = {
+        "causal": (lm, lm.encode(PROMPT)[:8], 5),
+        "attention": (classifier.to(lm.device), [2, 3, 4, 5], None),
+        "sequence": (sequence, lm.encode("Thou art a vile knave."), None),
+        "encoder": (xai_tf.LoadedModel(bert.to(lm.device), None, "tiny-bert"), [1, 5, 6, 7, 2], None),
+    }
+    return [registry.explain(r["id"], *models[k]).scores for r in registry.table() for k in r["kinds"]]
+
+
 CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "forward": lambda lm: lm(lm.encode(PROMPT)),
     "attentions": lambda lm: lm.attentions(lm.encode(PROMPT)),
@@ -424,6 +458,7 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "the encoder-decoder Transformer (lesson 17)": _encdec,
     "structured attention (lesson 18's helpers)": _structured,
     "a Llama-family block (issue 41)": _llama,
+    "the method registry, every method on every kind (issue 41)": _registry,
 }
 
 

@@ -213,3 +213,10 @@ def test_open_sdist_takes_a_str_path_and_checks_the_archive(tmp_path):
         assert tar.extractfile("toypkg-1.0/data.txt").read() == b"ok"
     with pytest.raises(ValueError, match="has sha256"):
         fetch.open_sdist(PINNED, str(path))  # another package's archive
+
+
+def test_a_bad_flag_is_argparse_usage_and_exit_status_2(index, capsys):
+    with pytest.raises(SystemExit) as stop:
+        fetch.main(PINNED, ["--frm", "x.tar.gz"])
+    assert stop.value.code == 2 and "unrecognized arguments: --frm" in capsys.readouterr().err
+    assert index == []

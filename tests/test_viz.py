@@ -215,3 +215,15 @@ def test_show_source_gives_the_modules_own_text():
         show_source(3)
     with pytest.raises(ValueError, match="lines must select 1..400 lines, got 0"):
         show_source(gpt2, lines=slice(5, 5))
+
+
+def test_html_rows_is_one_row_per_dict_with_escaped_cells():
+    rows = [
+        {"id": "a<b", "reads": ("forward", "gradients"), "options": {"m": 2, "q": "x"}},
+        {"id": "c", "reads": [], "options": {}},
+    ]
+    found = viz.html_rows(rows, "t&t")
+    assert found.count("<tr>") == 3 and "<caption" in found and "t&amp;t" in found
+    assert "<td style='padding:2px 10px;text-align:left'>a&lt;b</td>" in found
+    assert ">forward, gradients<" in found and ">m=2, q=x<" in found
+    assert found.count(">none<") == 2  # the empty list and the empty dict

@@ -184,6 +184,26 @@ def same_shape(what: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> Non
         )
 
 
+def device(name: str, value: object) -> torch.device:
+    """A device this machine has ("cpu", "cuda", "cuda:1", "mps" or a ``torch.device``): torch's own
+    error for a missing CUDA says neither which argument nor what to use instead."""
+    allowed = "'cpu', 'cuda', 'cuda:N' or 'mps' (a str or torch.device)"
+    if not isinstance(value, (str, torch.device)):
+        raise TypeError(f"{name} must be {allowed}, got {value!r}")
+    try:
+        dev = torch.device(value)
+    except RuntimeError:
+        raise ValueError(f"{name} {value!r} is not a torch device: use {allowed}") from None
+    have = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available()}
+    found = ", ".join(repr(k) for k, v in have.items() if v)
+    if not have.get(dev.type, False):
+        raise ValueError(f"{name} {value!r} is not available on this machine, which has {found}")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        last = torch.cuda.device_count() - 1
+        raise ValueError(f"{name} {value!r} is not available on this machine: it has cuda:0..cuda:{last}")
+    return dev
+
+
 def available_ram() -> int:
     """Bytes of RAM available now, as psutil reads it on Linux, macOS and Windows alike (a guard that
     read only Linux's /proc/meminfo never refused anything elsewhere)."""

@@ -280,7 +280,13 @@ def install_copy(pinned: Pinned, source: Path) -> Path:
 
 
 def main(pinned: Pinned, argv: list[str] | None = None) -> None:
-    """``python -m <module> [--from FILE]``: fetch the file (or install the copy FILE) and print its path."""
+    """``python -m <module> [--from FILE]``: fetch the file (or install the copy FILE) and print its path.
+    ``argv`` is the list of arguments (``sys.argv[1:]`` when None); an unknown flag is argparse's usage
+    message and exit status 2, as for any command line."""
+    if not isinstance(pinned, Pinned):
+        raise TypeError(f"pinned must be a Pinned, got {type(pinned).__name__}")
+    if argv is not None and not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
+        raise TypeError(f"argv must be a list of str such as ['--from', 'FILE'] or None, got {argv!r}")
     p = argparse.ArgumentParser(prog=pinned.command, description=f"Fetch {pinned.what} into {cache_dir()}.")
     p.add_argument("--from", dest="source", type=Path, help=f"a copy of {pinned.filename} made elsewhere")
     args = p.parse_args(argv)

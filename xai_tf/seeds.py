@@ -40,8 +40,9 @@ def effective(seed: object, name: str = "seed") -> int:
 
 
 def generator(seed: object, name: str = "seed", device: torch.device | str = "cpu") -> torch.Generator:
-    """A torch generator on ``device`` seeded with s′ (the global generator is not touched)."""
-    return torch.Generator(device).manual_seed(effective(seed, name))
+    """A torch generator on ``device`` (one this machine has: "cpu", "cuda", "cuda:N", "mps") seeded with
+    s′ (the global generator is not touched)."""
+    return torch.Generator(_checks.device("device", device)).manual_seed(effective(seed, name))
 
 
 def numpy_rng(seed: object, name: str = "seed") -> np.random.Generator:

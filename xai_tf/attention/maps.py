@@ -23,6 +23,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from xai_tf import _checks
+from xai_tf.attention._threshold import entmax_threshold
 
 # ---------------------------------------------------------------- probability maps
 
@@ -94,35 +95,6 @@ def _entmax15_forward(z: Tensor) -> Tensor:
     return (u - tau_star).clamp(min=0).pow(2).masked_fill(size == 0, 0.0)
 
 
-def _entmax_bisect_forward(z: Tensor, alpha: float) -> Tensor:
-    """p_j = [(α−1) z_j − τ]_+^{1/(α−1)}, Σ_j p_j = 1, in float64, in two steps (z_(1) ≥ z_(2) ≥ …):
-
-    1. the support is the top k, k = max{k : Σ_{j<k} ((α−1)(z_(j) − z_(k)))^{1/(α−1)} < 1} (the mass
-       at τ = (α−1) z_(k)), by binary search;
-    2. τ = (α−1) z_(k) − u, u ∈ (0, 1] by bisection at the geometric mean √(lo·hi).
-
-    p_j moves by p_j^{2−α}/(α−1) per unit of u_j = (α−1) z_j − τ, so u_j is needed to float64's
-    *relative* precision however small (α = 10, top two scores 0.1 apart: u ≈ 1e-16 for the second),
-    which τ bisected in [max − 1, max − T^{1−α}] does not give. Here u_j = (α−1)(z_j − z_(k)) + u.
-    """
-    z, beta, T = z.double(), 1 / (alpha - 1), z.size(-1)
-    zs = z.sort(-1, descending=True).values
-    lo, hi = (torch.full_like(zs[..., :1], n, dtype=torch.long) for n in (1, T))
-    for _ in range((T - 1).bit_length()):  # binary search for k in 1..T
-        mid = (lo + hi + 1) // 2
-        mass = ((alpha - 1) * (zs - zs.gather(-1, mid - 1))).clamp(min=0).pow(beta).sum(-1, keepdim=True)
-        lo, hi = torch.where(mass < 1, mid, lo), torch.where(mass < 1, hi, mid - 1)
-    anchor = zs.gather(-1, lo - 1)
-    x = ((alpha - 1) * (z - anchor)).masked_fill(z < anchor, float("-inf"))
-    u_lo, u_hi = torch.full_like(anchor, torch.finfo(z.dtype).tiny), torch.ones_like(anchor)
-    for _ in range(66):  # relative precision 2⁻⁵³ in 53 + log₂ ln(1/tiny) ≈ 62.5 halvings
-        u = u_lo.sqrt() * u_hi.sqrt()
-        enough = (x + u).clamp_(min=0).pow_(beta).sum(-1, keepdim=True) >= 1
-        u_lo, u_hi = torch.where(enough, u_lo, u), torch.where(enough, u, u_hi)
-    p = (x + u_hi).clamp(min=0).pow(beta)
-    return (p / p.sum(-1, keepdim=True)).masked_fill(_all_masked(z, -1), 0.0)
-
-
 def _entmax_backward(p: Tensor, grad: Tensor, alpha: float) -> Tensor:
     """J = diag(s) − s sᵀ / Σ s with s = p^{2−α} on the support (α = 2: the sparsemax Jacobian)."""
     s = torch.where(p > 0, p.pow(2 - alpha), torch.zeros_like(p))
@@ -135,7 +107,7 @@ class _Entmax(torch.autograd.Function):
     @staticmethod
     def forward(ctx, z: Tensor, alpha: float) -> Tensor:
         exact = {2.0: _sparsemax_forward, 1.5: _entmax15_forward}  # sort-based, in z's dtype
-        p = exact[alpha](z) if alpha in exact else _entmax_bisect_forward(z, alpha).to(z.dtype)
+        p = exact[alpha](z) if alpha in exact else entmax_threshold(z, alpha).to(z.dtype)
         ctx.alpha = alpha
         ctx.save_for_backward(p)
         return p
@@ -163,7 +135,8 @@ def entmax(z: Tensor, alpha: float, dim: int = -1) -> Tensor:
     """α-entmax(z)_j = [(α−1) z_j − τ]_+^{1/(α−1)}, τ such that the output sums to 1.
 
     α = 1 is softmax, α = 2 is sparsemax exactly, α = 1.5 uses the exact sort-based algorithm,
-    other α > 1 bisection. Backward: J = diag(s) − s sᵀ / Σ s with s_j = p_j^{2−α} on the support.
+    other α > 1 a float64 Newton solve for τ (``attention._threshold``, accurate to float64).
+    Backward: J = diag(s) − s sᵀ / Σ s with s_j = p_j^{2−α} on the support.
     """
     alpha, z = _checks.at_least("alpha", alpha, 1), _scores(z, dim)
     return softmax(z, dim) if alpha == 1 else _along(_Entmax.apply, z, dim, alpha)

@@ -14,6 +14,8 @@ Tokens are columns.
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import Tensor
 
@@ -66,10 +68,13 @@ def ista_step(Z: Tensor, D: Tensor, eta: float = 0.1, lam: float = 0.1, X: Tenso
 def ista(Z: Tensor, D: Tensor, eta: float = 0.1, lam: float = 0.1, steps: int = 1) -> Tensor:
     """``steps`` ISTA steps from X = Z (1 ≤ steps ≤ 10 000: the lesson's codes settle within a few
     hundred). ISTA is guaranteed to converge for η < 2/‖D‖₂² only; several steps with a larger η are
-    refused, naming eta and the bound, instead of returning codes that grow without limit (or NaN)."""
+    refused, naming eta and the bound, instead of returning codes that grow without limit (or NaN).
+    A zero dictionary D = 0 has no bound (2/0 = ∞): each step is X⁺ = ReLU(X − ηλ), which every η
+    takes to 0."""
     Z, D, eta, lam = _inputs(Z, D, eta, lam)
     steps = _checks.integer("steps", steps, 1, MAX_STEPS)
-    limit = 2 / torch.linalg.matrix_norm(D.double(), ord=2).item() ** 2
+    norm = torch.linalg.matrix_norm(D.double(), ord=2).item()
+    limit = 2 / norm**2 if norm > 0 else math.inf
     if steps > 1 and eta >= limit:
         raise ValueError(
             f"eta = {eta:g} is too large: ISTA is guaranteed to converge for η < 2/‖D‖₂² = {limit:.3g} "

@@ -68,11 +68,18 @@ def step_errors(Y: Tensor, U: Tensor, eps: float, gamma: float) -> dict[str, flo
     """Relative errors of the approximate updates Δ = step − Y against the exact Δ_G = −γ∇R^c(Y):
     ``neumann`` and ``mssa`` (whole update), ``attention`` (the softmax term Z_k softmax(Z_kᵀZ_k)
     against the term it replaces, α Z_k Z_kᵀZ_k), and ``radius`` (see ``neumann_radius``).
-    U must be orthonormal (the derivation assumes it)."""
+    U must be orthonormal (the derivation assumes it). Refused when the exact update is 0 (all-zero
+    tokens Y, or Y with no component in any subspace U_k beyond rounding, ‖U_kᵀY‖ ≤ 16 ε ‖Y‖), where
+    every relative error is 0/0 or rounding noise over rounding noise."""
     Y = _common.tokens("Y", Y)
     U = _common.bases(U, Y.size(-2), orthonormal=True)
-    exact = gradient_step(Y, U, eps, gamma) - Y
     Z = rate.project(Y, U)
+    if torch.linalg.vector_norm(Z) <= 16 * torch.finfo(Y.dtype).eps * torch.linalg.vector_norm(Y):
+        raise ValueError(
+            "Y gives an exact update of 0 (its tokens are all zero, or have no component in the subspaces "
+            "U): the relative errors ‖Δ − Δ_G‖ / ‖Δ_G‖ are 0/0; choose tokens with a component in U"
+        )
+    exact = gradient_step(Y, U, eps, gamma) - Y
     a = rate.alpha(Z.size(-2), Z.size(-1), _common.epsilon(eps))
     linear_term = a * Z @ (Z.mT @ Z)
     return {

@@ -37,6 +37,27 @@ def _one(name: str, x: object) -> Tensor:
     return x
 
 
+def same_dtype(name: str, x: Tensor, like_name: str, like: Tensor) -> None:
+    """``x`` multiplies ``like``: one dtype and device, else a TypeError naming both (no silent promotion:
+    the lesson compares float32 and float64 errors, and a float64 W would silently make them float64)."""
+    if x.dtype != like.dtype or x.device != like.device:
+        raise TypeError(
+            f"{name} and {like_name} must share dtype and device, got {x.dtype} on {x.device} and "
+            f"{like.dtype} on {like.device}: convert one, e.g. {name}.to({like_name}.dtype)"
+        )
+
+
+def finite_scores(s: Tensor, what: str) -> Tensor:
+    """Scores (or the ratios of linear attention) that overflowed to ±inf or NaN for huge Q and K in
+    float32 (a softmax or a ratio of infinities would return NaN without a word): refused by name."""
+    if not torch.isfinite(s).all():
+        raise ValueError(
+            f"the scores {what} overflow {s.dtype} (largest finite {torch.finfo(s.dtype).max:.3g}): Q and K "
+            "are too large; scale them down or compute in float64"
+        )
+    return s
+
+
 def mask(name: str, M: object, n: int, m: int) -> Tensor | None:
     """An optional boolean mask that broadcasts to ``[..., n, m]`` (True = may attend)."""
     if M is None:

@@ -37,7 +37,7 @@ def linear_attention_quadratic(Q: Tensor, K: Tensor, V: Tensor, causal: bool = T
     A = elu_feature_map(Q) @ elu_feature_map(K).transpose(-2, -1)
     if causal:
         A = A.masked_fill(~torch.ones(n, m, dtype=torch.bool, device=Q.device).tril(m - n), 0)
-    return (A / A.sum(-1, keepdim=True)) @ V
+    return _common.finite_scores((A / A.sum(-1, keepdim=True)) @ V, "φ(Q)φ(K)ᵀ V / φ(Q)φ(K)ᵀ 1")
 
 
 def linear_attention(Q: Tensor, K: Tensor, V: Tensor, causal: bool = True, chunk_size: int = 64) -> Tensor:
@@ -49,7 +49,8 @@ def linear_attention(Q: Tensor, K: Tensor, V: Tensor, causal: bool = True, chunk
     c, causal = _checks.integer("chunk_size", chunk_size, 1), _checks.flag("causal", causal)
     fq, fk = elu_feature_map(Q), elu_feature_map(K)
     if not causal:
-        return (fq @ (fk.transpose(-2, -1) @ V)) / (fq @ fk.sum(-2).unsqueeze(-1))
+        ratio = (fq @ (fk.transpose(-2, -1) @ V)) / (fq @ fk.sum(-2).unsqueeze(-1))
+        return _common.finite_scores(ratio, "φ(Q)(φ(K)ᵀ V) / φ(Q)(φ(K)ᵀ 1)")
     n = Q.size(-2)
     if K.size(-2) != n:
         raise ValueError(
@@ -66,4 +67,4 @@ def linear_attention(Q: Tensor, K: Tensor, V: Tensor, causal: bool = True, chunk
         den = (q * z).sum(-1, keepdim=True) + within.sum(-1, keepdim=True)
         out.append(num / den)
         S, z = S + k.transpose(-2, -1) @ v, z + k.sum(-2, keepdim=True)
-    return torch.cat(out, -2)
+    return _common.finite_scores(torch.cat(out, -2), "φ(q_i)ᵀ S_i / φ(q_i)ᵀ z_i")

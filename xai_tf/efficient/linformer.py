@@ -60,8 +60,8 @@ def linformer_attention(
     kind: str = "pool",
     seed: int = 0,
 ) -> Tensor:
-    """softmax(Q (E K)ᵀ / √d_att) (F V) with E, F ``[k, n]`` given, or made by
-    ``linformer_projections(n, rank, kind, seed)``."""
+    """softmax(Q (E K)ᵀ / √d_att) (F V) with E, F ``[k, n]`` given (in Q's dtype and device: no silent
+    promotion), or made by ``linformer_projections(n, rank, kind, seed)``."""
     Q, K, V = _common.qkv(Q, K, V)
     n = K.size(-2)
     if E is None or F is None:
@@ -71,7 +71,8 @@ def linformer_attention(
     for name, P in (("E", E), ("F", F)):
         if _checks.tensor(name, P).dim() != 2 or P.size(1) != n:
             raise ValueError(f"{name} must be [k, {n}] (one column per key), got {tuple(P.shape)}")
+        _common.same_dtype(name, P, "Q", Q)
     if E.size(0) != F.size(0):
         raise ValueError(f"E has {E.size(0)} rows but F has {F.size(0)}: both project to the same k")
     s = Q @ (E @ K).transpose(-2, -1) * _common.scale(Q.size(-1))  # [..., n, k]
-    return s.softmax(-1) @ (F @ V)
+    return _common.finite_scores(s, "Q (E K)ᵀ / √d_att").softmax(-1) @ (F @ V)

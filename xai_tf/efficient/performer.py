@@ -66,6 +66,7 @@ def positive_features(X: Tensor, W: Tensor, stabilise: str | None = None) -> Ten
     _checks.real_tensor("W", W)
     if W.dim() != 2 or W.size(0) == 0:
         raise ValueError(f"W must be [m, d] with m ≥ 1 features, got {tuple(W.shape)}")
+    _common.same_dtype("W", W, "X", X)
     if X.size(-1) != W.size(-1):
         raise ValueError(f"X has {X.size(-1)} features but W has {W.size(-1)} columns: they must match")
     u = X @ W.T - (X * X).sum(-1, keepdim=True) / 2
@@ -83,7 +84,7 @@ def performer_attention(
 ) -> Tensor:
     """Softmax attention estimated with m = ``n_features`` positive orthogonal random features
     (non-causal): out = φ(Q)(φ(K)ᵀ V) / φ(Q)(φ(K)ᵀ 1), Q and K scaled by d_att^{−1/4}. ``W``
-    overrides the seeded draw."""
+    overrides the seeded draw (it must share Q's dtype and device: no silent promotion)."""
     Q, K, V = _common.qkv(Q, K, V)
     d = Q.size(-1)
     if W is None:
@@ -94,7 +95,7 @@ def performer_attention(
     if not torch.isfinite(out).all():
         raise ValueError(
             "the random-feature estimate underflowed: Q and K are so large (max ‖q‖ = "
-            f"{float(Q.norm(dim=-1).max()):.0f}) that φ(q)ᵀ Σ_j φ(k_j) is 0 for some query; scale Q "
+            f"{float(Q.double().norm(dim=-1).max()):.3g}) that φ(q)ᵀ Σ_j φ(k_j) is 0 for some query; scale Q "
             "and K down, or use exact attention"
         )
     return out

@@ -31,6 +31,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
+from xai_tf.explain._readout import inputs_only
 from xai_tf.explain.path_integral import METHODS, Scalar, path_integrated_gradients, quadrature
 from xai_tf.models.architecture import CausalLM
 from xai_tf.models.loaded import LoadedModel, causal
@@ -197,7 +198,8 @@ def integrated_gradients(
     E, E_base = _embeddings(module, ids, baseline)
     if batch_size is None:
         batch_size = _fitting_batch(module, len(ids))
-    return _ig_result(F, E, E_base, n_steps, method, _checks.integer("batch_size", batch_size, 1))
+    with inputs_only(cast(nn.Module, module)):
+        return _ig_result(F, E, E_base, n_steps, method, _checks.integer("batch_size", batch_size, 1))
 
 
 #: The memory the path points of one IG batch may keep for their backward pass (Binder has 2 GB).

@@ -1,35 +1,58 @@
-"""One explanation verb: methods picked by name, one signature (lessons 06, 07, 08, 11).
-
-As Captum's ``attribute``, every method answers the same call,
+"""One registry of explanation methods and one verb (lessons 06, 07, 08, 11, 20). As Captum's
+``attribute``, every method answers the same call,
 
     explain(method, model, inputs, target, **options) → Explanation
 
 with per-token ``scores`` [T] and, for integrated gradients, its completeness error
-delta = Σ IG − (F(x) − F(x′)) and the number of nodes m it used. A family of methods that share a
-model kind and a set of options is one ``Registry``; its options are declared once with their
-defaults, and an option no method of the family reads is refused by name. A panel's dropdown lists a
-registry's names and calls ``registry.explain``: **a new method is one entry in a registry, never a
-new branch**.
+delta = Σ IG − (F(x) − F(x′)) and the number of nodes m it used.
 
-The registries: ``ATTRIBUTIONS`` here (lesson 06: one next-token prediction of a language model, or a
-class of ``xai_tf.tasks`` classifier; signed scores), ``faithfulness.importance.IMPORTANCES`` (lessons
-08, 11: an attention classifier's words, magnitudes), ``faithfulness.transformer.TRANSFORMER``
-(lesson 08: a transformer classifier's tokens) and ``faithfulness.erasure.ORDERS`` (lesson 08: the
-orders in which erasure removes words). ``AGGREGATIONS`` (lesson 07) maps every layer's and head's
-attention to one [T, T] map, ``(attentions [L, H, T, T], layer, head) → (A, what)``.
+``REGISTRY`` holds one ``MethodSpec`` per method: an ASCII ``id`` ("ig", "grad_l2", "grad_x_input",
+"loo", …), a display ``label`` ("IG", "G-L2", "gradient × input", "leave-one-out", …), what it
+``reads`` (``READS``: forward passes only, which is model-agnostic; gradients; activations) and, per
+model kind it accepts (``KINDS``: "causal", "attention", "sequence", "encoder"), one implementation
+with its own declared options and their defaults. ``explain`` reads the kind off the model
+(``kind_of``), takes an id or a label, and refuses by name an unknown method (listing the ids), a kind
+the method does not explain and an option it does not declare. ``table`` lists them all (lesson 20's
+model-agnostic vs model-specific map). "gradient" named three quantities; their ids are ``grad_avg``,
+``grad_l1``, ``grad_l2`` (∇ = ∂F/∂E_t reduced over d_e), ``grad_x_input`` (Σ_j ∇_tj E_tj) and
+``grad_alpha`` (∂s_ŷ/∂α_t, the decision's gradient with respect to the attention weights).
+
+**Adding a method** is one decorated function in a module of ``PROVIDERS`` (``explain`` and ``table``
+import them); a "causal" method goes in ``explain/causal.py`` (or a module imported beside it at the
+end of this one), so that lesson 06's menu has it as soon as this module is imported:
+
+    @register("smoothgrad", "causal", label="SmoothGrad", reads="gradients",
+              options={"n_samples": 20, "sigma": 0.1})
+    def _smoothgrad(lm, ids, target, **o) -> Explanation:   # o holds every declared option
+        ...                                                  # check inputs, compute scores [T]
+        return Explanation(scores, note="what the scores satisfy")
+
+It has the ``Method`` signature ``(model, inputs, target, **options) → Explanation`` and checks its
+own inputs. The same method on another kind is another decorated function with the same id, label and
+reads, and options of its own.
+
+**Views.** The lessons' registries are ``View``s of one kind keyed as the lessons name them (ids work
+too): ``ATTRIBUTIONS`` here (lesson 06: every "causal" method by label), ``importance.IMPORTANCES``
+(lessons 08, 11), ``transformer.TRANSFORMER`` and ``erasure.ORDERS`` (lesson 08) in ``faithfulness``.
+``AGGREGATIONS`` (lesson 07) lives in ``wordlevel`` and is re-exported here.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from torch import Tensor
+from torch import Tensor, nn
 
-from xai_tf.explain import attribution as attr
-from xai_tf.explain import wordlevel as wl
+from xai_tf.explain.wordlevel import AGGREGATIONS, FLOW_MAX_TOKENS, Aggregate
+from xai_tf.models.architecture import Architecture
+from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.tasks.recurrent import AttentionClassifier
+from xai_tf.tasks.sentiment import SequenceClassifier
 
 
 @dataclass
@@ -46,24 +69,222 @@ class Explanation:
 #: A method: ``(model, inputs, target, **options) → Explanation``, every declared option passed.
 Method = Callable[..., Explanation]
 
+#: The model kinds a method may accept, and what ``target`` means for each.
+KINDS: dict[str, str] = {
+    "causal": "a causal language model (load_model): target is the next token whose logit is explained",
+    "attention": "an attention classifier (tasks.recurrent): target is a class (default 1), |scores|",
+    "sequence": "a transformer classifier (tasks.sentiment): target is a class (default predicted), |scores|",
+    "encoder": "an encoder (load_model('minilm')): no target, what moves the mean-pooled sentence embedding",
+}
+#: What a method reads of the model: only "forward" is model-agnostic.
+READS: dict[str, str] = {
+    "forward": "forward passes only (model-agnostic)",
+    "gradients": "gradients with respect to the input (model-specific)",
+    "activations": "internal activations such as attention weights (model-specific)",
+}
+#: The modules that register methods; ``explain`` and ``table`` import them all.
+PROVIDERS = (
+    "xai_tf.explain.causal",
+    "xai_tf.faithfulness.importance",
+    "xai_tf.faithfulness.erasure",
+    "xai_tf.faithfulness.transformer",
+    "xai_tf.explain.encoder",
+)
+_ID = re.compile(r"[a-z][a-z0-9_]*")
+__all__ = ["AGGREGATIONS", "FLOW_MAX_TOKENS", "Aggregate"]  # lesson 07's, re-exported (wordlevel.py)
 
-class Registry(dict[str, Method]):
-    """Methods by name for one kind of model, with the options they share and their defaults."""
 
-    def __init__(self, what: str, methods: Mapping[str, Method], options: Mapping[str, Any]) -> None:
-        super().__init__(methods)
-        self.what, self.options = what, dict(options)
+def kind_of(model: object) -> str:
+    """The kind (a key of ``KINDS``) of ``model``, or a TypeError naming the kinds."""
+    if isinstance(model, AttentionClassifier):
+        return "attention"
+    if isinstance(model, SequenceClassifier):
+        return "sequence"
+    if isinstance(model, LoadedModel) or (isinstance(model, nn.Module) and isinstance(model, Architecture)):
+        return as_model(model).kind
+    raise TypeError(
+        f"model must be a model of a kind in {list(KINDS)} (a load_model handle, an AttentionClassifier or"
+        f" a SequenceClassifier), got {type(model).__name__}"
+    )
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """A method on one kind of model: the function and its declared options with their defaults."""
+
+    run: Method
+    options: Mapping[str, Any]
+
+
+@dataclass
+class MethodSpec:
+    """One method: ``id``, ``label``, what it ``reads``, and its implementation per kind."""
+
+    id: str
+    label: str
+    reads: tuple[str, ...]
+    kinds: dict[str, Implementation] = field(default_factory=dict)
+
+    @property
+    def model_agnostic(self) -> bool:
+        """Whether it needs nothing but forward passes (LIME, SHAP, occlusion: any black box)."""
+        return set(self.reads) <= {"forward"}
+
+    def implementation(self, kind: str) -> Implementation:
+        if kind not in self.kinds:
+            kinds = [k for k in KINDS if k in self.kinds]
+            raise ValueError(f"{self.id} does not explain {kind!r} models: it explains {kinds}")
+        return self.kinds[kind]
+
+    def settings(self, kind: str, **options: Any) -> dict[str, Any]:
+        """The declared options on ``kind`` with ``options`` in place of their defaults."""
+        declared = self.implementation(kind).options
+        unknown = sorted(set(options) - set(declared))
+        if unknown:
+            raise TypeError(
+                f"{self.id} on {kind!r} models takes the options {sorted(declared)}, got {unknown}"
+            )
+        return dict(declared) | options
+
+
+class MethodRegistry(dict[str, MethodSpec]):
+    """Every method by id; ``register`` adds one, ``explain`` runs one, views follow it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._views: list[View] = []
+
+    def register(
+        self,
+        method_id: str,
+        kind: str,
+        *,
+        label: str,
+        reads: str | tuple[str, ...],
+        options: Mapping[str, Any] | None = None,
+    ) -> Callable[[Method], Method]:
+        """A decorator: the function becomes ``method_id``'s implementation on ``kind``."""
+        reads = (reads,) if isinstance(reads, str) else tuple(reads)
+        if not isinstance(method_id, str) or not _ID.fullmatch(method_id):
+            raise ValueError(f"method_id must be lowercase ASCII (a-z, 0-9, _), got {method_id!r}")
+        if kind not in KINDS or any(r not in READS for r in reads):
+            raise ValueError(
+                f"kind must be one of {list(KINDS)} and reads from {list(READS)}, got {kind!r}, {reads}"
+            )
+        spec = self.get(method_id) or MethodSpec(method_id, label, reads)
+        clash = any(s.label == label and s.id != method_id for s in self.values())
+        if (spec.label, spec.reads) != (label, reads) or clash or kind in spec.kinds:
+            raise ValueError(f"{method_id} on {kind!r}: registered twice, or its label or reads clash")
+
+        def add(run: Method) -> Method:
+            spec.kinds[kind] = Implementation(run, dict(options or {}))
+            self[method_id] = spec
+            for view in self._views:
+                view.refresh()
+            return run
+
+        return add
+
+    def find(self, method: str) -> MethodSpec:
+        """The method with id or label ``method``; a ValueError listing the ids otherwise."""
+        _load_providers()
+        found = [s for s in self.values() if method in (s.id, s.label)] if isinstance(method, str) else []
+        if not found:
+            raise ValueError(f"method must be one of the ids {list(self)} (or their labels), got {method!r}")
+        return found[0]
+
+    def for_kind(self, kind: str) -> list[MethodSpec]:
+        """The methods that explain ``kind``, in the order they were registered."""
+        return [s for s in self.values() if kind in s.kinds]
+
+
+REGISTRY = MethodRegistry()
+register = REGISTRY.register
+
+
+def _load_providers() -> None:
+    for module in PROVIDERS:
+        importlib.import_module(module)
+
+
+def explain(method: str, model: Any, inputs: Any, target: Any = None, **options: Any) -> Explanation:
+    """The verb: ``method`` (an id or label of ``REGISTRY``) explains ``target`` for ``inputs`` of
+    ``model`` (its kind from ``kind_of``), with its declared ``options`` (defaults filled in)."""
+    spec = REGISTRY.find(method)
+    kind = kind_of(model)
+    return spec.implementation(kind).run(model, inputs, target, **spec.settings(kind, **options))
+
+
+def table(kind: str | None = None) -> list[dict[str, Any]]:
+    """One row per method (those for ``kind``, or all): id, label, what it reads, whether it is
+    model-agnostic, the kinds it explains, and its declared options (on ``kind``, or per kind)."""
+    _load_providers()
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind must be one of {list(KINDS)} or None, got {kind!r}")
+    rows = []
+    for s in REGISTRY.values() if kind is None else REGISTRY.for_kind(kind):
+        kinds = [k for k in KINDS if k in s.kinds]
+        options = {k: dict(s.kinds[k].options) for k in kinds}
+        rows.append(
+            {
+                "id": s.id,
+                "label": s.label,
+                "reads": s.reads,
+                "model_agnostic": s.model_agnostic,
+                "kinds": kinds,
+            }
+            | {"options": options if kind is None else options[kind]}
+        )
+    return rows
+
+
+class View(dict[str, Method]):
+    """One kind's methods keyed as a lesson names them (``keys``: name → id; None: every method of
+    the kind by label, following the registry), with the union of their options (``defaults``
+    overrides some): ``explain`` passes each method its own options only."""
+
+    def __init__(
+        self,
+        what: str,
+        kind: str,
+        keys: Mapping[str, str] | None = None,
+        defaults: Mapping[str, Any] | None = None,
+        registry: MethodRegistry = REGISTRY,
+    ) -> None:
+        super().__init__()
+        self.what, self.kind, self._keys, self._defaults = what, kind, keys, dict(defaults or {})
+        self.registry, self.ids, self.options = registry, dict[str, str](), dict[str, Any]()
+        registry._views.append(self)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Rebuild from the registry (after a registration)."""
+        specs = self.registry.for_kind(self.kind)
+        keys = self._keys if self._keys is not None else {s.label: s.id for s in specs}
+        self.clear()
+        self.ids, self.options = dict(keys), {}
+        for key, method_id in keys.items():
+            impl = self.registry[method_id].implementation(self.kind)
+            self[key] = _passing_declared(impl)
+            self.options |= impl.options
+        self.options |= self._defaults
+
+    def key(self, method: object) -> str:
+        """``method`` as a key of this view (an id is mapped to its key), or a ValueError."""
+        by_id = {i: k for k, i in self.ids.items()}
+        if isinstance(method, str) and (method in self or method in by_id):
+            return method if method in self else by_id[method]
+        raise ValueError(f"method must be one of {list(self)} (or the ids {list(by_id)}), got {method!r}")
 
     def check(self, methods: object) -> list[str]:
-        """``methods`` as a list of this registry's names (a non-empty list or tuple), or a ValueError."""
+        """``methods`` as a list of this view's keys (a non-empty list or tuple), or a ValueError."""
         names = list(methods) if isinstance(methods, list | tuple) else []
-        unknown = [m for m in names if m not in self]
-        if not names or unknown:
+        if not names or any(not isinstance(m, str) or m not in self for m in names):
             raise ValueError(f"methods must be a non-empty list of names from {list(self)}, got {methods!r}")
         return names
 
     def settings(self, **options: Any) -> dict[str, Any]:
-        """The declared options with ``options`` in place of their defaults (unknown ones refused)."""
+        """The view's options with ``options`` in place of their defaults (unknown ones refused)."""
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             raise TypeError(f"{self.what} takes the options {sorted(self.options)}, got {unknown}")
@@ -72,78 +293,20 @@ class Registry(dict[str, Method]):
     def explain(
         self, method: str, model: Any, inputs: Any, target: Any = None, **options: Any
     ) -> Explanation:
-        """The verb: ``method``'s explanation of ``target`` (the registry's default when None) for
-        ``inputs`` of ``model``."""
-        if not isinstance(method, str) or method not in self:
-            raise ValueError(f"method must be one of {list(self)}, got {method!r}")
-        return self[method](model, inputs, target, **self.settings(**options))
+        """The verb on this view: ``method`` (a key or an id) with the view's ``options``."""
+        return self[self.key(method)](model, inputs, target, **self.settings(**options))
 
 
-def _integrated_gradients(lm: Any, ids: Any, target: int, **o: Any) -> Explanation:
-    r = attr.integrated_gradients(lm, ids, target, o["baseline"], o["n_steps"], o["quadrature"])
-    note = (
-        f"F(x) = {r.f_input:.3f}, F(x') = {r.f_baseline:.3f}, Σ IG = {float(r.token_scores.sum()):.3f}, "
-        f"<b>delta = {r.delta:+.4f}</b> ({100 * r.relative_delta:.2f}% of F(x) − F(x'))"
-    )
-    return Explanation(r.token_scores.detach(), r.delta, o["n_steps"], note)
+def _passing_declared(impl: Implementation) -> Method:
+    def run(model: Any, inputs: Any, target: Any, **o: Any) -> Explanation:
+        return impl.run(model, inputs, target, **{k: o[k] for k in impl.options})
+
+    return run
 
 
-def _gradient(reduce: Callable[[Tensor, Tensor], Tensor]) -> Method:
-    def attribute(lm: Any, ids: Any, target: int, **_: Any) -> Explanation:
-        g, E = attr.embedding_gradients(lm, ids, target)
-        return Explanation(
-            reduce(g, E).detach(), note="gradients at the input only: no baseline, no completeness"
-        )
+#: Lesson 06: token scores of one prediction (the logit of ``target`` after the prompt): every
+#: "causal" method keyed by its label (``explain.causal``: IG's options are its baseline, nodes m and
+#: quadrature).
+ATTRIBUTIONS = View("lesson 06's attributions", "causal")
 
-    return attribute
-
-
-def _leave_one_out(lm: Any, ids: Any, target: int, **_: Any) -> Explanation:
-    space = int(attr.named_baselines(lm)["space"])
-    return Explanation(attr.leave_one_out(lm, ids, target, space), note="token replaced by a space")
-
-
-#: Lesson 06: token scores of one prediction (the logit of ``target`` after the prompt); the options
-#: are IG's baseline (see ``attribution.named_baselines``), nodes m and quadrature.
-ATTRIBUTIONS = Registry(
-    "lesson 06's attributions",
-    {
-        "IG": _integrated_gradients,
-        "G-avg": _gradient(lambda g, E: attr.gradient_saliency(g, "avg")),
-        "G-L1": _gradient(lambda g, E: attr.gradient_saliency(g, "l1")),
-        "G-L2": _gradient(lambda g, E: attr.gradient_saliency(g, "l2")),
-        "gradient × input": _gradient(attr.gradient_times_input),
-        "leave-one-out": _leave_one_out,
-    },
-    {"baseline": "token0", "n_steps": 50, "quadrature": "gausslegendre"},
-)
-
-Aggregate = Callable[[Tensor, int, int], tuple[Tensor, str]]
-
-#: Flow solves T² max-flow problems on a graph of L·T² edges: it is offered up to this many tokens
-#: (0.47 s for 40 tokens on the bundled model, measured; about 30 s for 120).
-FLOW_MAX_TOKENS = 40
-
-
-def _flow(attentions: Tensor) -> Tensor:
-    T = attentions.size(-1)
-    if T > FLOW_MAX_TOKENS:
-        raise ValueError(
-            f"flow is offered for up to {FLOW_MAX_TOKENS} tokens, this text has {T}: use rollout"
-        )
-    return wl.attention_flow(attentions, normalize=True)
-
-
-AGGREGATIONS: dict[str, Aggregate] = {
-    "one head": lambda A, layer, head: (A[layer, head], f"layer {layer}, head {head}"),
-    "mean of heads": lambda A, layer, head: (
-        wl.aggregate_heads(A, "mean")[layer],
-        f"layer {layer}, mean of heads",
-    ),
-    "max of heads": lambda A, layer, head: (
-        wl.aggregate_heads(A, "max")[layer],
-        f"layer {layer}, max of heads",
-    ),
-    "rollout": lambda A, layer, head: (wl.attention_rollout(A), "rollout over all layers"),
-    "flow": lambda A, layer, head: (_flow(A), "flow over all layers (rows normalised)"),
-}
+from xai_tf.explain import causal as _causal  # noqa: E402, F401  (registers lesson 06's methods: after ATTRIBUTIONS)

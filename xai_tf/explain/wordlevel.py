@@ -25,7 +25,7 @@ zeros, a query that sees nothing, becomes r on the diagonal and nothing else):
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import tiktoken
@@ -247,3 +247,36 @@ def attention_received(
         )
         kinds[kind].append(float(to_token[g].sum()))
     return {kind: sum(values) / len(values) for kind, values in kinds.items() if values}
+
+
+#: One [T, T] map from every layer's and head's attention (lesson 07's panel):
+#: ``(attentions [L, H, T, T], layer, head) -> (A, what)``.
+Aggregate = Callable[[Tensor, int, int], tuple[Tensor, str]]
+
+#: Flow solves T² max-flow problems on a graph of L·T² edges: it is offered up to this many tokens
+#: (0.47 s for 40 tokens on the bundled model, measured; about 30 s for 120).
+FLOW_MAX_TOKENS = 40
+
+
+def _flow(attentions: Tensor) -> Tensor:
+    T = attentions.size(-1)
+    if T > FLOW_MAX_TOKENS:
+        raise ValueError(
+            f"flow is offered for up to {FLOW_MAX_TOKENS} tokens, this text has {T}: use rollout"
+        )
+    return attention_flow(attentions, normalize=True)
+
+
+AGGREGATIONS: dict[str, Aggregate] = {
+    "one head": lambda A, layer, head: (A[layer, head], f"layer {layer}, head {head}"),
+    "mean of heads": lambda A, layer, head: (
+        aggregate_heads(A, "mean")[layer],
+        f"layer {layer}, mean of heads",
+    ),
+    "max of heads": lambda A, layer, head: (
+        aggregate_heads(A, "max")[layer],
+        f"layer {layer}, max of heads",
+    ),
+    "rollout": lambda A, layer, head: (attention_rollout(A), "rollout over all layers"),
+    "flow": lambda A, layer, head: (_flow(A), "flow over all layers (rows normalised)"),
+}

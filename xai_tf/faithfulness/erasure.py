@@ -21,7 +21,7 @@ from torch import Tensor
 
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
-from xai_tf.explain.registry import Explanation, Method, Registry
+from xai_tf.explain.registry import Explanation, Method, View, register
 from xai_tf.faithfulness.importance import sentence_ids, vocabulary_size
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example, check_examples
@@ -52,34 +52,15 @@ def sentence_states(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> 
         return h, model.attention(h)[0]
 
 
-def _by_attention(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
-    return Explanation(sentence_states(model, ids)[1], note="α_t: largest first")
-
-
-def _by_gradient(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
-    h, alpha = sentence_states(model, ids)
-    a = alpha.clone().requires_grad_(True)
-    (grad,) = torch.autograd.grad(model.readout(h, a[None])[0, target], a)
-    return Explanation(grad, note="∂s_ŷ/∂α_t: largest first")
-
-
-def _at_random(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
-    """Scores T, T − 1, …, 1 at the positions of a seeded random permutation (the order)."""
-    T = len(ids)
-    scores = torch.empty(T, dtype=torch.float64, device="cpu")  # an order: on the CPU on any device
-    order = torch.as_tensor(seeds.numpy_rng(o["seed"]).permutation(T), device="cpu")
-    scores[order] = torch.arange(T, 0, -1, device="cpu").double()
-    return Explanation(scores, note=f"a random order, seed {o['seed']}")
-
-
 def _checked(explain: Method) -> Method:
     """An order of ``ORDERS`` with the shared checks first: one sentence of the model's words, the
-    decision ŷ (None: the model's own), a valid seed."""
+    decision ŷ (None: the model's own), a valid seed where it takes one."""
 
     def method(model: AttentionClassifier, ids: Any, target: Any, **o: Any) -> Explanation:
         if not isinstance(model, AttentionClassifier):
             raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
-        _checks.integer("seed", o["seed"], 0)
+        if "seed" in o:
+            _checks.integer("seed", o["seed"], 0)
         h, alpha = sentence_states(model, ids)
         if target is None:
             with torch.no_grad():
@@ -90,16 +71,34 @@ def _checked(explain: Method) -> Method:
     return method
 
 
-#: The orders of S&S's erasure, each a score per word (the order removes the largest first):
-#: attention, the gradient of the decision's score with respect to the weights, a seeded random one.
-ORDERS = Registry(
+@register("grad_alpha", "attention", label="∂s/∂α", reads=("activations", "gradients"))
+@_checked
+def _by_gradient(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
+    h, alpha = sentence_states(model, ids)
+    a = alpha.clone().requires_grad_(True)
+    (grad,) = torch.autograd.grad(model.readout(h, a[None])[0, target], a)
+    return Explanation(grad, note="∂s_ŷ/∂α_t: largest first")
+
+
+@register("random", "attention", label="random", reads=(), options={"seed": 0})
+@_checked
+def _at_random(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
+    """Scores T, T − 1, …, 1 at the positions of a seeded random permutation (the order)."""
+    T = len(ids)
+    scores = torch.empty(T, dtype=torch.float64, device="cpu")  # an order: on the CPU on any device
+    order = torch.as_tensor(seeds.numpy_rng(o["seed"]).permutation(T), device="cpu")
+    scores[order] = torch.arange(T, 0, -1, device="cpu").double()
+    return Explanation(scores, note=f"a random order, seed {o['seed']}")
+
+
+#: The orders of S&S's erasure, each a score per word (the order removes the largest first), a view of
+#: the registry's "attention" kind: attention (α, computed in float32 as before), "gradient" the id
+#: ``grad_alpha`` (the gradient of the decision's score with respect to the weights), a seeded random one.
+ORDERS = View(
     "erasure's orders",
-    {
-        "attention": _checked(_by_attention),
-        "gradient": _checked(_by_gradient),
-        "random": _checked(_at_random),
-    },
-    {"seed": 0},
+    "attention",
+    {"attention": "attention", "gradient": "grad_alpha", "random": "random"},
+    defaults={"dtype": torch.float32},
 )
 
 

@@ -9,9 +9,10 @@ Jain & Wallace's ŷ):
 
 Importances are magnitudes (how much, not which way): attention has no sign. The lecture's slide writes
 the gradient and leave-one-out signed, ∇_{e_t} f · e_t and f(x) − f(x_{−t}); Jain & Wallace rank their
-magnitudes, and so do these. They are the registry
-``IMPORTANCES`` (``xai_tf.explain.registry``: one verb, ``IMPORTANCES.explain(method, model, ids,
-target, **options)``), whose options are:
+magnitudes, and so do these. They are the "attention" kind's methods of ``xai_tf.explain.registry``
+(ids ``attention``, ``grad_x_input``, ``loo``, ``ig``; one verb, ``explain(id, model, ids, target,
+**options)``), and the view ``IMPORTANCES`` keys them as the lessons do (``IMPORTANCES.explain(method,
+model, ids, target, **options)`` takes any of the options and passes each method its own):
 
 - ``detach_attention``: Jain & Wallace compute the gradient with the attention module detached
   (``attn = attn.detach()`` in their ``Decoder``, used by ``gradient_mem``), ∇_{e_t} f with α held
@@ -50,7 +51,7 @@ from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.explain import attribution as attr
-from xai_tf.explain.registry import Explanation, Method, Registry
+from xai_tf.explain.registry import Explanation, Method, View, register
 from xai_tf.tasks.recurrent import AttentionClassifier
 
 DTYPES = (torch.float32, torch.float64)
@@ -136,10 +137,53 @@ def _f(model: AttentionClassifier, E: Tensor, target: int, detach_attention: boo
     return model.readout(h, alpha.detach() if detach_attention else alpha).softmax(-1)[:, target]
 
 
+def _checked(explain: Method) -> Method:
+    """A method with the checks every importance shares done first: one sentence of the model's
+    words, a class of the model (None: 1), its declared options valid, the model in ``dtype``."""
+
+    def method(model: AttentionClassifier, ids: Sequence[int] | Tensor, target: Any, **o: Any) -> Explanation:
+        ids = sentence_ids(model, ids)
+        target = _checks.integer("target", 1 if target is None else target, 0, model.config.n_classes - 1)
+        _check_options(o)
+        if o["dtype"] != model.wte.weight.dtype:
+            model = copy.deepcopy(model).to(o["dtype"])
+        found = explain(model, ids, target, **o)
+        found.scores = found.scores.detach().to(o["dtype"])
+        return found
+
+    return method
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    """A ValueError or TypeError naming the first invalid option of ``OPTIONS`` in ``options``."""
+    if "dtype" in options and options["dtype"] not in DTYPES:
+        raise ValueError(f"dtype must be one of {DTYPES}, got {options['dtype']!r}")
+    if "ig_steps" in options:
+        _checks.positive("ig_tolerance", options["ig_tolerance"])
+        _checks.integer("ig_steps", options["ig_steps"], 1, MAX_IG_STEPS)
+        _checks.integer("ig_max_steps", options["ig_max_steps"], options["ig_steps"], MAX_IG_STEPS)
+    if "detach_attention" in options:
+        _checks.flag("detach_attention", options["detach_attention"])
+
+
+def _declared(*names: str) -> dict[str, Any]:
+    return {name: OPTIONS[name] for name in ("dtype", *names)}
+
+
+@register("attention", "attention", label="attention", reads="activations", options=_declared())
+@_checked
 def _attention(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
     return Explanation(attention_weights(model, ids), note="α_t: no class, no sign")
 
 
+@register(
+    "grad_x_input",
+    "attention",
+    label="gradient × input",
+    reads="gradients",
+    options=_declared("detach_attention"),
+)
+@_checked
 def _gradient(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
     """|∇_{e_t} f · e_t| ``[T]`` (with α detached: Jain & Wallace's ``gradient_mem``)."""
     E = model.wte(ids).detach().requires_grad_(True)
@@ -148,6 +192,8 @@ def _gradient(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) ->
     return Explanation((g * E).sum(-1)[0].abs().detach(), note=note)
 
 
+@register("loo", "attention", label="leave-one-out", reads="forward", options=_declared())
+@_checked
 @torch.no_grad()
 def _leave_one_out(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
     """|f(x) − f(x_{−t})| ``[T]``, word t dropped (row t of the batch: the sentence without it)."""
@@ -160,6 +206,14 @@ def _leave_one_out(model: AttentionClassifier, ids: Tensor, target: int, **_: An
     return Explanation((f_x - f_dropped).abs(), note="|f(x) − f(x without word t)|")
 
 
+@register(
+    "ig",
+    "attention",
+    label="IG",
+    reads="gradients",
+    options=_declared("ig_tolerance", "ig_steps", "ig_max_steps"),
+)
+@_checked
 def _adaptive_ig(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
     """|IG| of f from the zero embedding with m = ig_steps, 2·ig_steps, … ≤ ig_max_steps
     Gauss–Legendre nodes, stopping at the first m with |delta| < ig_tolerance (the last m otherwise)."""
@@ -182,38 +236,12 @@ def _adaptive_ig(model: AttentionClassifier, ids: Tensor, target: int, **o: Any)
         steps *= 2
 
 
-def _checked(explain: Method) -> Method:
-    """A method of ``IMPORTANCES`` with the checks every method shares done first: one sentence of
-    the model's words, a class of the model, valid options, the model in ``dtype``."""
-
-    def method(model: AttentionClassifier, ids: Sequence[int] | Tensor, target: Any, **o: Any) -> Explanation:
-        ids = sentence_ids(model, ids)
-        target = _checks.integer("target", 1 if target is None else target, 0, model.config.n_classes - 1)
-        if o["dtype"] not in DTYPES:
-            raise ValueError(f"dtype must be one of {DTYPES}, got {o['dtype']!r}")
-        _checks.positive("ig_tolerance", o["ig_tolerance"])
-        _checks.integer("ig_steps", o["ig_steps"], 1, MAX_IG_STEPS)
-        _checks.integer("ig_max_steps", o["ig_max_steps"], o["ig_steps"], MAX_IG_STEPS)
-        _checks.flag("detach_attention", o["detach_attention"])
-        if o["dtype"] != model.wte.weight.dtype:
-            model = copy.deepcopy(model).to(o["dtype"])
-        found = explain(model, ids, target, **o)
-        found.scores = found.scores.detach().to(o["dtype"])
-        return found
-
-    return method
-
-
-#: Lessons 08 and 11: the importances of one sentence's words (see the module docstring).
-IMPORTANCES = Registry(
+#: Lessons 08 and 11: the importances of one sentence's words (see the module docstring), a view of
+#: the registry's "attention" kind; "gradient" is the id ``grad_x_input``, "LOO" is ``loo``.
+IMPORTANCES = View(
     "an attention classifier's importances",
-    {
-        "attention": _checked(_attention),
-        "gradient": _checked(_gradient),
-        "LOO": _checked(_leave_one_out),
-        "IG": _checked(_adaptive_ig),
-    },
-    OPTIONS,
+    "attention",
+    {"attention": "attention", "gradient": "grad_x_input", "LOO": "loo", "IG": "ig"},
 )
 #: The names of ``IMPORTANCES``, in the lesson's order.
 METHODS = tuple(IMPORTANCES)

@@ -24,8 +24,8 @@ from torch import Tensor
 from xai_tf import _checks
 from xai_tf._threads import one_thread
 from xai_tf.explain import attribution as attr
-from xai_tf.explain import wordlevel as wl
-from xai_tf.explain.registry import Explanation, Method, Registry
+from xai_tf.explain.encoder import received
+from xai_tf.explain.registry import Explanation, Method, View, register
 from xai_tf.faithfulness.correlation import kendall
 from xai_tf.models.loaded import LoadedModel, as_model, causal
 from xai_tf.tasks.sentiment import CLASSES, SequenceClassifier, train_classifier
@@ -57,12 +57,12 @@ def phrase_classifier(lm: LoadedModel, data: Sequence[tuple[str, int]]) -> Seque
         return train_classifier(lm, list(data))
 
 
-def _attention(read: Any) -> Method:
-    """An attention importance: ``read`` maps A ``[L, H, T, T]`` to a [T, T] map, averaged over queries."""
+def _attention(how: str) -> Method:
+    """An attention importance (``explain.encoder.received``: the map ``how`` averaged over queries)."""
 
     def method(clf: SequenceClassifier, ids: Tensor, target: int, **_: Any) -> Explanation:
         A = as_model(clf.body).attentions(ids[None])
-        return Explanation(read(A).mean(0).detach(), note="attention the queries pay each token, averaged")
+        return Explanation(received(A, how), note="attention the queries pay each token, averaged")
 
     return method
 
@@ -88,7 +88,8 @@ def _checked(explain: Method) -> Method:
         ids = clf.check_input_ids(ids)
         if ids.size(0) != 1 or ids.size(1) < 2:
             raise ValueError(f"ids must be one phrase of at least 2 tokens, got shape {tuple(ids.shape)}")
-        _checks.integer("n_steps", o["n_steps"], 1, MAX_STEPS)
+        if "n_steps" in o:
+            _checks.integer("n_steps", o["n_steps"], 1, MAX_STEPS)
         if target is None:
             with torch.no_grad():
                 target = int(clf(ids).argmax())
@@ -98,18 +99,20 @@ def _checked(explain: Method) -> Method:
     return method
 
 
+for _how in ("attention", "rollout", "flow"):
+    register(_how, "sequence", label=_how, reads="activations")(_checked(_attention(_how)))
+register("ig", "sequence", label="IG", reads="gradients", options={"n_steps": 32})(
+    _checked(_integrated_gradients)
+)
+register("loo", "sequence", label="leave-one-out", reads="forward")(_checked(_leave_one_out))
+
 #: Lesson 08: a transformer classifier's token importances (f = the probability of ``target``, by
-#: default the predicted class); the option is IG's number of Gauss–Legendre nodes m.
-TRANSFORMER = Registry(
+#: default the predicted class), a view of the registry's "sequence" kind ("raw" is the id
+#: ``attention``); IG's option is its number of Gauss–Legendre nodes m.
+TRANSFORMER = View(
     "a transformer classifier's importances",
-    {
-        "raw": _checked(_attention(lambda A: A[-1].mean(0))),
-        "rollout": _checked(_attention(wl.attention_rollout)),
-        "flow": _checked(_attention(wl.attention_flow)),
-        "IG": _checked(_integrated_gradients),
-        "LOO": _checked(_leave_one_out),
-    },
-    {"n_steps": 32},
+    "sequence",
+    {"raw": "attention", "rollout": "rollout", "flow": "flow", "IG": "ig", "LOO": "loo"},
 )
 METHODS = tuple(TRANSFORMER)
 

@@ -11,6 +11,7 @@ safetensors only; nothing is downloaded unless a GPT-2 name is asked for explici
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from importlib.resources import files
@@ -21,6 +22,7 @@ import torch
 from huggingface_hub import HfApi, constants, hf_hub_download, try_to_load_from_cache
 from safetensors import safe_open
 
+from xai_tf import _checks
 from xai_tf.models.bert import BertEncoder
 from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
 from xai_tf.models.loaded import LoadedModel
@@ -38,10 +40,18 @@ GPT2_FILES = ("config.json", "model.safetensors")
 GET_GPT2 = "to use GPT-2, run `python -m xai_tf.models.hub gpt2` once with a network connection"
 
 
-def load_model(name: str = "auto", device: str = "cpu") -> LoadedModel:
-    """Load a model by name (``MODEL_NAMES``) or from a local Hugging Face GPT-2 directory onto
-    ``device``: "cpu", "cuda", "mps", or "auto" (the first of CUDA, MPS, CPU this machine has; says which)."""
-    target = _auto_device() if device == "auto" else _check_device(device)
+def load_model(name: str | os.PathLike[str] = "auto", device: str | torch.device = "cpu") -> LoadedModel:
+    """Load a model by name (``MODEL_NAMES``; leave ``name`` out for "auto") or from a local Hugging
+    Face GPT-2 directory (a str or ``Path``) onto ``device``: "cpu", "cuda", "mps", or "auto" (the
+    first of CUDA, MPS, CPU this machine has; says which)."""
+    if isinstance(name, os.PathLike):
+        name = os.fspath(name)
+    if not isinstance(name, str):
+        raise TypeError(
+            f"name must be a model name ({', '.join(MODEL_NAMES)}) or a directory path, got {name!r}: "
+            "leave it out for 'auto'"
+        )
+    target = _auto_device() if device == "auto" else _checks.device("device", device)
     if name == "auto":
         name = "gpt2" if _gpt2_on_disk("gpt2") else "shakespeare"
         notice = "GPT-2 small, found on disk" if name == "gpt2" else f"bundled; {GET_GPT2}"
@@ -67,23 +77,6 @@ def _auto_device() -> torch.device:
     found = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
     print(f"xai_tf: device '{found}' (device='auto' takes CUDA, then MPS, then the CPU)")
     return torch.device(found)
-
-
-def _check_device(device: str) -> torch.device:
-    try:
-        dev = torch.device(device)
-    except RuntimeError as err:
-        allowed = "'cpu', 'cuda', 'mps' or 'auto'"
-        raise ValueError(f"device {device!r} is not a torch device: use {allowed}") from err
-    available = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available()}
-    if not available.get(dev.type, False):
-        raise ValueError(f"device {device!r} is not available on this machine: use 'cpu'")
-    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
-        count = torch.cuda.device_count()
-        raise ValueError(
-            f"device {device!r} is not available on this machine: it has cuda:0..cuda:{count - 1}"
-        )
-    return dev
 
 
 def _gpt2_on_disk(name: str) -> bool:

@@ -9,6 +9,7 @@ penalty Σ_j a_j ‖W^dec_{:,j}‖ does not move.
 from __future__ import annotations
 
 import copy
+import math
 
 import torch
 from torch import Tensor
@@ -19,13 +20,35 @@ from xai_tf.sae.model import SparseAutoencoder, _sae
 
 @torch.no_grad()
 def rescale_features(sae: SparseAutoencoder, c: float) -> SparseAutoencoder:
-    """A copy of ``sae`` with every feature rescaled: W^enc, b^enc times 1/c and W^dec times c."""
+    """A copy of ``sae`` with every feature rescaled: W^enc, b^enc times 1/c and W^dec times c. Refused,
+    naming the range, for a c whose rescaled weights leave the weights' dtype (c = 1e40 overflows
+    float32's W^dec to inf and the penalties to NaN; c = 1e-40 flushes W^dec to 0)."""
     c = _checks.positive("c", c)
+    lo, hi = _rescale_range(_sae(sae))
+    if not lo <= c <= hi:
+        raise ValueError(
+            f"c must lie in [{lo:.3g}, {hi:.3g}] for this SAE's {sae.W_dec.dtype} weights, got {c:g}: "
+            "beyond it W^dec or W^enc, b^enc overflow to inf or fall below the smallest normal number"
+        )
     out = copy.deepcopy(_sae(sae))
     out.W_enc.div_(c)
     out.b_enc.div_(c)
     out.W_dec.mul_(c)
     return out
+
+
+def _rescale_range(sae: SparseAutoencoder) -> tuple[float, float]:
+    """[lo, hi]: the c for which c·W^dec and (W^enc, b^enc)/c stay finite and their non-zero entries
+    normal in the weights' dtype."""
+    info = torch.finfo(sae.W_dec.dtype)
+    enc = torch.cat([sae.W_enc.detach().flatten(), sae.b_enc.detach().flatten()]).double().abs()
+    dec = sae.W_dec.detach().flatten().double().abs()
+    lo, hi = 0.0, math.inf
+    if dec.any():
+        lo, hi = info.tiny / float(dec[dec > 0].min()), info.max / float(dec.max())
+    if enc.any():
+        lo, hi = max(lo, float(enc.max()) / info.max), min(hi, float(enc[enc > 0].min()) / info.tiny)
+    return lo, hi
 
 
 @torch.no_grad()

@@ -17,6 +17,7 @@ from xai_tf.viz.plots import (
 )
 from xai_tf.viz.svg import (
     html_ranked_table,
+    html_rows,
     html_token_scores,
     svg_bars,
     svg_heatmap,
@@ -26,6 +27,7 @@ __all__ = [
     "bertviz_view",
     "host_array",
     "html_ranked_table",
+    "html_rows",
     "html_token_scores",
     "lesson_style",
     "plot_attention",

@@ -10,7 +10,7 @@ import base64
 import html
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import seaborn as sns
@@ -197,6 +197,32 @@ def html_ranked_table(
         )
         body.append(f"<tr><th style='text-align:right;padding-right:8px'>{html.escape(label)}</th>{tds}</tr>")
     return f"<table style='border-collapse:collapse'>{head}{''.join(body)}</table>"
+
+
+def html_rows(rows: Sequence[Mapping[str, object]], title: str = "") -> str:
+    """A plain table of ``rows`` (dicts with the same keys, the columns; e.g. the method registry's
+    ``table``): a list or tuple cell is joined by commas, a dict cell written ``k=v, …`` (either
+    "none" when empty), any other cell as ``str``."""
+    if not isinstance(rows, list | tuple) or not rows or not all(isinstance(r, Mapping) for r in rows):
+        raise TypeError(f"rows must be a non-empty list of dicts, got {type(rows).__name__}")
+    columns = list(rows[0])
+    if any(list(r) != columns for r in rows):
+        raise ValueError(f"rows must all have the keys {columns}, in that order")
+
+    def cell(v: object) -> str:
+        if isinstance(v, Mapping):
+            return ", ".join(f"{k}={cell(x)}" for k, x in v.items()) or "none"
+        return (", ".join(map(cell, v)) or "none") if isinstance(v, list | tuple) else html.escape(str(v))
+
+    pad = "padding:2px 10px;text-align:left"
+    head = "".join(f"<th style='{pad}'>{html.escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td style='{pad}'>{cell(r[c])}</td>" for c in columns) + "</tr>" for r in rows
+    )
+    caption = (
+        f"<caption style='font-weight:bold;text-align:left'>{html.escape(title)}</caption>" if title else ""
+    )
+    return f"<table style='border-collapse:collapse'>{caption}<tr>{head}</tr>{body}</table>"
 
 
 def _diverging(score: float, scale: float) -> str:

@@ -9,6 +9,7 @@ unknown word, an empty or over-long sentence, or a sentence of the target langua
 from __future__ import annotations
 
 import html
+import time
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -18,7 +19,7 @@ from matplotlib.axes import Axes
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.encdec import analysis, evaluate
+from xai_tf.encdec import analysis, beam, beam_sweep, evaluate
 from xai_tf.encdec.model import Seq2SeqTransformer
 from xai_tf.seq2seq import data, metrics
 from xai_tf.widgets._panel import Panel
@@ -115,6 +116,55 @@ def cross_attention_panel(model: Seq2SeqTransformer, corpus: data.Corpus, index:
     return Panel(controls, render, rows=[["sentence", "text"], ["layer", "head"]])
 
 
+def beam_panel(model: evaluate.Model, corpus: data.Corpus, index: int = 0) -> Panel:
+    """Greedy against beam search of width β with length penalty α on one sentence (a test sentence, or a
+    typed source sentence): both translations, their log p(Y | X), the reference's, and the search's time.
+    A wide beam on a long sentence can take about a second: the panel shows "computing…" and caps β at 10."""
+    model = evaluate._model(model, (Seq2SeqTransformer, evaluate.DecoderOnly))
+    controls = {
+        "sentence": widgets.BoundedIntText(
+            value=index, min=0, max=len(corpus.test) - 1, description="test sentence"
+        ),
+        "text": widgets.Text(
+            value="", description="or type", continuous_update=False, layout=widgets.Layout(width="60%")
+        ),
+        "beam": widgets.IntSlider(
+            value=5, min=1, max=10, description="beam width β", continuous_update=False
+        ),
+        "alpha": widgets.FloatSlider(
+            value=1.0, min=0.0, max=3.0, step=0.2, description="length penalty α", continuous_update=False
+        ),
+    }
+
+    def render() -> str:
+        typed = controls["text"].value.strip()
+        pair = (
+            data.Pair(data.tokenize(typed), [], set()) if typed else corpus.test[controls["sentence"].value]
+        )
+        ids = corpus.source_vocab.encode(pair.source)  # refuses unknown words, empty or over-long sentences
+        greedy = evaluate.greedy(model, [pair], corpus)[0]
+        start = time.perf_counter()
+        best = beam.translate(model, corpus, pair.source, controls["beam"].value, controls["alpha"].value)
+        ms = 1000 * (time.perf_counter() - start)
+        rows = [
+            ("greedy", greedy),
+            (f"beam β = {controls['beam'].value}, α = {controls['alpha'].value:g}", best),
+        ]
+        rows += [] if typed else [("reference", pair.target)]
+        lines = [f"<b>source</b>: {html.escape(' '.join(pair.source))}"]
+        for label, words in rows:
+            logp = beam_sweep.log_prob(model, ids, corpus.target_vocab.encode(words) if words else [])
+            mark = "" if typed else (" ✓" if words == pair.target else " ✗")
+            lines.append(
+                f"<b>{label}</b>: {html.escape(' '.join(words))}{mark} "
+                f"(log p = {logp:.2f}, {len(words)} words)"
+            )
+        lines.append(f"<span style='color:#666'>beam search took {ms:.0f} ms</span>")
+        return "<br>".join(lines)
+
+    return Panel(controls, render, rows=[["sentence", "text"], ["beam", "alpha"]], slow=True)
+
+
 def plot_family_masks(S: int, T: int) -> plt.Figure:
     """The three families' masks over [source; target] side by side (dark = may attend)."""
     S, T = _checks.integer("S", S, 1, 64), _checks.integer("T", T, 1, 64)
@@ -182,3 +232,30 @@ def plot_by_length(rows: dict[str, list], ax: Axes | None = None) -> Axes:
     ax.set_ylim(0, 1.02)
     ax.legend()
     return ax
+
+
+SPANS = {"exact": 0.05, "bleu": 3.0}
+
+
+def plot_beam_sweep(tables: dict[str, dict[tuple[int, float], dict]]) -> plt.Figure:
+    """Exact match and BLEU against the length penalty α, one line per beam width β and a dashed line at
+    greedy's score, one column per model (``{name: beam_sweep.table(name)}``; greedy is key (0, 0.0))."""
+    if not isinstance(tables, dict) or not tables or not all((0, 0.0) in t for t in tables.values()):
+        raise ValueError("tables must be a non-empty dict {name: beam_sweep.table(name)} with greedy's row")
+    fig, axes = plt.subplots(2, len(tables), figsize=(4 * len(tables), 5.6), sharex=True, squeeze=False)
+    for col, (name, table) in enumerate(tables.items()):
+        for row, (metric, label) in enumerate((("exact", "exact match"), ("bleu", "BLEU"))):
+            ax, greedy, span = axes[row, col], table[(0, 0.0)][metric], SPANS[metric]
+            ax.axhline(greedy, color="grey", ls="--", label="greedy")
+            for k, width in enumerate(sorted({b for b, _ in table if b > 0})):
+                alphas = sorted(a for b, a in table if b == width)
+                values = [table[(width, a)][metric] for a in alphas]
+                style = "s" if len(alphas) == 1 else ("o-", "x--")[k % 2]
+                ax.plot(alphas, values, style, ms=8, label=f"beam β = {width}")
+            ax.set_ylim(greedy - span, greedy + span)  # one scale for every model: small gaps look small
+            ax.set_title(f"{name}: {label} (greedy ± {span:g})")
+            ax.set_ylabel(label if col == 0 else "")
+            ax.set_xlabel("length penalty α" if row == 1 else "")
+    axes[0, 0].legend(fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,125 @@
+"""Bad-input probes for lesson 19 (probing and specialised heads: ``xai_tf.probing``), collected by
+``test_bad_inputs.py``: labels of the wrong length, one class only, a layer out of range, float labels,
+an empty text, a model of the wrong kind, probabilities outside (0, 1]."""
+
+import torch
+from probe_kit import NAN, TE, VE, lm, z
+
+from xai_tf.exercises import probing as ex
+from xai_tf.probing import by_layer, control, data, erasure, features, heads, identifiability, mdl, probes
+from xai_tf.widgets import probing as wp
+
+P = "xai_tf.probing"
+H = z(3, 10, 4)
+Y = torch.tensor([0, 1] * 5)
+ONE = torch.zeros(10, dtype=torch.long)
+FIT = probes.fit_linear(H[0], Y)
+
+EXEMPT: dict = {}
+
+RAISES = [
+    (f"{P}.data.line_kind", lambda: data.line_kind(3), TE, "line must be a string"),
+    (f"{P}.data.play_data", lambda: data.play_data(lm(), "  "), VE, "text is empty"),
+    (
+        f"{P}.features.residual_streams",
+        lambda: features.residual_streams(lm(), torch.tensor([[5000]])),
+        VE,
+        r"input_ids must lie in 0\.\.4095",
+    ),
+    (f"{P}.probes.check_probe_data", lambda: probes.check_probe_data(H[0], Y[:9]), VE, "one label each"),
+    (f"{P}.probes.fit_linear", lambda: probes.fit_linear(H[0], ONE), VE, "one class only"),
+    (f"{P}.probes.fit_mlp", lambda: probes.fit_mlp(H[0], Y.float()), TE, "y must be an integer tensor"),
+    (
+        f"{P}.probes.fit_probe",
+        lambda: probes.fit_probe("svm", H[0], Y),
+        VE,
+        r"kind must be one of \('linear'",
+    ),
+    (
+        f"{P}.probes.accuracy",
+        lambda: probes.accuracy(FIT, H[0], Y[:3]),
+        VE,
+        "y must be a tensor of 10 labels",
+    ),
+    (f"{P}.probes.majority_baseline", lambda: probes.majority_baseline(Y[:0], Y), VE, "at least one label"),
+    (f"{P}.control.control_labels", lambda: control.control_labels(Y[:4], Y), VE, "4 types but 10 labels"),
+    (
+        f"{P}.control.selectivity",
+        lambda: control.selectivity(1.5, 0.2),
+        VE,
+        r"task_accuracy must be .* \[0, 1\]",
+    ),
+    (f"{P}.mdl.timestamps", lambda: mdl.timestamps(1), VE, "N must be an integer ≥ 2"),
+    (
+        f"{P}.mdl.codelength",
+        lambda: mdl.codelength(torch.tensor([0.5, 0.0]), 1, 2),
+        VE,
+        r"probabilities in \(0, 1\]",
+    ),
+    (
+        f"{P}.mdl.online_codelength",
+        lambda: mdl.online_codelength(probes.fit_linear, H[0], ONE),
+        VE,
+        "one class",
+    ),
+    (
+        f"{P}.by_layer.layer_states",
+        lambda: by_layer.layer_states(H, 3),
+        VE,
+        r"layer must be an integer in 0\.\.2",
+    ),
+    (f"{P}.by_layer.probe_by_layer", lambda: by_layer.probe_by_layer(H, [Y[:9]], Y, Y), VE, "10 labels each"),
+    (f"{P}.by_layer.mdl_by_layer", lambda: by_layer.mdl_by_layer(H.fill_(NAN), [Y], Y), VE, "H has NaN"),
+    (f"{P}.by_layer.study", lambda: by_layer.study(z(3, 10, 4), ONE, Y, Y, Y), VE, "one class only"),
+    (
+        f"{P}.heads.head_shares",
+        lambda: heads.head_shares(lm(), torch.tensor([[1, 2, 3]]), Y),
+        VE,
+        "counts must be",
+    ),
+    (f"{P}.heads.text_windows", lambda: heads.text_windows(lm(), "ab", n=0), VE, "n must be an integer ≥ 1"),
+    (
+        f"{P}.identifiability.identified",
+        lambda: identifiability.identified(z(1, 3, 4), z(1, 2, 4), torch.zeros(1, 2, dtype=torch.long)),
+        VE,
+        "g_h",
+    ),
+    (
+        f"{P}.identifiability.identifiability_by_layer",
+        lambda: identifiability.identifiability_by_layer(
+            z(3, 10, 4), torch.zeros(3, 4, dtype=torch.long), Y, Y
+        ),
+        VE,
+        "H holds 10 tokens but ids has n·T = 12",
+    ),
+    (
+        f"{P}.erasure.erasable_share",
+        lambda: erasure.erasable_share(lm(), torch.tensor([[1, 2]]), z(2, 3)),
+        VE,
+        r"baselines must be \[6, 256\]",
+    ),
+    (
+        f"{P}.erasure.mean_states",
+        lambda: erasure.mean_states(lm(), torch.tensor([[-1]])),
+        VE,
+        r"input_ids must lie in 0\.\.4095",
+    ),
+    ("xai_tf.widgets.probing.plot_study", lambda: wp.plot_study({}), TE, "tables must be a non-empty dict"),
+    (
+        "xai_tf.widgets.probing.probing_panel",
+        lambda: wp.probing_panel([]),
+        TE,
+        "tables must be a non-empty dict",
+    ),
+    (
+        "xai_tf.widgets.probing.head_table_html",
+        lambda: wp.head_table_html({}, 4),
+        TE,
+        "result must be a non-empty",
+    ),
+]
+
+CHECKERS = {"xai_tf.exercises.probing.check_codelength": "returned None"}
+
+PANELS: dict = {}
+_ = ex  # the checker is reached by name above

@@ -1,0 +1,77 @@
+"""Probing every layer at once (lesson 19): accuracy, control accuracy, selectivity and MDL compression
+of one label over h_0..h_L, the tables the lesson plots and its panel reads.
+
+For a label y and its control c (``control.control_labels``), at each layer l:
+acc_task(l), acc_control(l), selectivity(l) = acc_task(l) − acc_control(l), and the MDL compression
+L_unif / L_online (``mdl``) of y and of c on the training tokens, in a seeded random order. Every layer,
+task and control, is one stack of 2(L + 1) problems fitted together (``probes``).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from xai_tf import _checks, seeds
+from xai_tf.probing import mdl, probes
+from xai_tf.probing.control import control_labels
+
+#: L2 strength of the MDL probes (C of ``probes.fit_linear``): the first blocks hold a handful of tokens,
+#: and a weakly regularised probe trained on them is confidently wrong, costing more bits than uniform.
+MDL_C = 0.05
+
+
+def layer_states(H: Tensor, layer: object) -> Tensor:
+    """h_l from the stack ``H [L + 1, N, d_e]`` (``features.residual_streams``), l in 0..L."""
+    H = _checks.real_tensor("H", H, dims=3)
+    return H[_checks.integer("layer", layer, 0, H.size(0) - 1)]
+
+
+def _stack(H: Tensor, labels: list[Tensor]) -> tuple[Tensor, Tensor]:
+    """Every layer once per label vector: states ``[n·(L + 1), N, d]`` and labels ``[n·(L + 1), N]``."""
+    H = _checks.real_tensor("H", H, dims=3)
+    for y in labels:
+        if not isinstance(y, Tensor) or y.shape != (H.size(1),):
+            raise ValueError(f"labels must be tensors of {H.size(1)} labels each, one per token of H")
+    return H.repeat(len(labels), 1, 1), torch.cat([y.expand(H.size(0), -1) for y in labels])
+
+
+def probe_by_layer(
+    H: Tensor, labels: list[Tensor], train: Tensor, test: Tensor, kind: str = "linear", seed: int = 0
+) -> list[list[float]]:
+    """Test accuracy by layer ``[len(labels)][L + 1]`` of a ``kind`` probe fitted on the ``train`` tokens
+    of each layer, for each label vector (e.g. [task, control])."""
+    S, Y = _stack(H, labels)
+    K = int(max(int(y.max()) for y in labels)) + 1
+    probe = probes.fit_probe(kind, S[:, train], Y[:, train], K, seed)
+    return probes.accuracy(probe, S[:, test], Y[:, test]).view(len(labels), -1).tolist()
+
+
+def mdl_by_layer(H: Tensor, labels: list[Tensor], train: Tensor, seed: int = 0) -> list[list[float]]:
+    """Compression L_unif / L_online by layer ``[len(labels)][L + 1]`` of each label vector on the
+    ``train`` tokens, shuffled by ``seed`` (linear probes)."""
+    S, Y = _stack(H, labels)
+    K = int(max(int(y.max()) for y in labels)) + 1
+    order = train[torch.randperm(train.numel(), generator=seeds.generator(seed))]
+    online, uniform = mdl.online_codelength(
+        lambda h, t, k: probes.fit_linear(h, t, k, C=MDL_C, max_iter=50), S[:, order], Y[:, order], K
+    )
+    return (uniform / online).view(len(labels), -1).tolist()
+
+
+def study(
+    H: Tensor, y: Tensor, types: Tensor, train: Tensor, test: Tensor, kinds: tuple[str, ...] = probes.PROBES,
+    with_mdl: bool = True, seed: int = 0,
+) -> dict[str, list[float]]:  # fmt: skip
+    """Per layer: "<kind> task", "<kind> control", "<kind> selectivity" for each probe kind, the
+    "majority" baseline, and (``with_mdl``) "mdl task", "mdl control" compressions."""
+    probes.check_probe_data(layer_states(H, 0), y)
+    c = control_labels(types, y, seed)
+    table: dict[str, list[float]] = {"majority": [probes.majority_baseline(y[train], y[test])] * H.size(0)}
+    for kind in kinds:
+        task, ctrl = probe_by_layer(H, [y, c], train, test, kind, seed)
+        table[f"{kind} task"], table[f"{kind} control"] = task, ctrl
+        table[f"{kind} selectivity"] = [a - b for a, b in zip(task, ctrl, strict=True)]
+    if with_mdl:
+        table["mdl task"], table["mdl control"] = mdl_by_layer(H, [y, c], train, seed)
+    return table
