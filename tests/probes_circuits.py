@@ -1164,8 +1164,8 @@ ISSUE_43 = [
         PAT + "activation_patching",
         lambda: patching.activation_patching(
             lm(),
-            torch.zeros(1, 200, dtype=torch.long),
-            torch.ones(1, 200, dtype=torch.long),
+            torch.zeros(1, 256, dtype=torch.long),
+            torch.ones(1, 256, dtype=torch.long),
             _metric(),
             "mlp_out",
         ),

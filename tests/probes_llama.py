@@ -4,11 +4,17 @@
 from probe_kit import TE, VE, z
 
 from xai_tf.models.checkpoints import load_checkpoint
-from xai_tf.models.llama import LlamaConfig, rotary
+from xai_tf.models.llama import LlamaConfig, rotary, rotation
 
 EXEMPT: dict = {}
 
 RAISES = [
+    (
+        "xai_tf.models.llama.rotation",
+        lambda: rotation(7, 1e4, 2),
+        VE,
+        r"x must be \[..., T, d_h\] with d_h even",
+    ),
     (
         "xai_tf.models.llama.rotary",
         lambda: rotary(z(1, 2, 5, 7), z(5).long(), 1e4),

@@ -7,12 +7,42 @@ import torch
 from probe_kit import TE, VE, lm
 
 import xai_tf
-from xai_tf.models import GPT2Config, as_model, causal, summary
+from xai_tf.models import GPT2Config, Sizes, as_model, causal, summary
+from xai_tf.models.architecture import check_embeddings, check_token_ids
 
-EXEMPT: dict = {}
+EXEMPT = {
+    "xai_tf.models.gpt2_reads.head_weights": "called only by GPT2.head_weights, which checks the layer",
+    "xai_tf.models.gpt2_reads.readout": "called only by GPT2.readout, which checks the embeddings",
+    "xai_tf.models.llama_reads.head_weights": "called only by Llama.head_weights, which checks the layer",
+}
+SIZES = Sizes(n_layer=1, n_head=1, d_model=4, n_ctx=8, vocab_size=10, n_kv_head=1)
 
 
 RAISES = [
+    (
+        "xai_tf.models.architecture.check_token_ids",
+        lambda: check_token_ids([], SIZES, torch.device("cpu")),
+        VE,
+        "input_ids is empty",
+    ),
+    (
+        "xai_tf.models.architecture.check_token_ids",
+        lambda: check_token_ids([1, 2, 3], SIZES, torch.device("cpu"), start=6),
+        VE,
+        r"the prompt has 3 tokens after 6 cached ones but the context holds 1..8",
+    ),
+    (
+        "xai_tf.models.architecture.check_token_ids",
+        lambda: check_token_ids([1, 10], SIZES, torch.device("cpu")),
+        VE,
+        r"input_ids must lie in 0..9",
+    ),
+    (
+        "xai_tf.models.architecture.check_embeddings",
+        lambda: check_embeddings(torch.zeros(1, 9, 4), SIZES),
+        VE,
+        r"token_embeddings must be \[batch, T, 4\] with T in 1..8, got \(1, 9, 4\)",
+    ),
     # models
     ("xai_tf.models.hub.load_model", lambda: xai_tf.load_model("gtp2"), VE, "unknown model 'gtp2'"),
     (

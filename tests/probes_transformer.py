@@ -62,7 +62,7 @@ RAISES = [
         "xai_tf.transformer.blocks.parameter_counts",
         lambda: blocks.parameter_counts("gpt2"),
         TE,
-        "config must be a GPT2Config",
+        "config must be a model config with sizes",
     ),
     (
         "xai_tf.transformer.bpe.train_bpe",

@@ -4,6 +4,7 @@ bertviz view), collected by ``test_bad_inputs.py``."""
 from probe_kit import TE, VE, z
 
 from xai_tf import viz
+from xai_tf.viz.source import show_source
 
 EXEMPT = {
     "xai_tf.viz.plots.lesson_style": "no arguments",
@@ -11,6 +12,8 @@ EXEMPT = {
 
 
 RAISES = [
+    ("xai_tf.viz.source.show_source", lambda: show_source(3), TE, "obj must be a module, class or function"),
+    ("xai_tf.viz.source.show_source", lambda: show_source(len), VE, "obj must come from xai_tf"),
     # figures
     (
         "xai_tf.viz.arrays.host_array",

@@ -6,7 +6,6 @@ from captum.attr import FeatureAblation, LayerGradientXActivation, LayerIntegrat
 from conftest import random_hf_gpt2
 
 from xai_tf.explain import attribution as attr
-from xai_tf.explain._readout import final_state
 from xai_tf.explain.agreement import PROMPTS
 from xai_tf.explain.path_integral import path_integrated_gradients
 from xai_tf.models import GPT2
@@ -20,7 +19,7 @@ def random_gpt2() -> GPT2:
 
 def _captum_ig(module, forward, ids, baseline_ids, n_steps, method=None):
     """Captum's layer IG on the token embeddings; method None: Captum's own default quadrature."""
-    lig = LayerIntegratedGradients(forward, module.wte)
+    lig = LayerIntegratedGradients(forward, getattr(module, "body", module).wte)  # a classifier: its body's
     kwargs = {} if method is None else {"method": method}
     out = lig.attribute(ids[None], baselines=baseline_ids[None], n_steps=n_steps, **kwargs)
     return out[0].detach()
@@ -279,7 +278,7 @@ def test_the_ig_memory_estimate_bounds_what_autograd_keeps(random_gpt2):
     """GPT2Config.backward_bytes(T) must cover the activations autograd saves for one sequence
     (weights excluded) for every F that IG runs, without overestimating the heaviest by more than 4×,
     at short and long T. The heaviest runs every block at every position (a classifier reading all
-    positions, as tasks.sentiment's); a language model's logit at one position keeps less (_readout)."""
+    positions, as tasks.sentiment's); a language model's logit at one position keeps less (GPT2.readout)."""
     params = {p.untyped_storage().data_ptr() for p in random_gpt2.parameters()}
     for T in (5, 30):
         E = random_gpt2.wte(torch.arange(T) % 90).detach()[None].requires_grad_(True)
@@ -357,7 +356,7 @@ def test_the_readout_equals_the_full_forward_pass_at_its_position(random_gpt2, p
     E = torch.randn(3, 6, random_gpt2.config.n_embd, generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
         full = random_gpt2.final_states(E)[:, position]
-        torch.testing.assert_close(final_state(random_gpt2, E, position), full, atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(random_gpt2.readout(E, position), full, atol=1e-6, rtol=1e-5)
 
 
 def test_ig_at_a_middle_position_matches_captum_and_ignores_later_tokens(random_gpt2):

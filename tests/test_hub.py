@@ -149,3 +149,26 @@ def test_the_memory_guard_reads_psutil_on_every_system(monkeypatch):
     _checks.fits("a small table", 2**29, "choose less")
     with pytest.raises(ValueError, match=r"a big table needs 2\.0 GiB, more than the 1\.0 GiB free on cpu"):
         _checks.fits("a big table", 2**31, "choose less")
+
+
+def test_the_hub_is_asked_through_huggingface_hub_with_a_short_timeout(tmp_path, monkeypatch):
+    """Online mode, nothing cached: the reachability question goes to huggingface_hub's own client (which
+    reads HTTPS_PROXY), mocked here so that no test touches the network; no answer means the message."""
+    from xai_tf.models import hub
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    asked = []
+
+    def model_info(self, repo_id, timeout=None):
+        asked.append((repo_id, timeout))
+        raise ConnectionError("no route")  # what a dead proxy gives, through any HTTP library
+
+    monkeypatch.setattr(hub.HfApi, "model_info", model_info)
+    with pytest.raises(
+        RuntimeError, match="gpt2-medium is not on disk and the Hugging Face hub cannot be reached"
+    ):
+        xai_tf.load_model("gpt2-medium")
+    assert asked == [("openai-community/gpt2-medium", 3.0)]
+    monkeypatch.setattr(hub.HfApi, "model_info", lambda self, repo_id, timeout=None: object())
+    assert hub._hub_reachable("openai-community/gpt2")

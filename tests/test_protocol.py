@@ -51,8 +51,8 @@ def test_both_architectures_conform_at_run_time():
 
 def test_sizes_are_named_and_frozen():
     gpt2, bert = _gpt2(), _bert()[1]
-    assert gpt2.sizes == Sizes(n_layer=2, n_head=2, d_model=16, n_ctx=16, vocab_size=60)
-    assert bert.sizes == Sizes(n_layer=L, n_head=H, d_model=D, n_ctx=16, vocab_size=50)
+    assert gpt2.sizes == Sizes(n_layer=2, n_head=2, d_model=16, n_ctx=16, vocab_size=60, n_kv_head=2)
+    assert bert.sizes == Sizes(n_layer=L, n_head=H, d_model=D, n_ctx=16, vocab_size=50, n_kv_head=H)
     lm = LoadedModel(bert, None, "bert")
     assert lm.sizes == bert.sizes
     assert (lm.n_layer, lm.n_head, lm.d_model, lm.n_ctx, lm.vocab_size) == (L, H, D, 16, 50)
@@ -128,21 +128,28 @@ def test_bert_hooks_replace_activations_inside_the_layer():
     torch.testing.assert_close(no_mlp["resid_post", 0], ln_2(no_mlp["resid_mid", 0]), rtol=0, atol=0)
 
 
-def test_causal_refuses_a_causal_architecture_that_is_not_gpt2():
+def test_causal_refuses_a_causal_architecture_that_misses_the_protocol():
     class Other(torch.nn.Module):
         kind = "causal"
 
-    with pytest.raises(TypeError, match="^decoding runs GPT-2 modules, got Other$"):
+    with pytest.raises(
+        TypeError,
+        match=r"^decoding needs a model meeting the CausalLM protocol; Other lacks "
+        r"\['backward_bytes', .*'unembedding'\]$",
+    ):
         causal(LoadedModel(Other(), None, "other"), "decoding")  # type: ignore[type-var]
 
 
 CONFORMS = """
     from xai_tf.models import GPT2, BertEncoder
-    from xai_tf.models.architecture import Architecture
+    from xai_tf.models.architecture import Architecture, CausalLM
     from xai_tf.models.llama import Llama
 
     def each(gpt2: GPT2, bert: BertEncoder, llama: Llama) -> list[Architecture]:
         return [gpt2, bert, llama]
+
+    def causal_ones(gpt2: GPT2, llama: Llama) -> list[CausalLM]:
+        return [gpt2, llama]
 """
 MISSING = """
     from collections.abc import Sequence
@@ -153,7 +160,7 @@ MISSING = """
     class NoCache:  # everything but run_with_cache
         kind = "causal"
         hook_points: dict[str, str] = {}
-        sizes = Sizes(1, 1, 1, 1, 1)
+        sizes = Sizes(1, 1, 1, 1, 1, 1)
 
         def check_input_ids(self, input_ids: Tensor | Sequence[int]) -> Tensor:
             raise NotImplementedError
@@ -170,7 +177,8 @@ MISSING = """
 
 
 def test_mypy_checks_conformance(tmp_path):
-    """One mypy run over two snippets: GPT2, BertEncoder and Llama pass as an Architecture, a class without
+    """One mypy run over two snippets: GPT2, BertEncoder and Llama pass as an Architecture (GPT2 and Llama
+    as a CausalLM too), a class without
     ``run_with_cache`` does not (the cache under the repository is the one ``mypy xai_tf`` fills)."""
     (tmp_path / "conforms.py").write_text(textwrap.dedent(CONFORMS))
     (tmp_path / "missing.py").write_text(textwrap.dedent(MISSING))

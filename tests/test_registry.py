@@ -366,7 +366,7 @@ def test_transformer_ig_equals_captum_with_its_delta(bundled):
     ids = bundled.encode("Thou art a vile knave.")
     with torch.no_grad():
         c = int(clf(ids).argmax())
-    E = clf.wte(torch.tensor([ids])).detach()
+    E = clf.embed(torch.tensor([ids])).detach()
     for m in (4, 16):
         found = transformer.TRANSFORMER.explain("IG", clf, ids, n_steps=m)
         ref, ref_delta = IntegratedGradients(lambda X: clf.forward_embeddings(X).softmax(-1)[:, c]).attribute(

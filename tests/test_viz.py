@@ -200,6 +200,23 @@ def test_host_array_reads_a_device_tensor_only_through_the_cpu():
     assert np.allclose(ax.collections[0].get_array().reshape(2, 2), [[0.25, 0.75], [1.0, 0.0]])
 
 
+def test_show_source_gives_the_modules_own_text():
+    import inspect
+
+    from xai_tf.models import gpt2
+    from xai_tf.viz.source import show_source
+
+    assert show_source(gpt2).data == inspect.getsource(gpt2).rstrip("\n")
+    assert show_source(gpt2.GPT2.forward).data.lstrip().startswith("def forward(")
+    assert show_source(gpt2, lines=slice(0, 3)).data.count("\n") == 2
+    with pytest.raises(ValueError, match="obj must come from xai_tf"):
+        show_source(inspect.getsource)
+    with pytest.raises(TypeError, match="obj must be a module, class or function"):
+        show_source(3)
+    with pytest.raises(ValueError, match="lines must select 1..400 lines, got 0"):
+        show_source(gpt2, lines=slice(5, 5))
+
+
 def test_html_rows_is_one_row_per_dict_with_escaped_cells():
     rows = [
         {"id": "a<b", "reads": ("forward", "gradients"), "options": {"m": 2, "q": "x"}},

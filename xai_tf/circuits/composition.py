@@ -1,7 +1,8 @@
 """K-composition between two heads, and its chance level (lesson 15; Elhage et al. 2021, §"Virtual weights").
 
-In row-vector convention (a token's residual vector x is a row; LN_1's gain γ is folded in, biases
-and LayerNorm's centring and scaling left out) head h of layer l has
+In row-vector convention (a token's residual vector x is a row; the pre-attention norm's gain γ is
+folded in, biases and the norm's centring and scaling left out; ``CausalLM.head_weights``) head h of
+layer l has
 
     W_QK^h = diag(γ) W_Q^h (diag(γ) W_K^h)ᵀ ∈ ℝ^{d×d}   (score of query x_i on key x_j: x_i W_QK x_jᵀ)
     W_OV^h = diag(γ) W_V^h W_O^h ∈ ℝ^{d×d}              (what it writes: Σ_j A_ij x_j W_OV)
@@ -10,6 +11,13 @@ A later head B *K-composes* with an earlier head A when B's keys read what A wro
 gives scores q W_QK^B (W_OV^A)ᵀ xᵀ, and the K-composition score is
 
     C_K(A, B) = ‖W_QK^B (W_OV^A)ᵀ‖_F / (‖W_QK^B‖_F ‖W_OV^A‖_F)  ∈ [0, 1].
+
+Under rotary positions (RoPE: Llama, Mistral, Qwen2) q and k are rotated by their positions before the
+score, so a head has one W_QK per offset δ = i − j between query and key: W_QK(δ) = diag(γ) W_Q^h R_δ
+(diag(γ) W_K^h)ᵀ (``HeadWeights.rotation``). ``qk_ov(…, offset=δ)`` gives it, and C_K at one offset is
+exact for keys at that offset only: a single number for the head (offset 0, the default) is an
+approximation there, where GPT-2's (learned positions in the stream) is not. Under grouped-query
+attention W_K^h and W_V^h are those of the key/value head that query head h shares.
 
 The baseline: the same score for random matrices of the same factored shapes (W_QK = U Vᵀ and
 W_OV = U' V' with standard normal U, V, U' ∈ ℝ^{d×d_h}, V' ∈ ℝ^{d_h×d}), averaged over draws.
@@ -32,17 +40,15 @@ def _head(lm: LoadedModel, layer: object, head: object) -> tuple[int, int]:
     )
 
 
-def qk_ov(model: LoadedModel | nn.Module, layer: int, head: int) -> tuple[Tensor, Tensor]:
-    """``(W_QK, W_OV)``, each ``[d, d]``, of one head of a GPT-2 (LN_1's gain folded in)."""
-    lm = causal(model, "the QK and OV circuits of a GPT-2")
+def qk_ov(model: LoadedModel | nn.Module, layer: int, head: int, offset: int = 0) -> tuple[Tensor, Tensor]:
+    """``(W_QK, W_OV)``, each ``[d, d]``, of one head (the norm's gain folded in); under RoPE W_QK is the
+    one of keys ``offset`` positions before the query (0..T_max−1; without RoPE it does not depend on it)."""
+    lm = causal(model, "the QK and OV circuits of a head")
     layer, head = _head(lm, layer, head)
-    block = lm.model.h[layer]
-    d, d_h = lm.d_model, lm.d_model // lm.n_head
-    rows = slice(head * d_h, (head + 1) * d_h)
-    gamma = block.ln_1.weight.detach()[:, None]
-    W_q, W_k, W_v = (gamma * w[rows].t() for w in block.attn.c_attn.weight.detach().split(d))
-    W_O = block.attn.c_proj.weight.detach()[:, rows].t()
-    return W_q @ W_k.t(), W_v @ W_O
+    offset = _checks.integer("offset", offset, 0, lm.n_ctx - 1)
+    w = lm.model.head_weights(layer)
+    W_q = w.W_Q[head] if w.rotation is None else w.W_Q[head] @ w.rotation(offset).to(w.W_Q.dtype)
+    return W_q @ w.W_K[head].t(), w.W_V[head] @ w.W_O[head]
 
 
 def k_composition(W_QK: Tensor, W_OV: Tensor) -> Tensor:

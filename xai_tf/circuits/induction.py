@@ -27,7 +27,7 @@ def repeated_tokens(model: LoadedModel | nn.Module, half: int, batch: int = 1, s
     lm = causal(model, "an induction test on repeated tokens")
     half = _checks.integer("half", half, 2, lm.n_ctx // 2)
     batch = _checks.integer("batch", batch, 1, 1024)
-    vocab = lm.model.config.vocab_size
+    vocab = lm.vocab_size
     # drawn on the CPU (the generator's device), so every device gets the same tokens
     first = torch.randint(0, vocab, (batch, half), generator=seeds.generator(seed), device="cpu")
     return torch.cat([first, first], dim=1).to(lm.device)

@@ -5,9 +5,10 @@ A forward pass of ``batch`` sequences of T tokens through a GPT-2 of L layers, H
 vocabulary D is estimated as
 
     FLOP  ≈ batch · T · 2 (12 L d² + d D) + batch · L · 4 T² d         (matrix products, attention)
-    bytes ≈ 4 · batch · T · (D + 8 d) + 8 · batch · H · T²              (logits, one layer's buffers)
+    bytes ≈ 4 · batch · (P D + 8 T d) + 8 · batch · H · T²             (logits, one layer's buffers)
             + 4 · L · batch · T · (12 d + 2 H T)                         (the activation cache, if kept)
 
+where P is the number of positions unembedded (T, or 1 where only the last position's logits are read),
 and a helper refuses, before allocating, a call above ``MAX_BYTES`` (1 GiB: Binder's kernel has 2 GB)
 or ``MAX_FLOP`` (about two minutes on 2 CPU cores: activation patching of a 128-token prompt on the
 bundled model, 6 layers × 128 patched runs, 1.2e12 FLOP, takes 41 s and is allowed, 256 tokens
@@ -27,11 +28,15 @@ MAX_BYTES = 2**30
 MAX_FLOP = 4e12
 
 
-def forward_cost(lm: LoadedModel, batch: int, T: int, cache: bool = False) -> tuple[float, float]:
-    """``(bytes, FLOP)`` of one forward pass of ``batch`` × ``T`` tokens (module docstring)."""
+def forward_cost(
+    lm: LoadedModel, batch: int, T: int, cache: bool = False, unembedded: int | None = None
+) -> tuple[float, float]:
+    """``(bytes, FLOP)`` of one forward pass of ``batch`` × ``T`` tokens whose logits are read at
+    ``unembedded`` positions (P; all T by default), see the module docstring."""
     L, H, d, D = lm.n_layer, lm.n_head, lm.d_model, lm.vocab_size
-    flop = batch * T * 2 * (12 * L * d * d + d * D) + batch * L * 4 * T * T * d
-    size = 4 * batch * T * (D + 8 * d) + 8 * batch * H * T * T
+    P = T if unembedded is None else unembedded
+    flop = batch * (T * 2 * 12 * L * d * d + P * 2 * d * D) + batch * L * 4 * T * T * d
+    size = 4 * batch * (P * D + 8 * T * d) + 8 * batch * H * T * T
     if cache:
         size += 4 * L * batch * T * (12 * d + 2 * H * T)
     return float(size), float(flop)
@@ -52,10 +57,17 @@ def within(what: str, size: float, flop: float, advice: str) -> None:
 
 
 def check_forward(
-    what: str, lm: LoadedModel, batch: int, T: int, advice: str, cache: bool = False, runs: int = 1
+    what: str,
+    lm: LoadedModel,
+    batch: int,
+    T: int,
+    advice: str,
+    cache: bool = False,
+    runs: int = 1,
+    unembedded: int | None = None,
 ) -> None:
     """``within`` for ``runs`` forward passes of ``batch`` × ``T`` tokens (memory: one at a time)."""
-    size, flop = forward_cost(lm, batch, T, cache)
+    size, flop = forward_cost(lm, batch, T, cache, unembedded)
     within(
         f"{what} ({runs} × {batch} × {T} tokens)" if runs > 1 else f"{what} ({batch} × {T} tokens)",
         size,

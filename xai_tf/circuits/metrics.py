@@ -83,7 +83,7 @@ def logit_difference_metric(
 ) -> LogitDifference:
     """The normalised logit difference of ``correct`` over ``wrong`` for this prompt pair."""
     lm = causal(model, "a logit difference")
-    vocab = lm.model.config.vocab_size
+    vocab = lm.vocab_size
     correct = _checks.integer("correct", correct, 0, vocab - 1)
     wrong = _checks.integer("wrong", wrong, 0, vocab - 1)
     if correct == wrong:

@@ -11,7 +11,10 @@ score the run with a metric m (``metrics.LogitDifference``: 0 = corrupted, 1 = c
     grid[l, h] = m(run of target with z^{l,h} := z^{l,h}(source))      for every head (all positions)
 
 One forward pass per layer: the target is repeated once per position (or head), and row p of that
-batch patches position p only.
+batch patches position p only. The metric scores the prediction at the end of the prompt, so each
+patched run is unembedded at its last position only: the metric receives logits ``[batch, 1, vocab]``
+(what ``LogitDifference`` reads), not the ``[T, T, vocab]`` of every position of every run (1.9 GiB at
+100 tokens on GPT-2 small).
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks
 from xai_tf.circuits import limits
 from xai_tf.circuits.metrics import prompt_pair
-from xai_tf.models.hooks import ActivationCache
+from xai_tf.models.hooks import ActivationCache, Hooks
 from xai_tf.models.loaded import LoadedModel, causal
 
 Metric = Callable[[Tensor], Tensor]
@@ -115,6 +119,12 @@ def source_run(
     return lm, target, cache
 
 
+def _last_logits(lm: LoadedModel, ids: Tensor, hooks: Hooks) -> Tensor:
+    """The logits of the last position only, ``[batch, 1, vocab]``, of a run with ``hooks``."""
+    net = causal(lm, "activation patching").model
+    return F.linear(net.final_states(net.embed(ids), hooks)[:, -1:], net.unembedding)
+
+
 def _patch_rows(source: Tensor) -> Callable[[Tensor], Tensor]:
     """A hook on a batch of n copies that puts source's entry i (position or head) into row i."""
 
@@ -135,7 +145,8 @@ def activation_patching(
     component: str = "resid_pre",
     direction: str = "denoising",
 ) -> Tensor:
-    """``[layers, T]`` (or ``[layers, heads]`` for ``"z"``): the metric of every single-activation patch."""
+    """``[layers, T]`` (or ``[layers, heads]`` for ``"z"``): the metric of every single-activation patch,
+    each run scored on its last position's logits ``[batch, 1, vocab]``."""
     lm, target, cache = source_run(model, clean_ids, corrupted_ids, metric, component, direction)
     n = lm.n_head if component == "z" else target.size(1)
     limits.check_forward(
@@ -145,14 +156,14 @@ def activation_patching(
         target.size(1),
         "use shorter prompts in clean_ids and corrupted_ids (or attribution_patching)",
         runs=lm.n_layer,
+        unembedded=1,
     )
     with torch.no_grad():
         grid = [
             metric_values(
                 metric,
-                lm(
-                    target.expand(n, -1),
-                    hooks={(component, layer): _patch_rows(cache[component, layer])},
+                _last_logits(
+                    lm, target.expand(n, -1), {(component, layer): _patch_rows(cache[component, layer])}
                 ),
             )
             for layer in range(lm.n_layer)
@@ -185,6 +196,6 @@ def patched_top_tokens(
             x[:, index] = cache[component, layer][:, index]
             return x
 
-        probs = lm(target, hooks={(component, layer): patch})[0, -1].softmax(-1)
+        probs = _last_logits(lm, target, {(component, layer): patch})[0, -1].softmax(-1)
     top = probs.topk(k)
     return list(zip(lm.token_strings(top.indices.tolist()), top.values.tolist(), strict=True))

@@ -31,9 +31,9 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.explain._readout import final_state, inputs_only
+from xai_tf.explain._readout import inputs_only
 from xai_tf.explain.path_integral import METHODS, Scalar, path_integrated_gradients, quadrature
-from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.architecture import CausalLM
 from xai_tf.models.loaded import LoadedModel, causal
 
 __all__ = ["METHODS", "path_integrated_gradients", "quadrature"]  # re-exported: lessons use attr.METHODS
@@ -60,16 +60,17 @@ class IGResult:
         return abs(self.delta) / max(abs(self.f_input - self.f_baseline), 1e-12)
 
 
-class _MemoryEstimate(Protocol):
-    def backward_bytes(self, T: int, /) -> int: ...
-
-
 class Explained(Protocol):
-    """What the attributions read of a network: its token embedding W_e (``wte``), its check of
-    token ids, F's scores from token embeddings, and its config's memory estimate per sequence."""
+    """What the attributions read of a network: its token embedding W_e (``embedding``, ``embed``),
+    its check of token ids, F's scores from token embeddings, and its memory estimate per sequence.
+    A ``CausalLM`` meets it, and so do the classifiers of ``xai_tf.tasks``."""
 
-    wte: nn.Embedding
-    config: _MemoryEstimate
+    @property
+    def embedding(self) -> Tensor: ...
+
+    def embed(self, input_ids: Tensor, /) -> Tensor: ...
+
+    def backward_bytes(self, T: int, /) -> int: ...
 
     def check_input_ids(self, input_ids: Sequence[int] | Tensor, /) -> Tensor: ...
 
@@ -110,18 +111,20 @@ def target_function(
     ``target`` at ``position`` (−T..T−1) for a language model, or of class ``target`` for a classifier
     (whose forward_embeddings returns ``[n, classes]``; position is then unused). A language model's
     logit is read as LN_f(h_L)[position] · W_U[target]: one row of the unembedding, not all T × D
-    logits, and LN_f(h_L)[position] without the work it does not depend on (``_readout``; the hot path
-    of integrated gradients)."""
+    logits, and LN_f(h_L)[position] without the work it does not depend on (``CausalLM.readout``; the
+    hot path of integrated gradients)."""
     module = _module(model)
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
     _checks.integer("position", position, -T, T - 1)
 
+    lm = module if isinstance(module, CausalLM) else None  # checked once: F runs at every path point
+
     def F(E: Tensor) -> Tensor:
-        if isinstance(module, GPT2):
-            W_U = module.unembedding  # [D, d_e]
+        if lm is not None:
+            W_U = lm.unembedding  # [D, d_e]
             _checks.integer("target", target, 0, W_U.size(0) - 1)
-            h = final_state(module, E, position)  # [n, d_e], without the work it does not depend on
+            h = lm.readout(E, position)  # [n, d_e], without the work it does not depend on
             if output == "logit":
                 return h @ W_U[target]
             scores = h @ W_U.T
@@ -151,7 +154,7 @@ def baseline_ids(
     b = torch.as_tensor(baseline, device=ids.device).long()
     if b.shape != ids.shape:
         raise ValueError(f"baseline ids have shape {tuple(b.shape)}, the prompt {tuple(ids.shape)}")
-    vocab = module.wte.num_embeddings
+    vocab = module.embedding.size(0)
     if b.min() < 0 or b.max() >= vocab:
         raise ValueError(f"baseline ids must lie in 0..{vocab - 1}")
     return b
@@ -169,9 +172,9 @@ def _explained(
 def _embeddings(
     module: Explained, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
 ) -> tuple[Tensor, Tensor]:
-    E = module.wte(ids).detach()
+    E = module.embed(ids).detach()
     b = baseline_ids(module, ids, baseline)
-    return E, torch.zeros_like(E) if b is None else module.wte(b).detach()
+    return E, torch.zeros_like(E) if b is None else module.embed(b).detach()
 
 
 def integrated_gradients(
@@ -205,7 +208,7 @@ IG_MEMORY = 256 * 2**20
 
 def _fitting_batch(module: Explained, T: int) -> int:
     """The most path points whose backward pass fits ``IG_MEMORY`` (at least 1)."""
-    return max(1, IG_MEMORY // module.config.backward_bytes(T))
+    return max(1, IG_MEMORY // module.backward_bytes(T))
 
 
 def _ig_result(
@@ -253,7 +256,7 @@ def embedding_gradients(
     """``(g, E)``: the gradient ∇ = ∂F/∂E ``[T, d_e]`` at the prompt's token embeddings E(x)
     ``[T, d_e]``; ``output`` picks F ("logit", "logprob" or "prob")."""
     module, ids, F = _explained(model, input_ids, target, position, output)
-    E = module.wte(ids).detach().requires_grad_(True)
+    E = module.embed(ids).detach().requires_grad_(True)
     (g,) = torch.autograd.grad(F(E[None]).sum(), E)
     return g, E.detach()
 
@@ -303,13 +306,13 @@ def leave_one_out(
     ``position=-1``, which is read after the shortened prompt)."""
     module, ids, F = _explained(model, input_ids, target, position, output)
     if replacement is not None:
-        _checks.integer("replacement", replacement, 0, module.wte.num_embeddings - 1)
+        _checks.integer("replacement", replacement, 0, module.embedding.size(0) - 1)
     if replacement is None and (position != -1 or len(ids) == 1):
         raise ValueError(
             f"dropping tokens needs position=-1 and at least 2 tokens, got {position}, {len(ids)}"
         )
     T = len(ids)
-    f_x = F(module.wte(ids)[None])
+    f_x = F(module.embed(ids)[None])
     if replacement is None:  # row t: the prompt without token t, [T, T − 1]
         keep = ~torch.eye(T, dtype=torch.bool, device=ids.device)
         changed = ids.expand(T, T)[keep].view(T, T - 1)
@@ -317,5 +320,5 @@ def leave_one_out(
         changed = ids.expand(T, T).clone()
         changed.diagonal().fill_(replacement)
     n = _fitting_batch(module, changed.size(1))  # rows per forward pass (a forward keeps less)
-    f_changed = torch.cat([F(module.wte(rows)) for rows in changed.split(n)])
+    f_changed = torch.cat([F(module.embed(rows)) for rows in changed.split(n)])
     return (f_x - f_changed).float()

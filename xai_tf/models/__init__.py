@@ -1,9 +1,10 @@
-"""Models (every lesson): the handle (``loaded``), what every architecture answers (``architecture``),
-hooks and the activation cache (``hooks``), the architectures (``gpt2``, ``bert``), the key/value cache
-(``kv_cache``) and loading by name (``hub``).
+"""Models (every lesson): the handle (``loaded``), what every architecture answers and what every causal
+language model answers (``architecture``: ``Architecture``, ``CausalLM``), hooks and the activation cache
+(``hooks``), the architectures (``gpt2``, ``llama``, ``bert``), the key/value cache (``kv_cache``) and
+loading by name (``hub``) or directory (``checkpoints``).
 """
 
-from xai_tf.models.architecture import Architecture, Sizes
+from xai_tf.models.architecture import Architecture, CausalLM, HeadWeights, Sizes
 from xai_tf.models.bert import BertEncoder
 from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
 from xai_tf.models.hooks import ActivationCache
@@ -16,7 +17,9 @@ __all__ = [
     "ActivationCache",
     "Architecture",
     "BertEncoder",
+    "CausalLM",
     "GPT2Config",
+    "HeadWeights",
     "KVCache",
     "LoadedModel",
     "Sizes",

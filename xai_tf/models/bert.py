@@ -62,7 +62,12 @@ class BertEncoder(nn.Module):
     def sizes(self) -> Sizes:
         c = self.config
         return Sizes(
-            c.num_hidden_layers, c.num_attention_heads, c.hidden_size, c.max_position_embeddings, c.vocab_size
+            c.num_hidden_layers,
+            c.num_attention_heads,
+            c.hidden_size,
+            c.max_position_embeddings,
+            c.vocab_size,
+            c.num_attention_heads,
         )
 
     def check_input_ids(self, input_ids: Tensor | Sequence[int]) -> Tensor:

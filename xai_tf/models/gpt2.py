@@ -32,6 +32,7 @@ over the whole text, at a cost per step that grows with T instead of T².
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -39,7 +40,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from xai_tf.models.architecture import Sizes
+from xai_tf import _checks
+from xai_tf.models import gpt2_reads
+from xai_tf.models.architecture import HeadWeights, Sizes, check_embeddings, check_token_ids
 from xai_tf.models.gpt2_config import CONFIGS, GPT2Config
 from xai_tf.models.hooks import ActivationCache, Hooks, Tap
 from xai_tf.models.kv_cache import KVCache
@@ -148,7 +151,7 @@ class GPT2(nn.Module):
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         if not config.tie_word_embeddings:
             self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
-        self.apply(_init_weights)
+        _init_weights(self)
 
     @property
     def unembedding(self) -> Tensor:
@@ -156,9 +159,33 @@ class GPT2(nn.Module):
         return self.wte.weight if self.config.tie_word_embeddings else self.lm_head.weight
 
     @property
+    def embedding(self) -> Tensor:
+        """W_E ``[vocab, d]``."""
+        return self.wte.weight
+
+    def embed(self, input_ids: Tensor) -> Tensor:
+        """E = W_E[x] ``[..., d]`` (the position embeddings are added later, in the stream)."""
+        return self.wte(input_ids)
+
+    def final_norm(self, h: Tensor) -> Tensor:
+        """LN_f(h) of residual vectors ``[..., d]``."""
+        return self.ln_f(h)
+
+    @property
     def sizes(self) -> Sizes:
-        c = self.config
-        return Sizes(c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.vocab_size)
+        return self.config.sizes
+
+    def backward_bytes(self, T: int) -> int:
+        """``GPT2Config.backward_bytes``: one position's output back to the embeddings of T tokens."""
+        return self.config.backward_bytes(T)
+
+    def kv_cache_bytes(self, T: int) -> int:
+        """The cache of T tokens: keys and values of H heads × d_h = d per layer, 2 L T d numbers."""
+        return 2 * self.config.n_layer * T * self.config.n_embd * self.wte.weight.element_size()
+
+    def head_weights(self, layer: int) -> HeadWeights:
+        """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, LN_1's gain folded in."""
+        return gpt2_reads.head_weights(self, _checks.integer("layer", layer, 0, self.config.n_layer - 1))
 
     def _tap(self, cache: ActivationCache | None, hooks: Hooks | None) -> Tap:
         return Tap(HOOK_POINTS, self.config.n_layer, cache, hooks or {})
@@ -184,12 +211,7 @@ class GPT2(nn.Module):
         return self._run(token_embeddings, self._tap(None, hooks), None)
 
     def _check_embeddings(self, token_embeddings: Tensor) -> None:
-        batch_T_d = (token_embeddings.dim(), token_embeddings.size(-1))
-        if batch_T_d != (3, self.config.n_embd) or not 1 <= token_embeddings.size(1) <= self.config.n_ctx:
-            raise ValueError(
-                f"token_embeddings must be [batch, T, {self.config.n_embd}] with T in "
-                f"1..{self.config.n_ctx}, got {tuple(token_embeddings.shape)}"
-            )
+        check_embeddings(token_embeddings, self.sizes)
 
     def run_with_cache(
         self, input_ids: Tensor | Sequence[int], hooks: Hooks | None = None
@@ -198,11 +220,17 @@ class GPT2(nn.Module):
         cache = ActivationCache()
         return self._run(self.wte(self.check_input_ids(input_ids)), self._tap(cache, hooks), None), cache
 
-    def final_states(self, token_embeddings: Tensor) -> Tensor:
+    def final_states(self, token_embeddings: Tensor, hooks: Hooks | None = None) -> Tensor:
         """LN_f(h_L) ``[batch, T, d]`` from token embeddings: what the unembedding reads (and what
         a classifier on top of the model reads)."""
         self._check_embeddings(token_embeddings)
-        return self._stream(token_embeddings, self._tap(None, None), None)
+        return self._stream(token_embeddings, self._tap(None, hooks), None)
+
+    def readout(self, token_embeddings: Tensor, position: int) -> Tensor:
+        """LN_f(h_L)[:, position] ``[n, d]`` for E ``[n, T, d]``: ``final_states(E)[:, position]`` without
+        the work it does not depend on (``gpt2_reads.readout``)."""
+        self._check_embeddings(token_embeddings)
+        return gpt2_reads.readout(self, token_embeddings, position)
 
     def _stream(self, token_embeddings: Tensor, tap: Tap, kv_cache: KVCache | None) -> Tensor:
         past = len(kv_cache) if kv_cache is not None else 0
@@ -218,23 +246,7 @@ class GPT2(nn.Module):
     def check_input_ids(self, input_ids: Tensor | Sequence[int], start: int = 0) -> Tensor:
         """``input_ids`` as a ``[batch, T]`` long tensor on the model's device, validated; they
         will occupy positions ``start``..``start + T − 1``, which must fit the context."""
-        ids = torch.as_tensor(input_ids, device=self.wte.weight.device)
-        if ids.dim() == 1:
-            ids = ids.unsqueeze(0)
-        if ids.dim() == 2 and ids.size(1) == 0:
-            raise ValueError("input_ids is empty: the prompt needs at least one token")
-        if ids.dim() != 2 or ids.dtype not in (torch.int64, torch.int32):
-            raise ValueError(
-                f"input_ids must be integer token ids shaped [T] or [batch, T], got "
-                f"{ids.dtype} of shape {tuple(ids.shape)}"
-            )
-        T, n_ctx, vocab = ids.size(1), self.config.n_ctx, self.config.vocab_size
-        if start + T > n_ctx:
-            held = f"{T} tokens after {start} cached ones" if start else f"{T} tokens"
-            raise ValueError(f"the prompt has {held} but the context holds 1..{n_ctx}")
-        if ids.min() < 0 or ids.max() >= vocab:
-            raise ValueError(f"input_ids must lie in 0..{vocab - 1}")
-        return ids.long()
+        return check_token_ids(input_ids, self.sizes, self.wte.weight.device, start)
 
     @classmethod
     def from_hf(cls, hf_model: PreTrainedModel) -> GPT2:
@@ -281,9 +293,16 @@ class GPT2(nn.Module):
         return model.eval()
 
 
-def _init_weights(module: nn.Module) -> None:
-    """GPT-2's initialisation: N(0, 0.02) weights, zero biases."""
-    if isinstance(module, (nn.Linear, nn.Embedding)):
-        nn.init.normal_(module.weight, std=0.02)
-    if isinstance(module, nn.Linear) and module.bias is not None:
-        nn.init.zeros_(module.bias)
+def _init_weights(model: GPT2) -> None:
+    """GPT-2's initialisation (Radford et al., 2019, §2.3): N(0, 0.02) weights and zero biases, except
+    the residual projections (``c_proj`` of attention and MLP, the 2L layers that write into the
+    residual stream), drawn from N(0, 0.02/√(2L)) so that the stream's variance does not grow with
+    depth."""
+    for name, module in model.named_modules():
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            residual = name.endswith("c_proj")
+            nn.init.normal_(
+                module.weight, std=0.02 / math.sqrt(2 * model.config.n_layer) if residual else 0.02
+            )
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)

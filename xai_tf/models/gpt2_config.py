@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from xai_tf.models.architecture import Sizes
+
 #: Hugging Face's names for the two GELUs: the tanh approximation (GPT-2's) and the exact x Φ(x).
 HF_GELUS = {
     "gelu_new": "tanh",
@@ -56,6 +58,11 @@ class GPT2Config:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def sizes(self) -> Sizes:
+        """L, H, d_e, T_max, D (and H_kv = H: every GPT-2 head has its own keys and values)."""
+        return Sizes(self.n_layer, self.n_head, self.n_embd, self.n_ctx, self.vocab_size, self.n_head)
+
     def attn_scale(self, layer: int) -> float:
         """s_l, the factor of layer ``layer``'s (from 0) scores Q Kᵀ: 1/√d_h for GPT-2, as Hugging
         Face computes it (d_h^−½, divided by layer + 1 with ``scale_attn_by_inverse_layer_idx``)."""
@@ -71,7 +78,7 @@ class GPT2Config:
         more path point of IG raised the peak by 8.2 MB at T = 12, 21.6 MB at T = 32 and 65 MB at
         T = 100 (this gives 8.7, 23.5 and 85; MB = 2²⁰ bytes). Measured with every block run at every
         position, as a classifier reading all positions runs them (``tasks.sentiment``); a language
-        model's prediction at one position keeps less (``explain._readout``)."""
+        model's prediction at one position keeps less (``GPT2.readout``)."""
         d, H, L, V = self.n_embd, self.n_head, self.n_layer, self.vocab_size
         return 4 * ((L + 2) * T * (16 * d + 3 * H * T) + 3 * V)
 

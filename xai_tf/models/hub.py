@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 from collections.abc import Iterator
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlparse
 
 import torch
-from huggingface_hub import constants, hf_hub_download, try_to_load_from_cache
+from huggingface_hub import HfApi, constants, hf_hub_download, try_to_load_from_cache
 from safetensors import safe_open
 
 from xai_tf import _checks
@@ -90,7 +88,7 @@ def _hub_file(name: str, filename: str) -> Path:
     cached = try_to_load_from_cache(HUB_REPOS[name], filename)
     if isinstance(cached, str):
         return Path(cached)
-    if constants.is_offline_mode() or not _hub_reachable():
+    if constants.is_offline_mode() or not _hub_reachable(HUB_REPOS[name]):
         raise RuntimeError(
             f"{name} is not on disk and the Hugging Face hub cannot be reached; "
             f"{GET_GPT2.replace('gpt2', name)}, or use load_model('shakespeare')"
@@ -98,12 +96,14 @@ def _hub_file(name: str, filename: str) -> Path:
     return Path(hf_hub_download(HUB_REPOS[name], filename))
 
 
-def _hub_reachable(timeout: float = 3.0) -> bool:
-    """One TCP connection attempt to the hub, so that no network fails in seconds, not minutes."""
+def _hub_reachable(repo: str, timeout: float = 3.0) -> bool:
+    """Whether the hub answers for ``repo`` within ``timeout`` seconds, asked through huggingface_hub
+    itself (its endpoint, its HTTP session: a proxy in ``HTTPS_PROXY``, its certificates), so that no
+    network fails in seconds, not minutes."""
     try:
-        socket.create_connection((urlparse(constants.ENDPOINT).hostname, 443), timeout).close()
-    except OSError:
-        return False
+        HfApi().model_info(repo, timeout=timeout)
+    except Exception:  # no answer of any kind; the HTTP library under huggingface_hub (requests, httpx,
+        return False  # httpx2) and so its exception classes change with its version
     return True
 
 

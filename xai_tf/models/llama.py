@@ -30,13 +30,16 @@ stores the rotated keys and the values of the H_kv heads only: H / H_kv times le
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, cast
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from xai_tf.models.architecture import Sizes
+from xai_tf import _checks
+from xai_tf.models import llama_reads
+from xai_tf.models.architecture import HeadWeights, Sizes, check_embeddings, check_token_ids
 from xai_tf.models.hooks import ActivationCache, Hooks, Tap
 from xai_tf.models.kv_cache import KVCache
 from xai_tf.models.llama_config import LlamaConfig
@@ -93,6 +96,13 @@ def rotary(x: Tensor, positions: Tensor, theta: float) -> Tensor:
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
     x1, x2 = x.chunk(2, dim=-1)
     return x * cos + torch.cat([-x2, x1], dim=-1) * sin
+
+
+def rotation(d_h: int, theta: float, offset: int, device: torch.device | None = None) -> Tensor:
+    """R_δ ``[d_h, d_h]`` for δ = ``offset``: rotary(q, i) · rotary(k, j) = q R_{i−j} · k, since
+    R_i R_jᵀ = R_{i−j} (row r of the identity, turned by the angles of position δ, is row r of R_δ)."""
+    eye = torch.eye(d_h, device=device)[None, None]  # d_h rows, each at position δ
+    return rotary(eye, torch.full((d_h,), offset, device=device), theta)[0, 0]
 
 
 class GroupedQueryAttention(nn.Module):
@@ -184,9 +194,45 @@ class Llama(nn.Module):
         return self.embed_tokens.weight if self.config.tie_word_embeddings else self.lm_head.weight
 
     @property
+    def embedding(self) -> Tensor:
+        """W_E ``[vocab, d]``."""
+        return self.embed_tokens.weight
+
+    def embed(self, input_ids: Tensor) -> Tensor:
+        """E = W_E[x] ``[..., d]`` (no position embedding: RoPE acts inside attention)."""
+        return self.embed_tokens(input_ids)
+
+    def final_norm(self, h: Tensor) -> Tensor:
+        """RMS_f(h) of residual vectors ``[..., d]``."""
+        return self.norm(h)
+
+    @property
     def sizes(self) -> Sizes:
         c = self.config
-        return Sizes(c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.vocab_size)
+        return Sizes(c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.vocab_size, c.n_kv_head)
+
+    def backward_bytes(self, T: int) -> int:
+        """``LlamaConfig.backward_bytes``: one position's output back to the embeddings of T tokens."""
+        return self.config.backward_bytes(T)
+
+    def kv_cache_bytes(self, T: int) -> int:
+        """The cache of T tokens: rotated keys and values of the H_kv heads, 2 L T H_kv d_h numbers."""
+        c = self.config
+        return 2 * c.n_layer * T * c.n_kv_head * c.d_head * self.embed_tokens.weight.element_size()
+
+    def head_weights(self, layer: int) -> HeadWeights:
+        """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, RMS_1's gain folded in
+        (``llama_reads.head_weights``)."""
+        c = self.config
+        R = partial(rotation, c.d_head, c.rope_theta, device=self.embed_tokens.weight.device)
+        return llama_reads.head_weights(self, _checks.integer("layer", layer, 0, c.n_layer - 1), R)
+
+    def readout(self, token_embeddings: Tensor, position: int) -> Tensor:
+        """RMS_f(h_L)[:, position] ``[n, d]``: the final states of positions 0..p only (nothing after
+        p reaches p in a causal model), equal to ``final_states(E)[:, position]``."""
+        self._check_embeddings(token_embeddings)
+        p = position % token_embeddings.size(1)
+        return self._stream(token_embeddings[:, : p + 1], self._tap(None, None), None)[:, p]
 
     def _tap(self, cache: ActivationCache | None, hooks: Hooks | None) -> Tap:
         return Tap(HOOK_POINTS, self.config.n_layer, cache, hooks or {})
@@ -204,10 +250,10 @@ class Llama(nn.Module):
         self._check_embeddings(token_embeddings)
         return self._run(token_embeddings, self._tap(None, hooks), None)
 
-    def final_states(self, token_embeddings: Tensor) -> Tensor:
+    def final_states(self, token_embeddings: Tensor, hooks: Hooks | None = None) -> Tensor:
         """RMS_f(h_L) ``[batch, T, d]`` from token embeddings: what the unembedding reads."""
         self._check_embeddings(token_embeddings)
-        return self._stream(token_embeddings, self._tap(None, None), None)
+        return self._stream(token_embeddings, self._tap(None, hooks), None)
 
     def run_with_cache(
         self, input_ids: Tensor | Sequence[int], hooks: Hooks | None = None
@@ -228,35 +274,12 @@ class Llama(nn.Module):
         return F.linear(self._stream(token_embeddings, tap, kv_cache), self.unembedding)
 
     def _check_embeddings(self, token_embeddings: Tensor) -> None:
-        d, n_ctx = self.config.n_embd, self.config.n_ctx
-        if (
-            token_embeddings.dim() != 3
-            or token_embeddings.size(-1) != d
-            or not 1 <= token_embeddings.size(1) <= n_ctx
-        ):
-            raise ValueError(
-                f"token_embeddings must be [batch, T, {d}] with T in 1..{n_ctx}, "
-                f"got {tuple(token_embeddings.shape)}"
-            )
+        check_embeddings(token_embeddings, self.sizes)
 
     def check_input_ids(self, input_ids: Tensor | Sequence[int], start: int = 0) -> Tensor:
         """``input_ids`` as a ``[batch, T]`` long tensor on the model's device, validated; they will
         occupy positions ``start``..``start + T − 1``, which must fit the context."""
-        ids = torch.as_tensor(input_ids, device=self.embed_tokens.weight.device)
-        ids = ids.unsqueeze(0) if ids.dim() == 1 else ids
-        if ids.dim() != 2 or ids.size(1) == 0 or ids.dtype not in (torch.int64, torch.int32):
-            raise ValueError(
-                f"input_ids must be integer token ids shaped [T] or [batch, T] with T ≥ 1, got "
-                f"{ids.dtype} of shape {tuple(ids.shape)}"
-            )
-        T, n_ctx, vocab = ids.size(1), self.config.n_ctx, self.config.vocab_size
-        if start + T > n_ctx:
-            raise ValueError(
-                f"the prompt has {T} tokens after {start} cached ones but the context holds 1..{n_ctx}"
-            )
-        if ids.min() < 0 or ids.max() >= vocab:
-            raise ValueError(f"input_ids must lie in 0..{vocab - 1}")
-        return ids.long()
+        return check_token_ids(input_ids, self.sizes, self.embed_tokens.weight.device, start)
 
     @classmethod
     def from_hf(cls, hf_model: PreTrainedModel) -> Llama:

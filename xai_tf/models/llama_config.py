@@ -57,6 +57,15 @@ class LlamaConfig:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def backward_bytes(self, T: int) -> int:
+        """An upper estimate of one backward pass of one position's output over T tokens, GPT-2's
+        (``GPT2Config.backward_bytes``) with this block's widths: 4 bytes × ((L + 2)·T·(6 d + 2 H d_h
+        + 4 H_kv d_h + 3 d_mlp + 3 H T) + 3 V) — each block keeps its input and normed copies, q, k, v
+        before and after rotation, z, the three MLP widths and the attention map."""
+        c = self
+        per_token = 6 * c.n_embd + 2 * c.n_head * c.d_head + 4 * c.n_kv_head * c.d_head + 3 * c.d_mlp
+        return 4 * ((c.n_layer + 2) * T * (per_token + 3 * c.n_head * T) + 3 * c.vocab_size)
+
     @classmethod
     def from_hf(cls, hf: Mapping[str, Any], qkv_bias: bool | None = None) -> LlamaConfig:
         """The sizes and options of a Hugging Face Llama/Mistral/Qwen2 config (its ``config.json`` as a

@@ -11,8 +11,10 @@ cache of ``models/hooks.py``.
 Every public helper that needs a model takes this handle. ``as_model`` also accepts a bare module
 and wraps it, in this one place; ``causal(model, task)`` is the capability check of helpers that
 need next-token prediction, and says so in one line when the model cannot do it. Its handle is a
-``LoadedModel[GPT2]``: every causal architecture here is a GPT-2, so the causal helpers may use
-GPT-2's own calls (``forward_embeddings``, ``unembedding``, ``kv_cache``, …) and mypy checks them.
+``LoadedModel[CausalLM]``: it checks the ``CausalLM`` protocol (``architecture.py``), not a class, so
+GPT-2, the Llama family and any other architecture meeting it pass, and the causal helpers call only
+the protocol's members (``embed``, ``forward_embeddings``, ``final_norm``, ``unembedding``,
+``head_weights``, ``readout``, the key/value cache, …), which mypy checks.
 """
 
 from __future__ import annotations
@@ -23,10 +25,9 @@ from typing import Any, Generic, cast
 
 import torch
 from torch import Tensor, nn
-from typing_extensions import TypeVar
+from typing_extensions import TypeVar, get_protocol_members
 
-from xai_tf.models.architecture import Architecture, Sizes
-from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.architecture import Architecture, CausalLM, Sizes
 from xai_tf.models.hooks import ActivationCache, Hooks
 from xai_tf.transformer import tokenization
 
@@ -136,25 +137,29 @@ class LoadedModel(Generic[Arch]):
         return self.run_with_cache(ids)[1].stack("attn")[:, 0]
 
 
-def as_model(model: LoadedModel | nn.Module) -> LoadedModel:
-    """The handle for ``model``: a ``LoadedModel`` as it is, a bare ``GPT2``/``BertEncoder`` wrapped."""
+def as_model(model: LoadedModel | nn.Module | Architecture) -> LoadedModel:
+    """The handle for ``model``: a ``LoadedModel`` as it is, a bare architecture (``GPT2``, ``Llama``,
+    ``BertEncoder``) wrapped."""
     if isinstance(model, LoadedModel):
         return model
     if isinstance(model, nn.Module) and isinstance(model, Architecture) and model.kind in KINDS:
         return LoadedModel(model, None, type(model).__name__)
     raise TypeError(
-        f"model must be a model from xai_tf.load_model (or a GPT2 / BertEncoder module), "
+        f"model must be a model from xai_tf.load_model (or a GPT2 / Llama / BertEncoder module), "
         f"got {type(model).__name__}"
     )
 
 
-def causal(model: LoadedModel | nn.Module, task: str) -> LoadedModel[GPT2]:
+def causal(model: LoadedModel | nn.Module, task: str) -> LoadedModel[CausalLM]:
     """The handle of a model that must predict the next token for ``task``; a one-line ValueError
-    for any other model."""
+    for an encoder, a TypeError for a causal model that does not meet the ``CausalLM`` protocol."""
     if not isinstance(task, str):
         raise TypeError(f"task must be a string naming what needs the model, got {task!r}")
     lm = as_model(model)
     lm.require("causal", task)
-    if not isinstance(lm.model, GPT2):  # a second causal architecture would widen the type above
-        raise TypeError(f"{task} runs GPT-2 modules, got {type(lm.model).__name__}")
-    return cast("LoadedModel[GPT2]", lm)
+    if not isinstance(lm.model, CausalLM):
+        missing = sorted(m for m in get_protocol_members(CausalLM) if not hasattr(lm.model, m))
+        raise TypeError(
+            f"{task} needs a model meeting the CausalLM protocol; {type(lm.model).__name__} lacks {missing}"
+        )
+    return cast("LoadedModel[CausalLM]", lm)

@@ -134,7 +134,7 @@ def analogy(lm: LoadedModel, a: str, b: str, c: str, d: str) -> tuple[int, list[
         raise ValueError(
             f"d = {d!r} must differ from a, b and c: they are left out of the ranking, so d would rank last"
         )
-    E = lm.model.wte.weight.double()
+    E = lm.model.embedding.double()
     target = E[ids["b"]] - E[ids["a"]] + E[ids["c"]]
     cos = torch.nn.functional.cosine_similarity(E, target[None], dim=-1)
     cos[[ids["a"], ids["b"], ids["c"]]] = -2.0

@@ -70,6 +70,19 @@ class AttentionClassifier(nn.Module):
         self.head = nn.Linear(d, config.n_classes, device=device)
         self.guide: Guide | None = None  # α from elsewhere, frozen (see ``train_attention_classifier``)
 
+    @property
+    def embedding(self) -> Tensor:
+        """W_e ``[vocab, d_e]``: what the attributions read (``explain.attribution.Explained``)."""
+        return self.wte.weight
+
+    def embed(self, input_ids: Tensor) -> Tensor:
+        """E = W_e[x] ``[..., d_e]``."""
+        return self.wte(input_ids)
+
+    def backward_bytes(self, T: int) -> int:
+        """``RecurrentConfig.backward_bytes``."""
+        return self.config.backward_bytes(T)
+
     def check_input_ids(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         """``input_ids`` as a long tensor ``[batch, T]`` of ids in 1..vocab_size − 1."""
         ids = torch.as_tensor(input_ids, device=self.wte.weight.device)

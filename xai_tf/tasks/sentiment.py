@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.architecture import CausalLM
 from xai_tf.models.loaded import LoadedModel, causal
 from xai_tf.tasks.train import TrainOptions, fit
 from xai_tf.tasks.words import CLASSES
@@ -54,14 +54,26 @@ def sentiment_phrases() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
 
 
 class SequenceClassifier(nn.Module):
-    """Class scores ``[batch, classes]`` from a GPT-2 body (frozen) and a linear head."""
+    """Class scores ``[batch, classes]`` from a causal language model's body (frozen) and a linear head."""
 
-    def __init__(self, body: GPT2, n_classes: int = len(CLASSES)):
+    def __init__(self, body: CausalLM, n_classes: int = len(CLASSES)):
         super().__init__()
-        self.body = body.requires_grad_(False)
-        self.config = body.config
-        self.wte = body.wte
-        self.head = nn.Linear(body.config.n_embd, n_classes, device=body.wte.weight.device)
+        body.requires_grad_(False)
+        self.body = body
+        self.head = nn.Linear(body.sizes.d_model, n_classes, device=body.embedding.device)
+
+    @property
+    def embedding(self) -> Tensor:
+        """The body's W_E ``[vocab, d]``."""
+        return self.body.embedding
+
+    def embed(self, input_ids: Tensor) -> Tensor:
+        """The body's token embeddings W_E[x]."""
+        return self.body.embed(input_ids)
+
+    def backward_bytes(self, T: int) -> int:
+        """The body's estimate (every position runs through every block, as the head reads them all)."""
+        return self.body.backward_bytes(T)
 
     def check_input_ids(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         return self.body.check_input_ids(input_ids)
@@ -75,7 +87,7 @@ class SequenceClassifier(nn.Module):
         return self.head(self.features(token_embeddings))
 
     def forward(self, input_ids: Sequence[int] | Tensor) -> Tensor:
-        return self.forward_embeddings(self.wte(self.check_input_ids(input_ids)))
+        return self.forward_embeddings(self.embed(self.check_input_ids(input_ids)))
 
 
 def train_classifier(
@@ -92,7 +104,7 @@ def train_classifier(
     with seeds.seeded(seed):
         clf = SequenceClassifier(lm.model)
     with torch.no_grad():
-        features = torch.cat([clf.features(clf.wte(clf.check_input_ids(lm.encode(t)))) for t, _ in data])
+        features = torch.cat([clf.features(clf.embed(clf.check_input_ids(lm.encode(t)))) for t, _ in data])
     labels = torch.tensor([y for _, y in data], device=lm.device)
     fit(
         clf.head.parameters(),

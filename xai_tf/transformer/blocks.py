@@ -7,12 +7,13 @@ Notation of the lecture: width d, positions pos = 0..n−1, a vector u ∈ ℝ^d
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.models.gpt2 import GPT2Config
+from xai_tf.models.architecture import Sizes
 
 
 def sinusoidal_positions(n_positions: int, d: int) -> Tensor:
@@ -117,16 +118,27 @@ def gelu_tanh(x: Tensor) -> Tensor:
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
 
 
-def parameter_counts(config: GPT2Config) -> dict[str, int]:
-    """Parameters of a GPT-2 by part, from its sizes (V vocabulary, n context, d width, L layers):
+class _Shaped(Protocol):
+    @property
+    def sizes(self) -> Sizes: ...
+
+    tie_word_embeddings: bool
+
+
+def parameter_counts(config: _Shaped) -> dict[str, int]:
+    """Parameters of a GPT-2 by part, from its config's ``sizes`` (V vocabulary, n context, d width, L
+    layers) and whether W_U is tied to W_E (a ``GPT2Config``, e.g. ``CONFIGS['gpt2']``):
 
     token embeddings W_E: V d (also the unembedding: weight tying; else W_U: V d more)   positions W_P: n d
     per block: LN 2·2d + attention (d·3d + 3d) + (d·d + d) + MLP (d·4d + 4d) + (4d·d + d)
     final LN: 2d
     """
-    if not isinstance(config, GPT2Config):
-        raise TypeError(f"config must be a GPT2Config (e.g. CONFIGS['gpt2']), got {type(config).__name__}")
-    V, n, d, L = config.vocab_size, config.n_ctx, config.n_embd, config.n_layer
+    if not isinstance(getattr(config, "sizes", None), Sizes):
+        raise TypeError(
+            f"config must be a model config with sizes (e.g. CONFIGS['gpt2']), got {type(config).__name__}"
+        )
+    s = config.sizes
+    V, n, d, L = s.vocab_size, s.n_ctx, s.d_model, s.n_layer
     block = 4 * d + (3 * d * d + 3 * d) + (d * d + d) + (4 * d * d + 4 * d) + (4 * d * d + d)
     counts = {"token embeddings": V * d, "position embeddings": n * d, "blocks": L * block, "final LN": 2 * d}
     if not config.tie_word_embeddings:

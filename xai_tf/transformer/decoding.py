@@ -8,8 +8,8 @@ keeps the B most likely continuations instead of one (see ``beam_search``).
 
 Every decoder reads the prompt once and then feeds one token per step through a key/value cache
 (``xai_tf.models.KVCache``), and stops after ``max_new_tokens`` or at the end-of-text token. The
-functions take the model handle (``xai_tf.load_model``) or a bare ``GPT2`` module (which knows no
-end-of-text token); an encoder is refused with one line. Lessons 00 and 05 use this module.
+functions take the model handle (``xai_tf.load_model``) or a bare causal module (``GPT2``, ``Llama``:
+it knows no end-of-text token); an encoder is refused with one line. Lessons 00 and 05 use this module.
 """
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.models.gpt2 import GPT2
+from xai_tf.models.architecture import CausalLM
 from xai_tf.models.kv_cache import KVCache
 from xai_tf.models.loaded import LoadedModel, causal
 
-Model = LoadedModel | GPT2
+Model = LoadedModel | nn.Module
 
 
-def _prompt(model: GPT2, input_ids: Sequence[int] | Tensor) -> Tensor:
+def _prompt(model: CausalLM, input_ids: Sequence[int] | Tensor) -> Tensor:
     """The one prompt ``[T]`` in ``input_ids``; a batch of several is refused, not cut to its first."""
     ids = model.check_input_ids(input_ids)
     if ids.size(0) != 1:
@@ -37,7 +37,7 @@ def _prompt(model: GPT2, input_ids: Sequence[int] | Tensor) -> Tensor:
     return ids[0]
 
 
-def _last_logits(model: GPT2, ids: list[int], use_cache: bool = True) -> Iterator[Tensor]:
+def _last_logits(model: CausalLM, ids: list[int], use_cache: bool = True) -> Iterator[Tensor]:
     """The logits z_t of the last position, once per step, for a text the caller extends.
 
     Yields z for ``ids``; the caller appends the chosen token to ``ids`` and asks for the next.
@@ -45,7 +45,7 @@ def _last_logits(model: GPT2, ids: list[int], use_cache: bool = True) -> Iterato
     window slides: the last n_ctx tokens are read again from scratch (positions shift by one).
     Without the cache every step is a full forward pass over the last n_ctx tokens.
     """
-    n_ctx, cache = model.config.n_ctx, KVCache()
+    n_ctx, cache = model.sizes.n_ctx, KVCache()
     logits = model(ids[-n_ctx:], kv_cache=cache if use_cache else None)[0, -1]
     while True:
         yield logits
@@ -65,9 +65,9 @@ def _decode(
     use_cache: bool,
 ) -> list[int]:
     lm = causal(model, "decoding")
-    gpt2, eot = lm.model, lm.eot_token
-    ids = _prompt(gpt2, input_ids).tolist()
-    steps = _last_logits(gpt2, ids, use_cache)
+    net, eot = lm.model, lm.eot_token
+    ids = _prompt(net, input_ids).tolist()
+    steps = _last_logits(net, ids, use_cache)
     for _ in range(max_new_tokens):
         ids.append(choose(next(steps)))
         if stop_at_eot and ids[-1] == eot:
@@ -171,7 +171,7 @@ def generate(
 
     Pure sampling is the default (τ = 1, no filter); the same ``seed`` gives the same text.
     """
-    vocab = causal(model, "sampling").model.config.vocab_size
+    vocab = causal(model, "sampling").vocab_size
     _checks.integer("max_new_tokens", max_new_tokens, 0)
     _checks.positive("temperature", temperature)
     if top_k is not None:
@@ -209,20 +209,20 @@ def beam_search(
     shrinks by one per finished hypothesis. Without end-of-text both give the same answer.)
     """
     lm = causal(model, "beam search")
-    gpt2, eot = lm.model, lm.eot_token
+    net, eot = lm.model, lm.eot_token
     _checks.integer("max_new_tokens", max_new_tokens, 0)
     _checks.integer("beam_width", beam_width, 1)
     _checks.finite("length_penalty", length_penalty)
-    prompt = _prompt(gpt2, input_ids)
-    if len(prompt) + max_new_tokens > gpt2.config.n_ctx:
+    prompt = _prompt(net, input_ids)
+    if len(prompt) + max_new_tokens > lm.n_ctx:
         raise ValueError(
-            f"max_new_tokens must lie in 0..{gpt2.config.n_ctx - len(prompt)}: beam search keeps the "
-            f"{len(prompt)}-token prompt and its continuation within the {gpt2.config.n_ctx}-token context"
+            f"max_new_tokens must lie in 0..{lm.n_ctx - len(prompt)}: beam search keeps the "
+            f"{len(prompt)}-token prompt and its continuation within the {lm.n_ctx}-token context"
         )
     if max_new_tokens == 0:
         return prompt.tolist()
     cache = KVCache()
-    logits = gpt2(prompt, kv_cache=cache)[:, -1]
+    logits = net(prompt, kv_cache=cache)[:, -1]
     beams = prompt.new_empty(1, 0)
     log_p = logits.new_zeros(1)
     finished: list[tuple[float, list[int]]] = []
@@ -241,7 +241,7 @@ def beam_search(
         if len(beams) == 0 or n == max_new_tokens:
             break
         cache.select(rows)
-        logits = gpt2(tokens[:, None], kv_cache=cache)[:, -1]
+        logits = net(tokens[:, None], kv_cache=cache)[:, -1]
     live = [
         (float(s) / beams.size(1) ** length_penalty, b.tolist()) for s, b in zip(log_p, beams, strict=True)
     ]
@@ -253,10 +253,10 @@ def beam_search(
 def continuation_log_prob(model: Model, input_ids: Sequence[int] | Tensor, prompt_length: int) -> float:
     """log p(x_{P+1..T} | x_1..x_P) = Σ_{t>P} log softmax(z_{t−1})[x_t], P = ``prompt_length`` —
     the score beam search maximises (before its length penalty)."""
-    gpt2 = causal(model, "scoring a continuation").model
-    ids = _prompt(gpt2, input_ids)
+    net = causal(model, "scoring a continuation").model
+    ids = _prompt(net, input_ids)
     _checks.integer("prompt_length", prompt_length, 1, len(ids))
-    log_p = gpt2(ids)[0, :-1].log_softmax(-1)
+    log_p = net(ids)[0, :-1].log_softmax(-1)
     picked = log_p.gather(-1, ids[1:, None])[:, 0]
     return float(picked[prompt_length - 1 :].sum())
 
@@ -264,12 +264,12 @@ def continuation_log_prob(model: Model, input_ids: Sequence[int] | Tensor, promp
 @torch.no_grad()
 def next_token_probs(model: Model, input_ids: Sequence[int] | Tensor) -> Tensor:
     """p(x_{T+1} | x_1..x_T) = softmax(z_T): the distribution over the next token, ``[vocab]``."""
-    gpt2 = causal(model, "next-token prediction").model
-    return gpt2(_prompt(gpt2, input_ids))[0, -1].softmax(-1)
+    net = causal(model, "next-token prediction").model
+    return net(_prompt(net, input_ids))[0, -1].softmax(-1)
 
 
 def top_next_tokens(model: Model, input_ids: Sequence[int] | Tensor, k: int) -> tuple[Tensor, Tensor]:
     """The ``k`` most likely next tokens: ``(ids, probabilities)``, most likely first."""
-    _checks.integer("k", k, 1, causal(model, "next-token prediction").model.config.vocab_size)
+    _checks.integer("k", k, 1, causal(model, "next-token prediction").vocab_size)
     probs, ids = next_token_probs(model, input_ids).topk(k)
     return ids, probs

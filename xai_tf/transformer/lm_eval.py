@@ -17,24 +17,24 @@ from collections.abc import Iterable
 import tiktoken
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from xai_tf import _checks
-from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.loaded import LoadedModel, causal
 
 
 @torch.no_grad()
-def total_nll(model: LoadedModel | GPT2, ids: list[int], stride: int) -> float:
+def total_nll(model: LoadedModel | nn.Module, ids: list[int], stride: int) -> float:
     """Σ −log p(ids[t] | ids[:t]) over t = 1..len(ids)−1, in windows of the model's context."""
-    model = causal(model, "scoring text").model
-    n_ctx = model.config.n_ctx
+    lm = causal(model, "scoring text")
+    n_ctx = lm.n_ctx
     _checks.integer("stride", stride, 1, n_ctx)
-    tokens = torch.tensor(ids, device=model.wte.weight.device)
+    tokens = torch.tensor(ids, device=lm.device)
     nll, scored, start = 0.0, 1, 0  # tokens[:scored] are done; the first is given, not predicted
     while scored < len(ids):
         end = min(start + n_ctx + 1, len(ids))
         window = tokens[start:end]
-        logits = model(window[:-1])[0]  # predicts tokens[start + 1 : end]
+        logits = lm(window[:-1])[0]  # predicts tokens[start + 1 : end]
         new = end - scored
         nll += F.cross_entropy(logits[-new:].float(), window[-new:], reduction="sum").item()
         scored, start = end, start + stride
@@ -42,18 +42,19 @@ def total_nll(model: LoadedModel | GPT2, ids: list[int], stride: int) -> float:
 
 
 def loss_per_char(
-    model: LoadedModel | GPT2, encoding: tiktoken.Encoding, texts: Iterable[str], stride: int | None = None
+    model: LoadedModel | nn.Module,
+    encoding: tiktoken.Encoding,
+    texts: Iterable[str],
+    stride: int | None = None,
 ) -> float:
     """Nats per character of ``texts`` under ``model`` (see the module docstring)."""
-    model = causal(model, "scoring text").model
+    lm = causal(model, "scoring text")
     texts = list(texts)
     if not texts or not all(isinstance(text, str) and text for text in texts):
         raise ValueError("texts must be a non-empty list of non-empty strings")
     eot = encoding.eot_token
     nll = chars = 0.0
     for text in texts:
-        nll += total_nll(
-            model, [eot, *encoding.encode_ordinary(text)], stride or causal(model, "scoring text").n_ctx // 2
-        )
+        nll += total_nll(lm, [eot, *encoding.encode_ordinary(text)], stride or lm.n_ctx // 2)
         chars += len(text)
     return nll / chars
