@@ -118,6 +118,12 @@ ATTRIBUTIONS = Registry(
     {"baseline": "token0", "n_steps": 50, "quadrature": "gausslegendre"},
 )
 
+# Lesson 20's map of methods (SmoothGrad … contrastive): entries and options of their own module.
+from xai_tf.explain import catalogue  # noqa: E402  (its entries build the Explanation defined above)
+
+ATTRIBUTIONS.update(catalogue.METHODS)
+ATTRIBUTIONS.options.update(catalogue.OPTIONS)
+
 Aggregate = Callable[[Tensor, int, int], tuple[Tensor, str]]
 
 #: Flow solves T² max-flow problems on a graph of L·T² edges: it is offered up to this many tokens

@@ -1,0 +1,189 @@
+"""Lesson 20's methods as entries of ``registry.ATTRIBUTIONS`` (same signature as lesson 06's): the map of
+attribution methods, each one call ``ATTRIBUTIONS.explain(name, model, ids, target, **options)``.
+
+Every entry explains F (a language model's next-token logit, a classifier's class score; see
+``attribution.target_function``) with token scores ``[T]``; where the method promises completeness it
+carries delta = Σ scores − (F(x) − F(x′)) for its own reference x′ (``READS`` lists what each reads and
+promises). The options, shared with lesson 06's (``baseline`` is IG's x′, also the masking token of the
+perturbation methods and DeepLIFT's reference):
+
+    n_samples    None (each method's default, ``DEFAULT_SAMPLES``) or the noisy copies / coalitions /
+                 baselines drawn;
+    noise_scale  SmoothGrad's σ as a share of the embeddings' range, in (0, 1];
+    seed         the seed of every draw;
+    window, stride   occlusion's window and stride (tokens);
+    kernel_width LIME's kernel width w;
+    layer        Grad-CAM's residual stream h_l;
+    foil         the contrastive foil (None: the runner-up token, or class).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from xai_tf import _checks
+from xai_tf.explain import attribution as attr
+from xai_tf.explain import deeplift as dl
+from xai_tf.explain import gradcam as gc
+from xai_tf.explain import perturbation as pt
+from xai_tf.explain import smoothgrad as sg
+from xai_tf.explain.path_integral import path_integrated_gradients
+
+OPTIONS: dict[str, Any] = {
+    "n_samples": None,
+    "noise_scale": 0.15,
+    "seed": 0,
+    "window": 2,
+    "stride": 1,
+    "kernel_width": 0.25,
+    "layer": 3,
+    "foil": None,
+}
+DEFAULT_SAMPLES = {"smoothgrad": 50, "vargrad": 50, "deeplift-shap": 10, "lime": 300, "kernel-shap": 300}
+
+#: What each method of lessons 06 and 20 reads of the model, and whether it promises completeness
+#: (Σ scores = F(x) − F(x′)): the model-agnostic ones read forward passes only.
+READS: dict[str, tuple[str, str]] = {
+    "IG": ("gradients", "yes, up to the quadrature"),
+    "G-avg": ("gradients", "no"),
+    "G-L1": ("gradients", "no"),
+    "G-L2": ("gradients", "no"),
+    "gradient × input": ("gradients", "no"),
+    "leave-one-out": ("forward passes only", "no"),
+    "smoothgrad": ("gradients", "no"),
+    "vargrad": ("gradients", "no"),
+    "deeplift": ("a modified backward pass", "only for linear + elementwise layers"),
+    "deeplift-shap": ("a modified backward pass", "only for linear + elementwise layers"),
+    "lime": ("forward passes only", "no"),
+    "kernel-shap": ("forward passes only", "yes, up to the 10⁶ weight"),
+    "shapley": ("forward passes only", "yes, exactly"),
+    "occlusion": ("forward passes only", "no"),
+    "grad-cam": ("activations and gradients", "no"),
+    "contrastive": ("gradients", "yes (of z_target − z_foil), up to the quadrature"),
+}
+
+
+def _explanation(scores: Tensor, delta: float = float("nan"), note: str = "") -> Any:
+    from xai_tf.explain.registry import Explanation  # registry imports this module at its end
+
+    return Explanation(scores.detach().float(), delta, 0, note)
+
+
+def _samples(name: str, o: dict[str, Any]) -> int:
+    n = DEFAULT_SAMPLES[name] if o["n_samples"] is None else o["n_samples"]
+    return _checks.integer("n_samples", n, 1)
+
+
+def _setting(model: Any, ids: Any, target: int, baseline: Any) -> tuple[Tensor, Tensor, Any]:
+    module, t_ids, F = attr._explained(model, ids, target, -1, "logit")
+    return (*attr._embeddings(module, t_ids, baseline), F)
+
+
+def _gap(scores: Tensor, F: Any, E: Tensor, E_base: Tensor) -> tuple[float, str]:
+    with torch.no_grad():
+        f_x, f_b = (float(v) for v in F(torch.stack([E, E_base])))
+    delta = float(scores.double().sum()) - (f_x - f_b)
+    return delta, f"F(x) − F(x') = {f_x - f_b:.3f}, Σ = {float(scores.sum()):.3f}, <b>delta = {delta:+.4f}</b>"
+
+
+def _smooth(kind: str) -> Callable[..., Any]:
+    def method(model: Any, ids: Any, target: int, **o: Any) -> Any:
+        mean, var, E = sg.smoothgrad(model, ids, target, _samples(kind, o), o["noise_scale"], o["seed"])
+        if kind == "vargrad":
+            return _explanation(var.sum(-1), note="variance of the gradient under noise (≥ 0, no sign)")
+        return _explanation((mean * E).sum(-1), note="SmoothGrad × input: no baseline, no completeness")
+
+    return method
+
+
+def _deeplift(shap: bool) -> Callable[..., Any]:
+    def method(model: Any, ids: Any, target: int, **o: Any) -> Any:
+        if shap:
+            module, t_ids, _ = attr._explained(model, ids, target, -1, "logit")
+            g = torch.Generator().manual_seed(_checks.integer("seed", o["seed"], 0))
+            k = _checks.integer("n_samples (baselines)", _samples("deeplift-shap", o), 1, 256)
+            vocab = module.wte.num_embeddings
+            baselines = list(torch.randint(vocab, (k, len(t_ids)), generator=g).to(t_ids.device))
+        else:
+            baselines = [o["baseline"]]
+        a, difference = dl.deeplift(model, ids, target, baselines)
+        scores = a.sum(-1)
+        delta = float(scores.double().sum()) - difference
+        what = f"mean over {len(baselines)} random-token baselines" if shap else "rescale rule at GELU"
+        return _explanation(scores, delta, f"{what}: F(x) − mean F(x') = {difference:.3f}, <b>delta = {delta:+.4f}</b>")
+
+    return method
+
+
+def _sampled(kind: str) -> Callable[..., Any]:
+    def method(model: Any, ids: Any, target: int, **o: Any) -> Any:
+        E, E_base, F = _setting(model, ids, target, o["baseline"])
+        g = torch.Generator().manual_seed(_checks.integer("seed", o["seed"], 0))
+        if kind == "lime":
+            z = pt.lime_coalitions(len(E), _samples(kind, o), g)
+            w = pt.lime_weights(z, o["kernel_width"])
+        else:
+            z = pt.kernel_shap_coalitions(len(E), _samples(kind, o), g)
+            w = pt.kernel_shap_weights(z)
+        scores = pt.weighted_linear_fit(z, pt.coalition_values(F, E, E_base, z.to(E.device)), w)
+        delta, note = _gap(scores, F, E, E_base)
+        return _explanation(scores, delta if kind == "kernel-shap" else float("nan"), f"{len(z)} coalitions; {note}")
+
+    return method
+
+
+def _shapley(model: Any, ids: Any, target: int, **o: Any) -> Any:
+    E, E_base, F = _setting(model, ids, target, o["baseline"])
+    z = pt.all_coalitions(len(E)).to(E.device)
+    scores = pt.exact_shapley(pt.coalition_values(F, E, E_base, z), len(E))
+    delta, note = _gap(scores, F, E, E_base)
+    return _explanation(scores, delta, f"all {len(z)} coalitions; {note}")
+
+
+def _occlusion(model: Any, ids: Any, target: int, **o: Any) -> Any:
+    E, E_base, F = _setting(model, ids, target, o["baseline"])
+    scores = pt.occlusion(F, E, E_base, o["window"], o["stride"])
+    return _explanation(scores, note=f"window {o['window']}, stride {o['stride']}: mean drop when masked")
+
+
+def _grad_cam(model: Any, ids: Any, target: int, **o: Any) -> Any:
+    A, G = gc.residual_and_gradient(model, ids, target, o["layer"])
+    return _explanation(gc.grad_cam(A, G), note=f"residual stream after layer {o['layer']}; ≥ 0, no baseline")
+
+
+def _contrastive(model: Any, ids: Any, target: int, **o: Any) -> Any:
+    module, t_ids, _ = attr._explained(model, ids, target, -1, "logit")
+    foil = o["foil"]
+    if foil is None:
+        with torch.no_grad():
+            ranked = _all_scores(module, module.wte(t_ids)[None]).argsort(descending=True).tolist()
+        foil = next(k for k in ranked if k != target)
+    F = gc.contrast_function(model, target, _checks.integer("foil", foil, 0), len(t_ids))
+    E, E_base = attr._embeddings(module, t_ids, o["baseline"])
+    scores = path_integrated_gradients(F, E, E_base, o["n_steps"], o["quadrature"]).sum(-1)
+    delta, note = _gap(scores, F, E, E_base)
+    return _explanation(scores, delta, f"z(target) − z(foil {foil}); {note}")
+
+
+def _all_scores(module: attr.Explained, E: Tensor) -> Tensor:
+    """Every token's logit (a classifier: every class score) at the last position, [D]."""
+    out = module.forward_embeddings(E)
+    return out[0, -1] if out.dim() == 3 else out[0]
+
+
+METHODS: dict[str, Callable[..., Any]] = {
+    "smoothgrad": _smooth("smoothgrad"),
+    "vargrad": _smooth("vargrad"),
+    "deeplift": _deeplift(shap=False),
+    "deeplift-shap": _deeplift(shap=True),
+    "lime": _sampled("lime"),
+    "kernel-shap": _sampled("kernel-shap"),
+    "shapley": _shapley,
+    "occlusion": _occlusion,
+    "grad-cam": _grad_cam,
+    "contrastive": _contrastive,
+}
