@@ -10,6 +10,7 @@ import math
 
 import pytest
 import torch
+from captum._utils.models.linear_model import SkLearnLinearRegression
 from captum.attr import (
     DeepLift,
     DeepLiftShap,
@@ -21,7 +22,6 @@ from captum.attr import (
     Saliency,
     ShapleyValues,
 )
-from captum._utils.models.linear_model import SkLearnLinearRegression
 from torch import nn
 
 from xai_tf.explain import attribution as attr
@@ -109,7 +109,10 @@ def test_deeplift_equals_captum_on_a_relu_network_and_sums_to_delta():
 def test_deeplift_rescale_through_gelu_is_the_closed_form():
     """y = w₂ · GELU(W₁ x): DeepLIFT_i = Σ_h w₂_h (ΔGELU_h / Δz_h) W₁_hi (x_i − x′_i)."""
     g = torch.Generator().manual_seed(1)
-    W1, w2 = torch.randn(7, 4, generator=g, dtype=torch.float64), torch.randn(7, generator=g, dtype=torch.float64)
+    W1, w2 = (
+        torch.randn(7, 4, generator=g, dtype=torch.float64),
+        torch.randn(7, generator=g, dtype=torch.float64),
+    )
     x, b = torch.randn(4, generator=g, dtype=torch.float64), torch.randn(4, generator=g, dtype=torch.float64)
 
     def F(X):
@@ -192,7 +195,10 @@ def test_occlusion_equals_captum(setting, window, stride):
 def test_exact_shapley_equals_captum_and_brute_force_over_permutations():
     g = torch.Generator().manual_seed(2)
     T = 6
-    w, pair = torch.randn(T, generator=g, dtype=torch.float64), torch.randn(T, T, generator=g, dtype=torch.float64)
+    w, pair = (
+        torch.randn(T, generator=g, dtype=torch.float64),
+        torch.randn(T, T, generator=g, dtype=torch.float64),
+    )
 
     def v(z):  # a game with interactions: v(z) = w·z + zᵀ P z + 3 z₀z₁z₂
         z = z.double()
@@ -209,7 +215,7 @@ def test_exact_shapley_equals_captum_and_brute_force_over_permutations():
     ours = pt.exact_shapley(v(pt.all_coalitions(T)), T)
     torch.testing.assert_close(ours, brute, atol=1e-12, rtol=1e-12)
     ref = ShapleyValues(lambda X: v(X)).attribute(torch.ones(1, T, dtype=torch.float64), baselines=0.0)[0]
-    torch.testing.assert_close(ours, ref, atol=1e-10, rtol=1e-10)
+    torch.testing.assert_close(ours, ref.double(), atol=1e-5, rtol=1e-5)  # Captum answers in float32
 
 
 def kernel_shap_errors(F, E, E_base, sizes=(40, 160, 640), seeds=range(20)):
@@ -260,7 +266,9 @@ def test_contrastive_completeness_and_every_entry_on_the_classifier(bundled):
     torch.manual_seed(0)
     clf = SequenceClassifier(bundled.model)
     for name in ("smoothgrad", "vargrad", "deeplift", "deeplift-shap", "lime", "kernel-shap", "shapley"):
-        assert ATTRIBUTIONS.explain(name, clf, ids, 1, n_samples=12 if "shap" in name else None).scores.shape == (T,)
+        assert ATTRIBUTIONS.explain(
+            name, clf, ids, 1, n_samples=12 if "shap" in name else None
+        ).scores.shape == (T,)
     for name in ("occlusion", "grad-cam", "contrastive"):
         e = ATTRIBUTIONS.explain(name, clf, ids, 1)
         assert e.scores.shape == (T,) and torch.isfinite(e.scores).all()

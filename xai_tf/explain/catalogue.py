@@ -87,7 +87,10 @@ def _gap(scores: Tensor, F: Any, E: Tensor, E_base: Tensor) -> tuple[float, str]
     with torch.no_grad():
         f_x, f_b = (float(v) for v in F(torch.stack([E, E_base])))
     delta = float(scores.double().sum()) - (f_x - f_b)
-    return delta, f"F(x) − F(x') = {f_x - f_b:.3f}, Σ = {float(scores.sum()):.3f}, <b>delta = {delta:+.4f}</b>"
+    return (
+        delta,
+        f"F(x) − F(x') = {f_x - f_b:.3f}, Σ = {float(scores.sum()):.3f}, <b>delta = {delta:+.4f}</b>",
+    )
 
 
 def _smooth(kind: str) -> Callable[..., Any]:
@@ -114,7 +117,9 @@ def _deeplift(shap: bool) -> Callable[..., Any]:
         scores = a.sum(-1)
         delta = float(scores.double().sum()) - difference
         what = f"mean over {len(baselines)} random-token baselines" if shap else "rescale rule at GELU"
-        return _explanation(scores, delta, f"{what}: F(x) − mean F(x') = {difference:.3f}, <b>delta = {delta:+.4f}</b>")
+        return _explanation(
+            scores, delta, f"{what}: F(x) − mean F(x') = {difference:.3f}, <b>delta = {delta:+.4f}</b>"
+        )
 
     return method
 
@@ -131,13 +136,20 @@ def _sampled(kind: str) -> Callable[..., Any]:
             w = pt.kernel_shap_weights(z)
         scores = pt.weighted_linear_fit(z, pt.coalition_values(F, E, E_base, z.to(E.device)), w)
         delta, note = _gap(scores, F, E, E_base)
-        return _explanation(scores, delta if kind == "kernel-shap" else float("nan"), f"{len(z)} coalitions; {note}")
+        return _explanation(
+            scores, delta if kind == "kernel-shap" else float("nan"), f"{len(z)} coalitions; {note}"
+        )
 
     return method
 
 
 def _shapley(model: Any, ids: Any, target: int, **o: Any) -> Any:
     E, E_base, F = _setting(model, ids, target, o["baseline"])
+    if len(E) > pt.MAX_EXACT_TOKENS:
+        raise ValueError(
+            f"exact Shapley values enumerate 2^T coalitions: offered for prompts of up to "
+            f"{pt.MAX_EXACT_TOKENS} tokens, this one has {len(E)} (use kernel-shap)"
+        )
     z = pt.all_coalitions(len(E)).to(E.device)
     scores = pt.exact_shapley(pt.coalition_values(F, E, E_base, z), len(E))
     delta, note = _gap(scores, F, E, E_base)

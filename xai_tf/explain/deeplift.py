@@ -56,7 +56,7 @@ class _Rescale(torch.autograd.Function):
     """y = f(z) on a batch [z; z′]; backward: grad · Δf/Δz for both halves (f′(z) where |Δz| < EPS)."""
 
     @staticmethod
-    def forward(ctx: Any, z: Tensor, f: Callable[[Tensor], Tensor]) -> Tensor:  # type: ignore[override]
+    def forward(ctx: Any, z: Tensor, f: Callable[[Tensor], Tensor]) -> Tensor:
         with torch.enable_grad():
             zz = z.detach().requires_grad_(True)
             y = f(zz)
@@ -68,7 +68,7 @@ class _Rescale(torch.autograd.Function):
         return y.detach()
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:  # type: ignore[override]
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (multiplier,) = ctx.saved_tensors
         return grad * multiplier, None
 

@@ -32,7 +32,11 @@ from xai_tf.models.loaded import LoadedModel
 
 
 def residual_and_gradient(
-    model: nn.Module | LoadedModel, input_ids: Sequence[int] | Tensor, target: int, layer: int, position: int = -1
+    model: nn.Module | LoadedModel,
+    input_ids: Sequence[int] | Tensor,
+    target: int,
+    layer: int,
+    position: int = -1,
 ) -> tuple[Tensor, Tensor]:
     """``(A, G)`` ``[T, d_e]``: layer ``layer``'s residual stream h_l (``resid_post``; 0..L−1) and
     ∂F/∂h_l for F the logit of ``target`` at ``position`` (a classifier: the score of class ``target``)."""
@@ -62,7 +66,8 @@ def grad_cam(A: Tensor, G: Tensor, relu: bool = True) -> Tensor:
 def contrast_function(
     model: nn.Module | LoadedModel, target: int, foil: int, T: int, position: int = -1
 ) -> Scalar:
-    """F_c(E) = F_target(E) − F_foil(E) (logits; a classifier's class scores) for embeddings ``[n, T, d_e]``."""
+    """F_c(E) = F_target(E) − F_foil(E) (logits; a classifier's class scores) for embeddings
+    ``[n, T, d_e]``."""
     if target == foil:
         raise ValueError(f"foil must differ from target, both are {target}")
     f_target = attr.target_function(model, target, position, "logit", T)

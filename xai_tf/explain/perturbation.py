@@ -71,6 +71,11 @@ def occlusion(F: Scalar, E: Tensor, E_base: Tensor, window: int = 1, stride: int
 
 def weighted_linear_fit(z: Tensor, v: Tensor, weights: Tensor) -> Tensor:
     """φ ``[T]`` of min_{φ₀, φ} Σ_n w_n (v_n − φ₀ − φ · z_n)², in float64 (the intercept φ₀ dropped)."""
+    if z.dim() != 2 or v.shape != (len(z),) or weights.shape != (len(z),):
+        raise ValueError(
+            f"z must be [N, T] with values v and weights of shape [N]; got {tuple(z.shape)}, "
+            f"{tuple(v.shape)}, {tuple(weights.shape)}"
+        )
     X = torch.cat([torch.ones(len(z), 1, dtype=torch.float64), z.double().cpu()], 1)
     root = weights.double().cpu().sqrt()[:, None]
     solution = torch.linalg.lstsq(X * root, v.double().cpu()[:, None] * root, driver="gelsd").solution
@@ -86,6 +91,7 @@ def lime_weights(z: Tensor, kernel_width: float = 0.25) -> Tensor:
 
 def lime_coalitions(T: int, n_samples: int, generator: torch.Generator) -> Tensor:
     """``n_samples`` coalitions ``[N, T]``, each token kept with probability ½."""
+    T = _checks.integer("T (tokens)", T, 1)
     n = _checks.integer("n_samples", n_samples, 2, MAX_SAMPLES)
     return (torch.rand(n, T, generator=generator) < 0.5).long()
 
@@ -93,7 +99,7 @@ def lime_coalitions(T: int, n_samples: int, generator: torch.Generator) -> Tenso
 def kernel_shap_coalitions(T: int, n_samples: int, generator: torch.Generator) -> Tensor:
     """The coalitions 1 and 0, then ``n_samples`` − 2 with k kept tokens, p(k) ∝ (T − 1) / (k (T − k))."""
     n = _checks.integer("n_samples", n_samples, 3, MAX_SAMPLES)
-    if T < 2:
+    if _checks.integer("T (tokens)", T, 1) < 2:
         raise ValueError(f"Kernel SHAP needs at least 2 tokens, got {T}")
     k = torch.arange(1, T, dtype=torch.float64)
     sizes = 1 + torch.multinomial((T - 1) / (k * (T - k)), n - 2, replacement=True, generator=generator)
@@ -104,6 +110,8 @@ def kernel_shap_coalitions(T: int, n_samples: int, generator: torch.Generator) -
 
 def kernel_shap_weights(z: Tensor) -> Tensor:
     """Weight 10⁶ for the coalitions 1 and 0, 1 for every other (their sizes are sampled already)."""
+    if z.dim() != 2:
+        raise ValueError(f"coalitions must have shape [N, T], got {tuple(z.shape)}")
     kept = z.sum(1)
     ends = (kept == 0) | (kept == z.size(1))
     return torch.where(ends, INF_WEIGHT, 1.0).double()
@@ -111,6 +119,7 @@ def kernel_shap_weights(z: Tensor) -> Tensor:
 
 def shapley_weights(T: int) -> Tensor:
     """|S|! (T − |S| − 1)! / T! for |S| = 0..T−1, float64."""
+    T = _checks.integer("T (tokens)", T, 1, 170)  # 171! overflows a float64
     weights = [math.factorial(s) * math.factorial(T - s - 1) / math.factorial(T) for s in range(T)]
     return torch.tensor(weights, dtype=torch.float64)
 

@@ -38,11 +38,15 @@ def noise_sigma(x: Tensor, noise_scale: float) -> float:
     return scale * float(x.max() - x.min())
 
 
-def noisy_gradient_moments(F: Scalar, x: Tensor, noise: Tensor, batch_size: int = 16) -> tuple[Tensor, Tensor]:
+def noisy_gradient_moments(
+    F: Scalar, x: Tensor, noise: Tensor, batch_size: int = 16
+) -> tuple[Tensor, Tensor]:
     """``(SmoothGrad, VarGrad)`` of F at ``x`` for the noise draws ``noise`` ``[N, *x.shape]`` (already
     scaled by σ): the mean and the population variance of ∇F(x + ε_n) over n, both shaped as x."""
     if noise.shape[1:] != x.shape or noise.size(0) < 1:
-        raise ValueError(f"noise must have shape [N ≥ 1, {', '.join(map(str, x.shape))}], got {tuple(noise.shape)}")
+        raise ValueError(
+            f"noise must have shape [N ≥ 1, {', '.join(map(str, x.shape))}], got {tuple(noise.shape)}"
+        )
     total = torch.zeros_like(x, dtype=torch.float64)
     square = torch.zeros_like(total)
     for chunk in noise.split(batch_size):
