@@ -24,10 +24,12 @@ from captum.attr import (
 )
 from torch import nn
 
+from xai_tf.exercises.attribution_map import check_exact_shapley
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import deeplift as dl
 from xai_tf.explain import gradcam as gc
 from xai_tf.explain import perturbation as pt
+from xai_tf.explain import properties as pr
 from xai_tf.explain import smoothgrad as sg
 from xai_tf.explain.registry import ATTRIBUTIONS
 from xai_tf.tasks.sentiment import SequenceClassifier
@@ -276,3 +278,68 @@ def test_contrastive_completeness_and_every_entry_on_the_classifier(bundled):
     assert abs(e.delta) < 1e-3 * max(1.0, float(e.scores.abs().sum()))
     with torch.no_grad():  # Shapley's efficiency on the classifier: Σ φ = F(x) − F(x')
         assert abs(ATTRIBUTIONS.explain("shapley", clf, ids, 1).delta) < 1e-4
+
+
+# --- the properties ---------------------------------------------------------------------------------
+
+
+def test_cost_counts_the_sequences_through_the_network(setting):
+    bundled, ids, target, *_ = setting
+    _, ig = pr.explain_with_cost("IG", bundled, ids, target, n_steps=7)
+    assert (ig.forward, ig.backward) == (7 + 2, 7)  # 7 path points, and F(x), F(x') for delta
+    _, occ = pr.explain_with_cost("occlusion", bundled, ids, target, window=1)
+    assert (occ.forward, occ.backward) == (len(ids) + 1, 0)
+    assert occ.seconds > 0
+
+
+def test_completeness_gap_is_zero_for_shapley_and_not_for_gradient_times_input(setting):
+    bundled, ids, target, F, E, E_base = setting
+    phi = ATTRIBUTIONS.explain("shapley", bundled, ids, target).scores
+    gap, rel = pr.completeness_gap(bundled, ids, target, phi)
+    with torch.no_grad():
+        difference = float(F(E[None]) - F(E_base[None]))
+    assert abs(gap) < 1e-4 * abs(difference) and rel < 1e-4
+    gxi = ATTRIBUTIONS.explain("gradient × input", bundled, ids, target).scores
+    assert pr.completeness_gap(bundled, ids, target, gxi)[0] == pytest.approx(float(gxi.sum()) - difference)
+
+
+def test_randomised_blocks_change_the_output_and_are_restored(setting):
+    bundled, ids, *_ = setting
+    model = bundled.model
+    with torch.no_grad():
+        before = model(ids)
+        with pr.randomised_top_blocks(bundled, 2, seed=1):
+            randomised = model(ids)
+        after = model(ids)
+    assert not torch.allclose(before, randomised, atol=1e-2)
+    assert torch.equal(before, after)
+    rho = pr.randomisation_check(bundled, ids, 5, ["G-L2", "occlusion"])
+    assert set(rho) == {"G-L2", "occlusion"} and rho["G-L2"].shape == (model.sizes.n_layer,)
+
+
+def test_the_classifier_reads_the_same_with_hooks(bundled):
+    torch.manual_seed(0)
+    clf = SequenceClassifier(bundled.model)
+    E = bundled.model.wte(torch.tensor(bundled.encode("O noble lord!")))[None]
+    seen = []
+    with torch.no_grad():
+        plain = clf.forward_embeddings(E)
+        hooked = clf.forward_embeddings(E, {("resid_post", 1): lambda h: seen.append(h) or h})
+    torch.testing.assert_close(plain, hooked, atol=1e-6, rtol=1e-5)
+    assert len(seen) == 1
+
+
+def test_the_shapley_checker_names_banzhaf_and_accepts_loops(capsys):
+    def banzhaf(v, T):
+        z = pt.all_coalitions(T)
+        values = v(z).double()
+        return torch.stack(
+            [
+                (values[(z[:, i] == 0).nonzero()[:, 0] + 2**i] - values[z[:, i] == 0]).sum() / 2 ** (T - 1)
+                for i in range(T)
+            ]
+        )
+
+    assert not check_exact_shapley(banzhaf)
+    assert "Banzhaf" in capsys.readouterr().out
+    assert check_exact_shapley(lambda v, T: pt.exact_shapley(v(pt.all_coalitions(T)), T).float())
