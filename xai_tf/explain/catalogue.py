@@ -110,7 +110,9 @@ def _deeplift(shap: bool) -> Callable[..., Any]:
             g = torch.Generator().manual_seed(_checks.integer("seed", o["seed"], 0))
             k = _checks.integer("n_samples (baselines)", _samples("deeplift-shap", o), 1, 256)
             vocab = module.wte.num_embeddings
-            baselines = list(torch.randint(vocab, (k, len(t_ids)), generator=g).to(t_ids.device))
+            baselines = list(
+                torch.randint(vocab, (k, len(t_ids)), generator=g, device="cpu").to(t_ids.device)
+            )
         else:
             baselines = [o["baseline"]]
         a, difference = dl.deeplift(model, ids, target, baselines)

@@ -76,7 +76,7 @@ def weighted_linear_fit(z: Tensor, v: Tensor, weights: Tensor) -> Tensor:
             f"z must be [N, T] with values v and weights of shape [N]; got {tuple(z.shape)}, "
             f"{tuple(v.shape)}, {tuple(weights.shape)}"
         )
-    X = torch.cat([torch.ones(len(z), 1, dtype=torch.float64), z.double().cpu()], 1)
+    X = torch.cat([torch.ones(len(z), 1, dtype=torch.float64, device="cpu"), z.double().cpu()], 1)
     root = weights.double().cpu().sqrt()[:, None]
     solution = torch.linalg.lstsq(X * root, v.double().cpu()[:, None] * root, driver="gelsd").solution
     return solution[1:, 0].to(v.device)
@@ -93,19 +93,23 @@ def lime_coalitions(T: int, n_samples: int, generator: torch.Generator) -> Tenso
     """``n_samples`` coalitions ``[N, T]``, each token kept with probability ½."""
     T = _checks.integer("T (tokens)", T, 1)
     n = _checks.integer("n_samples", n_samples, 2, MAX_SAMPLES)
-    return (torch.rand(n, T, generator=generator) < 0.5).long()
+    return (torch.rand(n, T, generator=generator, device="cpu") < 0.5).long()
 
 
 def kernel_shap_coalitions(T: int, n_samples: int, generator: torch.Generator) -> Tensor:
-    """The coalitions 1 and 0, then ``n_samples`` − 2 with k kept tokens, p(k) ∝ (T − 1) / (k (T − k))."""
+    """The coalitions 1 and 0, then ``n_samples`` − 2 with k kept tokens, p(k) ∝ (T − 1) / (k (T − k)); drawn
+    on the CPU (a CPU ``generator``: the same coalitions on every device)."""
     n = _checks.integer("n_samples", n_samples, 3, MAX_SAMPLES)
     if _checks.integer("T (tokens)", T, 1) < 2:
         raise ValueError(f"Kernel SHAP needs at least 2 tokens, got {T}")
-    k = torch.arange(1, T, dtype=torch.float64)
+    k = torch.arange(1, T, dtype=torch.float64, device="cpu")
     sizes = 1 + torch.multinomial((T - 1) / (k * (T - k)), n - 2, replacement=True, generator=generator)
-    order = torch.rand(n - 2, T, generator=generator).argsort(1)  # a uniform random order per row
+    order = torch.rand(n - 2, T, generator=generator, device="cpu").argsort(
+        1
+    )  # a uniform random order per row
     z = (order.argsort(1) < sizes[:, None]).long()  # the first k tokens of that order are kept
-    return torch.cat([torch.ones(1, T, dtype=torch.long), torch.zeros(1, T, dtype=torch.long), z])
+    ends = torch.tensor([[1] * T, [0] * T], device="cpu")
+    return torch.cat([ends, z])
 
 
 def kernel_shap_weights(z: Tensor) -> Tensor:
@@ -121,14 +125,14 @@ def shapley_weights(T: int) -> Tensor:
     """|S|! (T − |S| − 1)! / T! for |S| = 0..T−1, float64."""
     T = _checks.integer("T (tokens)", T, 1, 170)  # 171! overflows a float64
     weights = [math.factorial(s) * math.factorial(T - s - 1) / math.factorial(T) for s in range(T)]
-    return torch.tensor(weights, dtype=torch.float64)
+    return torch.tensor(weights, dtype=torch.float64, device="cpu")
 
 
 def all_coalitions(T: int) -> Tensor:
     """The 2^T coalitions ``[2^T, T]`` (row r keeps token t where bit t of r is 1), T ≤ MAX_EXACT_TOKENS."""
     T = _checks.integer("T (tokens for exact Shapley values)", T, 1, MAX_EXACT_TOKENS)
-    r = torch.arange(2**T)
-    return (r[:, None] >> torch.arange(T)) & 1
+    r = torch.arange(2**T, device="cpu")
+    return (r[:, None] >> torch.arange(T, device="cpu")) & 1
 
 
 def exact_shapley(values: Tensor, T: int) -> Tensor:
@@ -139,7 +143,7 @@ def exact_shapley(values: Tensor, T: int) -> Tensor:
         raise ValueError(f"values must have shape [{2**T}] (one per coalition), got {tuple(values.shape)}")
     v = values.double().cpu()
     weights = shapley_weights(T)
-    phi = torch.empty(T, dtype=torch.float64)
+    phi = torch.empty(T, dtype=torch.float64, device="cpu")
     for i in range(T):
         rows = torch.nonzero(z[:, i] == 0)[:, 0]  # every S without i; row + 2^i is S ∪ {i}
         phi[i] = (weights[z[rows].sum(1)] * (v[rows + 2**i] - v[rows])).sum()

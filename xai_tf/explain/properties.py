@@ -118,7 +118,7 @@ def randomised_top_blocks(model: nn.Module | LoadedModel, k: int, seed: int = 0)
     try:
         with torch.no_grad():
             for p in params:
-                noise = torch.randn(p.shape, generator=g, dtype=torch.float64).to(p)
+                noise = torch.randn(p.shape, generator=g, dtype=torch.float64, device="cpu").to(p)
                 p.copy_(p.mean() + (p.std() if p.numel() > 1 else 0.0) * noise)
         yield
     finally:
