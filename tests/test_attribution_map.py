@@ -343,3 +343,21 @@ def test_the_shapley_checker_names_banzhaf_and_accepts_loops(capsys):
     assert not check_exact_shapley(banzhaf)
     assert "Banzhaf" in capsys.readouterr().out
     assert check_exact_shapley(lambda v, T: pt.exact_shapley(v(pt.all_coalitions(T)), T).float())
+
+
+def test_the_panel_computes_each_picked_method_once_and_caps_exact_shapley(bundled, monkeypatch):
+    from xai_tf.widgets.attribution_map import attribution_map_panel
+
+    calls = []
+    smooth = ATTRIBUTIONS["smoothgrad"]
+    monkeypatch.setitem(ATTRIBUTIONS, "smoothgrad", lambda *a, **o: calls.append(o) or smooth(*a, **o))
+    panel = attribution_map_panel(bundled, "ROMEO.\nBut soft")
+    panel["methods"].value = ("smoothgrad",)
+    before = panel.view.value
+    calls.clear()
+    panel["noise"].value = 0.5  # one change, one computation, and it shows
+    assert [c["noise_scale"] for c in calls] == [0.5] and panel.view.value != before
+    assert "sequences forward" in panel.view.value and panel.message.value == ""
+    panel["methods"].value = ("shapley",)
+    panel["text"].value = "But soft, what light through yonder window breaks?"
+    assert "offered for prompts of up to 10 tokens" in panel.message.value and panel.view.value == ""
