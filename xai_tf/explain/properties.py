@@ -18,10 +18,12 @@ Rank agreement between methods (Kendall's τ) is ``agreement.rank_agreement``.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -109,22 +111,26 @@ def completeness_gap(
 @contextmanager
 def randomised_top_blocks(model: nn.Module | LoadedModel, k: int, seed: int = 0) -> Iterator[None]:
     """Within: the last ``k`` blocks hold Gaussian weights of each tensor's own mean and std (restored
-    after)."""
+    after, from a temporary file per tensor: GPT-2 small's blocks are 340 MB, too much to copy in memory
+    on Binder)."""
     blocks = _blocks(model)
     k = _checks.integer("k (blocks randomised)", k, 0, len(blocks))
     g = torch.Generator().manual_seed(_checks.integer("seed", seed, 0))
     params = [p for block in list(blocks)[len(blocks) - k :] for p in block.parameters()]
-    saved = [p.detach().clone() for p in params]
-    try:
-        with torch.no_grad():
-            for p in params:
-                noise = torch.randn(p.shape, generator=g, dtype=torch.float64, device="cpu").to(p)
-                p.copy_(p.mean() + (p.std() if p.numel() > 1 else 0.0) * noise)
-        yield
-    finally:
-        with torch.no_grad():
-            for p, old in zip(params, saved, strict=True):
-                p.copy_(old)
+    with tempfile.TemporaryDirectory() as folder:
+        saved = [Path(folder) / f"{i}.pt" for i in range(len(params))]
+        try:
+            with torch.no_grad():
+                for p, path in zip(params, saved, strict=True):
+                    torch.save(p.detach().cpu(), path)
+                    noise = torch.randn(p.shape, generator=g, dtype=torch.float64, device="cpu").to(p)
+                    p.copy_(p.mean() + (p.std() if p.numel() > 1 else 0.0) * noise)
+            yield
+        finally:
+            with torch.no_grad():
+                for p, path in zip(params, saved, strict=True):
+                    if path.exists():
+                        p.copy_(torch.load(path, weights_only=True))
 
 
 def randomisation_check(
