@@ -178,7 +178,8 @@ def _contrastive(model: Any, ids: Any, target: int, **o: Any) -> Any:
         foil = next(k for k in ranked if k != target)
     F = gc.contrast_function(model, target, _checks.integer("foil", foil, 0), len(t_ids))
     E, E_base = attr._embeddings(module, t_ids, o["baseline"])
-    scores = path_integrated_gradients(F, E, E_base, o["n_steps"], o["quadrature"]).sum(-1)
+    batch = attr._fitting_batch(module, len(t_ids))  # path points per pass, within IG_MEMORY
+    scores = path_integrated_gradients(F, E, E_base, o["n_steps"], o["quadrature"], batch).sum(-1)
     delta, note = _gap(scores, F, E, E_base)
     return _explanation(scores, delta, f"z(target) − z(foil {foil}); {note}")
 
