@@ -482,7 +482,20 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "structured attention (lesson 18's helpers)": _structured,
     "a Llama-family block (issue 41)": _llama,
     "the method registry, every method on every kind (issue 41)": _registry,
+    "the map of attribution methods (lesson 20)": lambda lm: _attribution_map(lm),
 }
+
+
+def _attribution_map(lm: xai_tf.LoadedModel) -> list:
+    from xai_tf.explain import catalogue
+    from xai_tf.explain import properties as pr
+    from xai_tf.explain.registry import ATTRIBUTIONS
+
+    ids = lm.encode("But soft, what light")
+    found = [ATTRIBUTIONS.explain(m, lm, ids, 5, n_samples=8, n_steps=4).scores for m in catalogue.METHODS]
+    with pr.randomised_top_blocks(lm, 2):
+        found.append(ATTRIBUTIONS.explain("occlusion", lm, ids, 5).scores)
+    return [*found, pr.completeness_gap(lm, ids, 5, found[0])[0]]
 
 
 def _flat(result: object) -> list:

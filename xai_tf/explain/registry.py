@@ -85,6 +85,7 @@ READS: dict[str, str] = {
 #: The modules that register methods; ``explain`` and ``table`` import them all.
 PROVIDERS = (
     "xai_tf.explain.causal",
+    "xai_tf.explain.catalogue",
     "xai_tf.faithfulness.importance",
     "xai_tf.faithfulness.erasure",
     "xai_tf.faithfulness.transformer",
@@ -309,4 +310,5 @@ def _passing_declared(impl: Implementation) -> Method:
 #: quadrature).
 ATTRIBUTIONS = View("lesson 06's attributions", "causal")
 
+from xai_tf.explain import catalogue as _catalogue  # noqa: E402, F401  (lesson 20's, after lesson 06's)
 from xai_tf.explain import causal as _causal  # noqa: E402, F401  (registers lesson 06's methods: after ATTRIBUTIONS)

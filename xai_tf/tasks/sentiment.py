@@ -19,6 +19,7 @@ from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
 from xai_tf.models.architecture import CausalLM
+from xai_tf.models.hooks import Hooks
 from xai_tf.models.loaded import LoadedModel, causal
 from xai_tf.tasks.train import TrainOptions, fit
 from xai_tf.tasks.words import CLASSES
@@ -78,13 +79,14 @@ class SequenceClassifier(nn.Module):
     def check_input_ids(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         return self.body.check_input_ids(input_ids)
 
-    def features(self, token_embeddings: Tensor) -> Tensor:
-        """mean_t LN_f(h_L)[t] ``[batch, d]``: what the head reads."""
-        return self.body.final_states(token_embeddings).mean(1)
+    def features(self, token_embeddings: Tensor, hooks: Hooks | None = None) -> Tensor:
+        """mean_t LN_f(h_L)[t] ``[batch, d]``: what the head reads (``hooks`` as the body's forward's)."""
+        return self.body.final_states(token_embeddings, hooks).mean(1)
 
-    def forward_embeddings(self, token_embeddings: Tensor) -> Tensor:
-        """s = W_c · mean_t LN_f(h_L)[t] + b for token embeddings ``[batch, T, d]``."""
-        return self.head(self.features(token_embeddings))
+    def forward_embeddings(self, token_embeddings: Tensor, hooks: Hooks | None = None) -> Tensor:
+        """s = W_c · mean_t LN_f(h_L)[t] + b for token embeddings ``[batch, T, d]``; ``hooks`` read or
+        replace the body's activations (Grad-CAM, lesson 20)."""
+        return self.head(self.features(token_embeddings, hooks))
 
     def forward(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         return self.forward_embeddings(self.embed(self.check_input_ids(input_ids)))

@@ -1,0 +1,136 @@
+"""DeepLIFT's rescale rule and DeepLIFT-SHAP (lesson 20; Shrikumar et al., 2017; Lundberg & Lee, 2017).
+
+DeepLIFT explains F(x) − F(x′) by *multipliers* m = Δy/Δx propagated backwards with the chain rule in
+place of gradients. The **rescale rule** sets, for an elementwise nonlinearity y = f(z) (ReLU, GELU,
+SiLU), m = (f(z) − f(z′)) / (z − z′), and the gradient f′(z) where |z − z′| < 10⁻¹⁰; a linear map's
+multiplier is its weight. The attributions are (x − x′) ⊙ m_x. For a network of linear maps and
+elementwise nonlinearities alone they sum exactly to F(x) − F(x′) (summation to delta).
+
+What it means in a transformer. The rule is defined for elementwise functions only. Softmax (attention),
+LayerNorm and the products Q Kᵀ and A V make each output depend on many inputs at once; DeepLIFT's paper
+gives no rescale rule for them, and here (as in Captum for every operation it does not recognise) they
+pass the **gradient at the input x**: they are linearised at x. So
+
+- at every GELU/SiLU/ReLU: m = Δf/Δz (the rescale rule proper);
+- through softmax, LayerNorm, the attention products: the local Jacobian at x;
+
+and completeness holds only up to what those linearisations miss (``properties.completeness_gap``
+measures it). With ``rescale=False`` every operation is linearised at x and the result is
+(x − x′) ⊙ ∇F(x), "gradient × (input − baseline)".
+
+Where it coincides with Captum's ``DeepLift``: Captum applies the rescale rule at the *modules*
+nn.ReLU, nn.ELU, nn.LeakyReLU, nn.Sigmoid, nn.Tanh, nn.Softplus (and a rule of its own at nn.Softmax);
+the transformers here call GELU, softmax and LayerNorm as functions, so Captum's DeepLift on them is
+exactly the ``rescale=False`` version. On a network of nn.Linear and nn.ReLU modules both apply the
+rescale rule at every ReLU and agree to float precision (``tests/test_attribution_map.py``).
+
+Mechanics: the input and the baseline run as one batch [x; x′] through the network while the functions
+``torch.nn.functional.gelu``, ``silu`` and ``relu`` are replaced by ``_Rescale`` (forward unchanged,
+backward m = Δf/Δz between the two halves of the batch). Nothing of the network is read by name.
+
+DeepLIFT-SHAP: the mean of DeepLIFT over K baselines x′_k, (1/K) Σ_k (x − x′_k) ⊙ m_x(x′_k) — Captum's
+``DeepLiftShap``; it explains F(x) − (1/K) Σ_k F(x′_k).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import torch
+import torch.nn.functional as Fn
+from torch import Tensor, nn
+
+from xai_tf import _checks
+from xai_tf.explain import attribution as attr
+from xai_tf.explain.path_integral import Scalar
+from xai_tf.models.loaded import LoadedModel
+
+#: Below this |z − z′| the rescale multiplier is the gradient (Captum's eps).
+EPS = 1e-10
+_ELEMENTWISE = ("gelu", "silu", "relu")
+
+
+class _Rescale(torch.autograd.Function):
+    """y = f(z) on a batch [z; z′]; backward: grad · Δf/Δz for both halves (f′(z) where |Δz| < EPS)."""
+
+    @staticmethod
+    def forward(ctx: Any, z: Tensor, f: Callable[[Tensor], Tensor]) -> Tensor:
+        with torch.enable_grad():
+            zz = z.detach().requires_grad_(True)
+            y = f(zz)
+            (local,) = torch.autograd.grad(y.sum(), zz)
+        z_x, z_b = z.detach().chunk(2)
+        y_x, y_b = y.detach().chunk(2)
+        dz, dy = (z_x - z_b).repeat(2, *[1] * (z.dim() - 1)), (y_x - y_b).repeat(2, *[1] * (z.dim() - 1))
+        ctx.save_for_backward(torch.where(dz.abs() < EPS, local, dy / torch.where(dz == 0, 1, dz)))
+        return y.detach()
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (multiplier,) = ctx.saved_tensors
+        return grad * multiplier, None
+
+
+@contextmanager
+def _rescaled() -> Iterator[None]:
+    """Within: every call of F.gelu, F.silu, F.relu applies the rescale rule to its batch [x; x′]."""
+    originals = {name: getattr(Fn, name) for name in _ELEMENTWISE}
+
+    def rescaled(name: str) -> Callable[..., Tensor]:
+        def f(z: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+            kwargs.pop("inplace", None)
+            return _Rescale.apply(z, lambda u: originals[name](u, *args, **kwargs))
+
+        return f
+
+    try:
+        for name in _ELEMENTWISE:
+            setattr(Fn, name, rescaled(name))
+        yield
+    finally:
+        for name, f in originals.items():
+            setattr(Fn, name, f)
+
+
+def rescale_attributions(F: Scalar, x: Tensor, baseline: Tensor, rescale: bool = True) -> Tensor:
+    """DeepLIFT of any F (a batch ``[n, ...]`` → ``[n]``) at one input ``x`` from ``baseline`` (same
+    shape): (x − x′) ⊙ m_x, the multipliers by the rescale rule at every GELU/SiLU/ReLU and the gradient
+    elsewhere (``rescale=False``: the gradient everywhere, (x − x′) ⊙ ∇F(x))."""
+    if x.shape != baseline.shape:
+        raise ValueError(f"baseline has shape {tuple(baseline.shape)}, the input {tuple(x.shape)}")
+    pair = torch.stack([x.detach(), baseline.detach()]).requires_grad_(True)
+    if rescale:
+        with _rescaled():
+            (m,) = torch.autograd.grad(F(pair).sum(), pair)
+    else:
+        (m,) = torch.autograd.grad(F(pair).sum(), pair)
+    return (x - baseline).detach() * m[0]
+
+
+def deeplift(
+    model: nn.Module | LoadedModel,
+    input_ids: Sequence[int] | Tensor,
+    target: int,
+    baselines: Sequence[str | int | Sequence[int] | Tensor] = ("token0",),
+    rescale: bool = True,
+    position: int = -1,
+    output: str = "logit",
+) -> tuple[Tensor, float]:
+    """``(attributions [T, d_e], F(x) − mean_k F(x′_k))``: DeepLIFT on the token embeddings from each of
+    ``baselines`` (see ``attribution.baseline_ids``) averaged — DeepLIFT for one baseline, DeepLIFT-SHAP
+    for several. Completeness: the attributions' sum against the returned difference."""
+    if not isinstance(baselines, list | tuple) or not 1 <= len(baselines) <= 256:
+        raise ValueError(f"baselines must be a list of 1..256 baselines, got {baselines!r}")
+    module, ids, F = attr._explained(model, input_ids, target, position, output)
+    E = module.embed(ids).detach()
+    total, f_base = torch.zeros_like(E), 0.0
+    for b in baselines:
+        _, E_base = attr._embeddings(module, ids, b)
+        total += rescale_attributions(F, E, E_base, _checks.flag("rescale", rescale))
+        with torch.no_grad():
+            f_base += float(F(E_base[None])[0])
+    with torch.no_grad():
+        f_x = float(F(E[None])[0])
+    return total / len(baselines), f_x - f_base / len(baselines)

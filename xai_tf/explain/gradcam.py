@@ -1,0 +1,75 @@
+"""Grad-CAM on a layer's residual stream, and contrastive attributions (lesson 20).
+
+**Grad-CAM** (Selvaraju et al., 2017), the 1-D text version: the "feature maps" are the d_e channels of
+layer l's residual stream A = h_l ∈ ℝ^{T×d_e} (hook point ``resid_post``), the "spatial" axis the T
+positions. With G = ∂F/∂A,
+
+    α_j = (1/T) Σ_t G_tj           (each channel's importance: its gradient averaged over the positions)
+    Grad-CAM_t = ReLU(Σ_j α_j A_tj)
+
+— Captum's ``LayerGradCam`` with ``relu_attributions=True`` on A laid out as [batch, d_e, T]. It reads
+an activation *and* a gradient (model-specific), has no baseline and no completeness, and is ≥ 0. In a
+causal model G_t = 0 after the explained position, which α averages in.
+
+**Contrastive** attribution (as lesson 15's metric, and Jacovi et al., 2021): explain the logit
+difference F_c = z_target − z_foil — "why this token rather than that one" — by IG (Gauss–Legendre, as
+lesson 06). Completeness then reads Σ IG = F_c(x) − F_c(x′), and a token common to both explanations
+(raising both logits alike) drops out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor, nn
+
+from xai_tf import _checks
+from xai_tf.explain import attribution as attr
+from xai_tf.explain.path_integral import Scalar
+from xai_tf.models.hooks import Hooks
+from xai_tf.models.loaded import LoadedModel
+
+
+def residual_and_gradient(
+    model: nn.Module | LoadedModel,
+    input_ids: Sequence[int] | Tensor,
+    target: int,
+    layer: int,
+    position: int = -1,
+) -> tuple[Tensor, Tensor]:
+    """``(A, G)`` ``[T, d_e]``: layer ``layer``'s residual stream h_l (``resid_post``; 0..L−1) and
+    ∂F/∂h_l for F the logit of ``target`` at ``position`` (a classifier: the score of class ``target``)."""
+    module, ids, _ = attr._explained(model, input_ids, target, position, "logit")
+    layer = _checks.integer("layer", layer, 0)  # the hooks refuse a layer past the last, naming the range
+    kept: list[Tensor] = []
+
+    def keep(h: Tensor) -> Tensor:
+        kept.append(h.detach().requires_grad_(True))
+        return kept[-1]
+
+    hooks: Hooks = {("resid_post", layer): keep}
+    scores = module.forward_embeddings(module.embed(ids)[None].detach(), hooks)  # type: ignore[call-arg]
+    F = scores[0, position, target] if scores.dim() == 3 else scores[0, target]
+    (G,) = torch.autograd.grad(F, kept[0])
+    return kept[0][0].detach(), G[0]
+
+
+def grad_cam(A: Tensor, G: Tensor, relu: bool = True) -> Tensor:
+    """Grad-CAM_t = ReLU(Σ_j α_j A_tj), α_j = (1/T) Σ_t G_tj, for A, G ``[T, d_e]`` (no ReLU: signed)."""
+    if A.shape != G.shape or A.dim() != 2:
+        raise ValueError(f"A and G must both have shape [T, d_e], got {tuple(A.shape)} and {tuple(G.shape)}")
+    cam = A @ G.mean(0)
+    return cam.clamp(min=0) if _checks.flag("relu", relu) else cam
+
+
+def contrast_function(
+    model: nn.Module | LoadedModel, target: int, foil: int, T: int, position: int = -1
+) -> Scalar:
+    """F_c(E) = F_target(E) − F_foil(E) (logits; a classifier's class scores) for embeddings
+    ``[n, T, d_e]``."""
+    if target == foil:
+        raise ValueError(f"foil must differ from target, both are {target}")
+    f_target = attr.target_function(model, target, position, "logit", T)
+    f_foil = attr.target_function(model, foil, position, "logit", T)
+    return lambda E: f_target(E) - f_foil(E)

@@ -1,0 +1,155 @@
+"""What attribution methods promise, checked on the same prediction (lesson 20).
+
+- **Completeness gap**: Σ_t score_t − (F(x) − F(x′)), with x′ the ``baseline`` option (for DeepLIFT-SHAP
+  the mean over its own baselines, which its entry reports as ``delta``); relative to |F(x) − F(x′)|.
+  Zero (up to numerics) for IG, Kernel SHAP and exact Shapley values; methods without the promise miss by
+  what this measures.
+- **Model-randomisation sanity check** (Adebayo et al., 2018, "cascading" randomisation): the blocks are
+  re-initialised from the top down — after k steps the last k blocks hold random weights (each parameter
+  tensor replaced by Gaussian noise of its own mean and standard deviation, seeded), the embeddings and
+  the unembedding kept — and each method's map is compared with the original one by Spearman's ρ of
+  |scores|. A method that explains the *model* must change (ρ falls); one whose map stays (ρ near 1)
+  explains something else — the input, as gradient × input partly does.
+- **Cost**: the sequences that went forward and backward through the network (counted at its first
+  block, so they are comparable between methods: one IG node is one sequence forward and one backward)
+  and the seconds.
+Rank agreement between methods (Kendall's τ) is ``agreement.rank_agreement``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from scipy import stats
+from torch import Tensor, nn
+
+from xai_tf import _checks
+from xai_tf.explain import attribution as attr
+from xai_tf.explain.registry import ATTRIBUTIONS, Explanation
+from xai_tf.models.loaded import LoadedModel
+
+
+def _blocks(model: nn.Module | LoadedModel) -> nn.ModuleList:
+    """The network's list of blocks: the first ``nn.ModuleList`` among its modules (by type, not name)."""
+    module = attr._module(model)
+    for m in module.modules():  # type: ignore[attr-defined]
+        if isinstance(m, nn.ModuleList) and len(m):
+            return m
+    raise ValueError("this model has no list of blocks to count passes at or to randomise")
+
+
+@dataclass
+class Cost:
+    """Sequences through the network ``forward`` and ``backward``, and wall-clock ``seconds``."""
+
+    forward: int
+    backward: int
+    seconds: float
+
+
+@contextmanager
+def counting(model: nn.Module | LoadedModel) -> Iterator[Cost]:
+    """Within: ``cost.forward`` / ``cost.backward`` count the sequences through the first block."""
+    cost = Cost(0, 0, 0.0)
+
+    def count_backward(grad: Tensor) -> None:
+        cost.backward += grad.size(0)
+
+    def seen(_module: nn.Module, _inputs: Any, out: Any) -> None:
+        h = out[0] if isinstance(out, tuple) else out
+        cost.forward += h.size(0)
+        if h.requires_grad:
+            h.register_hook(count_backward)
+
+    handle = _blocks(model)[0].register_forward_hook(seen)
+    start = time.perf_counter()
+    try:
+        yield cost
+    finally:
+        cost.seconds = time.perf_counter() - start
+        handle.remove()
+
+
+def explain_with_cost(
+    method: str, model: nn.Module | LoadedModel, input_ids: Sequence[int], target: int, **options: Any
+) -> tuple[Explanation, Cost]:
+    """``ATTRIBUTIONS.explain`` and what it cost."""
+    with counting(model) as cost:
+        found = ATTRIBUTIONS.explain(method, model, input_ids, target, **options)
+    return found, cost
+
+
+def completeness_gap(
+    model: nn.Module | LoadedModel,
+    input_ids: Sequence[int],
+    target: int,
+    scores: Tensor,
+    baseline: Any = "token0",
+) -> tuple[float, float]:
+    """``(gap, relative gap)``: Σ scores − (F(x) − F(x′)) and its share of |F(x) − F(x′)|, for the logit
+    of ``target`` after the prompt and the ``baseline`` x′ (see ``attribution.baseline_ids``)."""
+    module, ids, F = attr._explained(model, input_ids, target, -1, "logit")
+    if scores.shape != ids.shape:
+        raise ValueError(
+            f"scores must have one entry per token ({len(ids)}), got shape {tuple(scores.shape)}"
+        )
+    E, E_base = attr._embeddings(module, ids, baseline)
+    with torch.no_grad():
+        f_x, f_b = (float(v) for v in F(torch.stack([E, E_base])))
+    gap = float(scores.double().sum()) - (f_x - f_b)
+    return gap, abs(gap) / max(abs(f_x - f_b), 1e-12)
+
+
+@contextmanager
+def randomised_top_blocks(model: nn.Module | LoadedModel, k: int, seed: int = 0) -> Iterator[None]:
+    """Within: the last ``k`` blocks hold Gaussian weights of each tensor's own mean and std (restored
+    after, from a temporary file per tensor: GPT-2 small's blocks are 340 MB, too much to copy in memory
+    on Binder)."""
+    blocks = _blocks(model)
+    k = _checks.integer("k (blocks randomised)", k, 0, len(blocks))
+    g = torch.Generator().manual_seed(_checks.integer("seed", seed, 0))
+    params = [p for block in list(blocks)[len(blocks) - k :] for p in block.parameters()]
+    with tempfile.TemporaryDirectory() as folder:
+        saved = [Path(folder) / f"{i}.pt" for i in range(len(params))]
+        try:
+            with torch.no_grad():
+                for p, path in zip(params, saved, strict=True):
+                    torch.save(p.detach().cpu(), path)
+                    noise = torch.randn(p.shape, generator=g, dtype=torch.float64, device="cpu").to(p)
+                    p.copy_(p.mean() + (p.std() if p.numel() > 1 else 0.0) * noise)
+            yield
+        finally:
+            with torch.no_grad():
+                for p, path in zip(params, saved, strict=True):
+                    if path.exists():
+                        p.copy_(torch.load(path, weights_only=True))
+
+
+def randomisation_check(
+    model: nn.Module | LoadedModel,
+    input_ids: Sequence[int],
+    target: int,
+    methods: Sequence[str],
+    seed: int = 0,
+    **options: Any,
+) -> dict[str, np.ndarray]:
+    """Per method, Spearman's ρ between |scores| of the original model and of the model with its top
+    k = 1..L blocks randomised (``randomised_top_blocks``), ``[L]``."""
+    names = ATTRIBUTIONS.check(methods)
+    original = {m: ATTRIBUTIONS.explain(m, model, input_ids, target, **options).scores.abs() for m in names}
+    L = len(_blocks(model))
+    rho = {m: np.zeros(L) for m in names}
+    for k in range(1, L + 1):
+        with randomised_top_blocks(model, k, seed):
+            for m in names:
+                s = ATTRIBUTIONS.explain(m, model, input_ids, target, **options).scores.abs()
+                rho[m][k - 1] = stats.spearmanr(original[m].cpu().numpy(), s.cpu().numpy()).statistic
+    return rho
