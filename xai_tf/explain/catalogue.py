@@ -1,6 +1,6 @@
 """Lesson 20's methods in the one registry (``xai_tf.explain.registry``: an ASCII id, a label that is
 lesson 20's name and the key of ``ATTRIBUTIONS``, what it reads, its own options), on causal language
-models and lesson 06's classifier: each one call ``ATTRIBUTIONS.explain(name, model, ids, target, **options)``.
+models and lesson 06's classifier, each one call ``ATTRIBUTIONS.explain(name, model, ids, target, ...)``.
 
 Every entry explains F (a language model's next-token logit, a classifier's class score; see
 ``attribution.target_function``) with token scores ``[T]``; where the method promises completeness it
