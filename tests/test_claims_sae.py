@@ -7,11 +7,10 @@ Spreads quoted in the lesson and the bounds were measured over 20 draws on an In
 0–4 × offsets 0, 5, 10, 15, i.e. effective seeds 0–19, a script outside the repository running these
 tests' computations); every bound lies beyond the worst draw by at least a quarter of the spread
 (DESIGN.md's margin rule), or is a count. conftest runs every claim at two offsets, and to stay
-within the 60 s claim budget (on
-this shared machine the file took 115 s with every claim on ``SEEDS``): one draw of section 1's
-sparsity sweep trains six toy models (4 s on a quiet thread), so its claim runs on ``SEEDS[:1]``
-(seeds 0 and 5); one draw of the toy SAE trains a toy model and an SAE (1.5 s), so it runs on
-``SEEDS[:3]`` (seeds 0–2 and 5–7); steering (0.5 s a draw) runs on ``SEEDS``.
+within the 60 s claim budget (on this shared machine the file took 115 s with every claim on
+``SEEDS``): one draw of section 1's sparsity sweep trains six toy models (4 s on a quiet thread), so
+its claim runs on ``SEEDS[:1]`` (seeds 0 and 5); one draw of the toy SAE trains a toy model and an
+SAE (1.5 s), so it runs on ``SEEDS[:3]`` (seeds 0–2 and 5–7); steering (0.5 s a draw) runs on ``SEEDS``.
 
 Claims about the shipped SAE and the bundled model (features, purities, analogies, CE baselines, the
 exact clamp) do not depend on a seed: they are deterministic given the shipped weights, so they are
