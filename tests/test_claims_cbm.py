@@ -18,7 +18,8 @@ thread; s = 0..4 × offsets 0, 5, 10, 15, a script outside the repository runnin
 computations) combined with the eighteen above ("38 draws": the ranges' union; offsets 10 and 15 broke
 eleven old bounds): every per-draw bound lies beyond the worst draw by at least a quarter of the
 spread; where a sign is close to 0 on some draws it is asserted on the mean over ``TABULAR_SEEDS`` or
-left to a count in the prose. The image bounds rest on the eleven draws only (not re-derived).
+left to a count in the prose. The image bounds likewise: 20 Xeon draws joined with the eleven above
+("31 draws").
 """
 
 import os
@@ -223,18 +224,20 @@ def test_on_the_mean_over_seeds_medians_beat_the_percentiles_and_zero_one_hurts(
 
 @pytest.mark.parametrize("seed", IMAGE_SEEDS)
 def test_images_intervention_and_leakage(seed):
-    """Section 6 (11 draws): worst concept model − standard −0.1..+9.1 points, standard 5.9–15.1 %
-    (no ordering claimed); one group, most uncertain first, leaves the independent model 0.0–0.2 %
-    error; sequential and joint λ = 1 get worse again after the first group; joint λ = 0.01 leaks the
-    most (0.123–0.247, the others at most 0.075)."""
+    """Section 6 (31 draws): worst concept model − standard −0.1..+9.1 points, standard 4.6–15.1 %
+    (bounds 1.5 and 20 %, was 3 %; no ordering claimed); one group, most uncertain first, leaves the
+    independent model 0.0–0.5 % error (< 1 %); joint λ = 1 gets worse again after the first group on
+    31 of 31 draws, the sequential model on 30 of 31 (not after the first group at s = 2, offset 0: it
+    falls to the third, then rises), so only joint λ = 1's is asserted; joint λ = 0.01 leaks the most
+    (31 of 31; 0.115–0.260, the others at most 0.075)."""
     d = _draw(_images, seed)
     train, test, trained = d["train"], d["test"], d["trained"]
     task = {n: metrics.evaluate(m, test)["task error"] for n, m in trained.items()}
-    assert 0.03 < task["standard"] < 0.2
+    assert 0.015 < task["standard"] < 0.2
     assert max(task[n] for n in ("independent", "sequential", "joint λ=1")) - task["standard"] < 0.12
     u = {n: intervention.intervention_curve(trained[n], test, train, "uncertainty", seed) for n in SHOWN}
     assert u["independent"][1] < 0.01
-    assert all(max(u[n][2:]) > u[n][1] for n in ("sequential", "joint λ=1"))
+    assert max(u["joint λ=1"][2:]) > u["joint λ=1"][1]
     names = ["sequential", "joint λ=0.01", "joint λ=1"]
     leaks = {n: leakage.leakage(trained[n], train, test, steps=200, seed=seed)["leakage"] for n in names}
     assert max(leaks, key=leaks.get) == "joint λ=0.01"
