@@ -1,6 +1,9 @@
 """Lesson 03's claims about its sampled gradient estimates (section 6, hard top-k attention), re-run
 over ``SEEDS`` with the lesson's own computation: n = 20,000 single-draw estimates of ∇_θ E[L] per
-estimator on the lesson's toy problem, summarised by ``attention.estimate_summary``."""
+estimator on the lesson's toy problem, summarised by ``attention.estimate_summary``.
+
+Bounds by DESIGN.md's margin rule over 20 draws on an Intel Xeon (one thread; seeds 0–4 × offsets 0, 5,
+10, 15, i.e. effective seeds 0–19): each lies beyond the worst draw by at least a quarter of the spread."""
 
 import numpy as np
 import pytest
@@ -34,6 +37,9 @@ def _summary(estimator: str, seed: int, **kw) -> dict[str, float]:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_unbiased_within_4_se_biased_beyond_10_and_the_baseline_more_than_halves_the_variance(seed):
+    """20 draws: max |z| 0.43–2.46 (REINFORCE), 0.24–2.42 (with the baseline), 0.60–2.56 (perturb-and-MAP),
+    so < 4 (worst + spread/4: 3.05); straight-through 456–464, Gumbel-softmax 50.9–55.2 (τ = 1) and
+    29.9–33.5 (τ = 0.5), so > 10; variance with / without the baseline 0.381–0.389 (< 0.5)."""
     baseline = _loss(att.hard_topk(THETA + att.hard._gumbel((1000, T), seeds.generator(1000 + seed)), K))
     for name, kw in [
         ("reinforce", {}),
@@ -53,9 +59,10 @@ def test_unbiased_within_4_se_biased_beyond_10_and_the_baseline_more_than_halves
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_gumbel_softmax_trades_bias_for_variance_as_tau_falls(seed):
-    """Measured over 10 seeds: bias / noise 0.3–2.0 for τ < 0.15 and ≥ 4.9 for τ ≥ 0.26; the variance
-    of one estimate grows 2,900–3,900 times from τ = 2 to τ = 0.05."""
+    """20 draws: the largest bias / noise for τ < 0.15 0.39–2.30 (bound 3 ≥ 2.30 + 1.92 / 4); the smallest
+    for τ > 0.2 (at τ = 0.258) 4.65–7.08 (bound 4 ≤ 4.65 − 2.43 / 4); the variance of one estimate grows
+    2,611–3,989 times from τ = 2 to τ = 0.05 (bound 1,000). Was < 2.5 for τ < 0.15, inside the margin."""
     rows = [_summary("gumbel_softmax", seed, tau=float(tau)) for tau in TAUS]
     ratio = np.array([r["bias"] / r["noise of the mean"] for r in rows])
-    assert (ratio[TAUS < 0.15] < 2.5).all() and (ratio[TAUS > 0.2] > 4).all(), ratio
+    assert (ratio[TAUS < 0.15] < 3).all() and (ratio[TAUS > 0.2] > 4).all(), ratio
     assert rows[0]["variance"] / rows[-1]["variance"] > 1000

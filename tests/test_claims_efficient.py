@@ -4,8 +4,12 @@ position models), and its claims about memory, which is counted in bytes and is 
 
 The two training claims run on ``SEEDS[:3]``: each seed trains two position models (≈ 5 s quiet) or the
 three α heads (≈ 5 s quiet, one entmax bisection per head per step), and five seeds of both would take
-the lesson's claim tests past their 60 s budget. Over 8 seeds (a scratch run before this test was
-written) every claim here held for every seed; the spreads are in the docstrings."""
+the lesson's claim tests past their 60 s budget.
+
+Every bound follows DESIGN.md's margin rule over 20 draws on an Intel Xeon (one thread; seeds 0–4 ×
+offsets 0, 5, 10, 15, i.e. effective seeds 0–19; each draw ran every computation below, the two
+trainings included): it lies beyond the worst draw by at least a quarter of the spread. The draws are
+in each docstring ("20 draws: lo–hi")."""
 
 import math
 
@@ -26,10 +30,13 @@ TRAINING_SEEDS = SEEDS[:3]  # see the module docstring: two trainings per seed, 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_approximation_errors_against_softmax_attention(seed):
-    """Cell 17. Over 8 seeds: Performer at m = 512 is 1.22–1.34 × uniform at σ = 0.5 and 3.4–4.5 × at
-    σ = 1; linear / uniform 0.939–0.951 (σ = 0.5), 0.969–0.973 (σ = 1; 0.973 is input seed 8, the
-    lesson under offset 7); weight outside a window of 64 0.608–0.614; pooled Linformer ≤ uniform,
-    Gaussian Linformer ≥ 1.3 at every k."""
+    """Cell 17. 20 draws: Performer's error falls with m at σ = 0.5 (20 of 20) and at m = 512 is
+    1.185–1.489 × uniform; at σ = 1 its smallest over m is 3.51–4.24 × uniform (it falls steadily with m on
+    5 of 20 draws, not claimed); linear / uniform 0.936–0.951 (σ = 0.5), 0.969–0.974 (σ = 1), so the
+    bounds 0.93 and 0.98 (was 0.975, inside the margin); pooled Linformer before k = n at most
+    0.982–0.994 × uniform, at k = n ≤ 4.4e-16; Gaussian Linformer's smallest 1.69–6.84 × uniform; the
+    window's error at l = 16, 64 at least 1.27–4.56 × causal uniform; weight outside a window of 64
+    0.608–0.614."""
     for sigma in (0.5, 1.0):
         r = compare.approximation_errors(sigma, n=N, d=D, knobs=KNOBS, seed=seed)
         perf, uniform = r["Performer (m features)"], r["uniform"]
@@ -43,7 +50,7 @@ def test_approximation_errors_against_softmax_attention(seed):
             and r["Linformer, pooled (rank k)"][-1] < 1e-12
         ), r["Linformer, pooled (rank k)"]
         assert min(r["Linformer, Gaussian (rank k)"]) > uniform, r["Linformer, Gaussian (rank k)"]
-        assert 0.93 < r["linear"] / uniform < 0.975, (r["linear"], uniform)
+        assert 0.93 < r["linear"] / uniform < 0.98, (r["linear"], uniform)
         assert (
             all(e > r["causal uniform"] for e in r["sliding window (l), causal"][:2])
             and r["sliding window (l), causal"][-1] < 1e-12
@@ -54,9 +61,9 @@ def test_approximation_errors_against_softmax_attention(seed):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_performer_estimates_are_unbiased_with_iid_and_with_orthogonal_blocks(seed):
     """Cell 14: 5,000 independent estimates of exp(qᵀk), each from one block of 8 features; the mean lies
-    within 4 standard errors for both draws (over 8 seeds the largest |z| was 2.2). The spreads of the two
-    draws do not order consistently at d = 8 (orthogonal / i.i.d. spread 0.51–2.24 over 8 seeds), which is
-    why the lesson claims no variance reduction."""
+    within 4 standard errors for both draws (20 draws: |z| 0.11–2.22 i.i.d., 0.10–2.19 orthogonal). The
+    spreads of the two draws do not order consistently at d = 8 (orthogonal / i.i.d. spread 0.51–12.5 over
+    the 20 draws), which is why the lesson claims no variance reduction."""
     g = seeds.generator(seed)
     q, k = (torch.randn(1, 8, generator=g, dtype=torch.float64) * 0.5 for _ in range(2))
     exact = math.exp((q @ k.T).item())
@@ -71,8 +78,9 @@ def test_performer_estimates_are_unbiased_with_iid_and_with_orthogonal_blocks(se
 
 @pytest.mark.parametrize("seed", TRAINING_SEEDS)
 def test_each_head_learns_its_own_alpha(seed):
-    """Cell 23. Over 8 seeds: α = 1.895–1.908 (argmax), 1.785–1.816 (sparsemax), 1.237–1.250 (softmax);
-    w_argmax 32–38; mean support 1.04–1.05, 2.70–2.74, 11.99–12.0 of 12."""
+    """Cell 23. 20 draws: α = 1.893–1.908 (argmax), 1.785–1.821 (sparsemax), 1.232–1.250 (softmax), in
+    that order on 20 of 20 with the support sizes in the opposite order; w_argmax 32.4–36.6; mean support
+    1.046–1.063, 2.68–2.80, 11.99–12.0 of 12."""
     model, _ = adaptive.train_alpha_heads(steps=200, seed=seed)
     s, _, _ = adaptive.alpha_task(2000, seed=999)
     with torch.no_grad():
@@ -84,8 +92,8 @@ def test_each_head_learns_its_own_alpha(seed):
 
 @pytest.mark.parametrize("seed", TRAINING_SEEDS)
 def test_relative_positions_generalise_to_longer_lengths_and_absolute_ones_do_not(seed):
-    """Cell 25. Over 8 seeds: both 1.0 at T = 16; relative 1.0 at every T up to 64; absolute 0.657–0.668
-    at T = 24 and 0.302–0.316 at T = 64."""
+    """Cell 25. 20 draws: both 1.0 at T = 16 and relative 1.0 at every T up to 64 (20 of 20); absolute
+    falling with T (20 of 20), 0.659–0.670 at T = 24 and 0.302–0.316 at T = 64."""
     acc = {}
     for kind in ("absolute", "relative"):
         model, _ = positions.train_offset_model(kind, T=16, steps=200, seed=seed)

@@ -3,12 +3,14 @@
 steering: "ROMEO.\\n", 30 tokens at τ = 0.8, the ' thou' feature clamped to 5× its max). Seed s stands
 for the lesson run under XAI_TF_SEED_OFFSET = s: the helpers' default seeds shifted by s.
 
-Spreads quoted in the lesson were measured over 12 draws (s = 0…11, scratch script outside the
-repository). conftest runs every claim at two offsets, and to stay within the 60 s claim budget (on
-this shared machine the file took 115 s with every claim on ``SEEDS``): one draw of section 1's
-sparsity sweep trains six toy models (4 s on a quiet thread), so its claim runs on ``SEEDS[:1]``
-(seeds 0 and 5); one draw of the toy SAE trains a toy model and an SAE (1.5 s), so it runs on
-``SEEDS[:3]`` (seeds 0–2 and 5–7); steering (0.5 s a draw) runs on ``SEEDS``.
+Spreads quoted in the lesson and the bounds were measured over 20 draws on an Intel Xeon (one thread; seeds
+0–4 × offsets 0, 5, 10, 15, i.e. effective seeds 0–19, a script outside the repository running these
+tests' computations); every bound lies beyond the worst draw by at least a quarter of the spread
+(DESIGN.md's margin rule), or is a count. conftest runs every claim at two offsets, and to stay
+within the 60 s claim budget (on this shared machine the file took 115 s with every claim on
+``SEEDS``): one draw of section 1's sparsity sweep trains six toy models (4 s on a quiet thread), so
+its claim runs on ``SEEDS[:1]`` (seeds 0 and 5); one draw of the toy SAE trains a toy model and an
+SAE (1.5 s), so it runs on ``SEEDS[:3]`` (seeds 0–2 and 5–7); steering (0.5 s a draw) runs on ``SEEDS``.
 
 Claims about the shipped SAE and the bundled model (features, purities, analogies, CE baselines, the
 exact clamp) do not depend on a seed: they are deterministic given the shipped weights, so they are
@@ -42,32 +44,34 @@ def shipped(bundled):
 @pytest.mark.claims
 @pytest.mark.parametrize("seed", SWEEP_SEEDS)
 def test_dense_features_keep_the_m_most_important_and_sparser_ones_pack_in_more(seed):
-    """Measured over 12 seeds: at S = 0 exactly features 0–4; counts strictly increasing in S; 18–20
-    represented at S = 0.99."""
+    """20 draws: at S = 0 exactly features 0–4 (20 of 20); counts strictly increasing in S (20 of 20);
+    18–20 represented at S = 0.99, so ≥ 17 (was ≥ 18, the worst draw itself)."""
     toys = {S: superposition.train_toy(20, 5, S, batch=512, seed=seed) for S in SPARSITIES}
     counts = [superposition.represented(W) for W, _ in toys.values()]
     assert superposition.represented_features(toys[0.0][0]) == [0, 1, 2, 3, 4]
     assert all(a < b for a, b in zip(counts, counts[1:], strict=False)), counts
-    assert 18 <= counts[-1] <= 20
+    assert 17 <= counts[-1] <= 20
 
 
 @pytest.mark.claims
 @pytest.mark.parametrize("seed", TOY_SAE_SEEDS)
 def test_an_sae_recovers_most_of_the_sparsest_toy_models_features(seed):
-    """Measured over 12 seeds: 80–100 % of the represented features at cosine ≥ 0.9 (16 of 20 at
-    worst), median cosine 0.993–1.000."""
+    """20 draws: 80–100 % of the represented features at cosine ≥ 0.9 (16 of 20 at worst), so ≥ 75 %
+    (was ≥ 80 %, the worst draw itself); median cosine 0.9893–0.9996, so ≥ 0.985 (was ≥ 0.99, broken by
+    one draw: effective seed 14)."""
     W = superposition.train_toy(20, 5, 0.99, batch=512, seed=seed)[0]
     kept = W[:, superposition.represented_features(W)]
     toy_sae = superposition.train_toy_sae(W, 0.99, F=40, lam=0.3)
     rec = superposition.recovery(kept, toy_sae.W_dec.detach())
-    assert float((rec >= 0.9).float().mean()) >= 0.8 and float(rec.median()) >= 0.99
+    assert float((rec >= 0.9).float().mean()) >= 0.75 and float(rec.median()) >= 0.985
 
 
 @pytest.mark.claims
 @pytest.mark.parametrize("seed", SEEDS)
 def test_clamping_the_thou_feature_fills_the_text_with_what_it_boosts(bundled, shipped, seed):
-    """Measured over 12 sampling seeds: 70–93 % of the clamped continuation's tokens are among the
-    feature's 20 most boosted tokens, 0 % of the clean one's."""
+    """20 sampling seeds: 63–93 % of the clamped continuation's 30 tokens are among the feature's 20 most
+    boosted tokens, so ≥ 55 % (was 70–93 %, broken by effective seed 12); of the clean one's none on 18 of
+    20 draws and one token (3.3 %) on the other two (effective seeds 12, 13), so ≤ 5 % (was 0)."""
     sae, ids, H, thou = shipped
     j = thou[0][0]
     max_code = float(browse.max_codes(sae, H)[j])
@@ -78,7 +82,7 @@ def test_clamping_the_thou_feature_fills_the_text_with_what_it_boosts(bundled, s
         )
         for f in (None, 5.0)
     ]
-    assert shares[0] == 0 and 0.7 <= round(shares[1], 2) <= 0.93, shares
+    assert shares[0] <= 0.05 and shares[1] >= 0.55, shares
 
 
 # ---------------------------------------------------------------- deterministic given the shipped weights
