@@ -492,7 +492,9 @@ def _attribution_map(lm: xai_tf.LoadedModel) -> list:
     from xai_tf.explain.registry import ATTRIBUTIONS
 
     ids = lm.encode("But soft, what light")
-    found = [ATTRIBUTIONS.explain(m, lm, ids, 5, n_samples=8, n_steps=4).scores for m in catalogue.METHODS]
+    found = [
+        ATTRIBUTIONS.explain(m, lm, ids, 5, n_samples=8, n_steps=4).scores for _, m, *_ in catalogue.ENTRIES
+    ]
     with pr.randomised_top_blocks(lm, 2):
         found.append(ATTRIBUTIONS.explain("occlusion", lm, ids, 5).scores)
     return [*found, pr.completeness_gap(lm, ids, 5, found[0])[0]]

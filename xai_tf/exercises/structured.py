@@ -71,8 +71,9 @@ def check_chain_marginals(fn: Callable[[Tensor, Tensor], Tensor]) -> int:
                 "work in log space (logsumexp), never exp of a large score"
             )
         want = chain_marginals_enumerated(theta.double(), a.double())
-        if not close(got, want, atol=1e-7):
+        atol = 1e-7 if dtype == torch.float64 else 1e-5  # a float32 case stays float32-accurate if cast up
+        if not close(got, want, atol=atol):
             _diagnose(got, theta)
-        expect_close(f"p(z_i = 1) for T = {theta.numel()} ({dtype})", got, want, atol=1e-7)
+        expect_close(f"p(z_i = 1) for T = {theta.numel()} ({dtype})", got, want, atol=atol)
         n += 1
     return n

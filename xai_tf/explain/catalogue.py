@@ -6,7 +6,7 @@ Every entry explains F (a language model's next-token logit, a classifier's clas
 ``attribution.target_function``) with token scores ``[T]``; where the method promises completeness it
 carries delta = Σ scores − (F(x) − F(x′)) for its own reference x′ (``READS`` lists what each reads and
 promises). The options (``baseline`` is lesson 06's IG x′, also the masking token of the perturbation methods
-and DeepLIFT's reference; each method declares the ones it reads, ``_ENTRIES``):
+and DeepLIFT's reference; each method declares the ones it reads, ``ENTRIES``):
 
     n_samples    None (each method's default, ``DEFAULT_SAMPLES``) or the noisy copies / coalitions /
                  baselines drawn;
@@ -193,7 +193,7 @@ def _all_scores(module: attr.Explained, E: Tensor) -> Tensor:
 
 
 #: Each entry: (id, label (lesson 20's name, the key of ``ATTRIBUTIONS``), reads, method, its options).
-_ENTRIES: tuple[tuple[str, str, str | tuple[str, ...], Callable[..., Any], tuple[str, ...]], ...] = (
+ENTRIES: tuple[tuple[str, str, str | tuple[str, ...], Callable[..., Any], tuple[str, ...]], ...] = (
     ("smoothgrad", "smoothgrad", "gradients", _smooth("smoothgrad"), ("n_samples", "noise_scale", "seed")),
     ("vargrad", "vargrad", "gradients", _smooth("vargrad"), ("n_samples", "noise_scale", "seed")),
     ("deeplift", "deeplift", "gradients", _deeplift(shap=False), ("baseline",)),
@@ -205,6 +205,21 @@ _ENTRIES: tuple[tuple[str, str, str | tuple[str, ...], Callable[..., Any], tuple
     ("grad_cam", "grad-cam", ("activations", "gradients"), _grad_cam, ("layer",)),
     ("contrastive", "contrastive", "gradients", _contrastive, ("foil", "baseline", "n_steps", "quadrature")),
 )
-for _id, _label, _reads, _method, _options in _ENTRIES:
-    for _kind in ("causal", "sequence"):  # a language model's next-token logit, lesson 06's classifier
-        register(_id, _kind, label=_label, reads=_reads, options={k: DEFAULTS[k] for k in _options})(_method)
+
+
+def _predicted_by_default(method: Callable[..., Explanation]) -> Callable[..., Explanation]:
+    """``method`` on lesson 06's classifier, where ``target`` None means the predicted class."""
+
+    def on_classifier(model: Any, ids: Any, target: Any, **o: Any) -> Explanation:
+        if target is None:
+            with torch.no_grad():
+                target = int(model(model.check_input_ids(ids)).argmax())
+        return method(model, ids, target, **o)
+
+    return on_classifier
+
+
+for _id, _label, _reads, _method, _options in ENTRIES:
+    _declared = {k: DEFAULTS[k] for k in _options}
+    register(_id, "causal", label=_label, reads=_reads, options=_declared)(_method)
+    register(_id, "sequence", label=_label, reads=_reads, options=_declared)(_predicted_by_default(_method))
