@@ -78,6 +78,10 @@ class Seq2Seq(nn.Module):
         keys = None if self.scorer is None else self.scorer.keys(h)
         return h, s0, keys, torch.cat([forward_last, backward_first], -1)
 
+    def attend(self, e: Tensor, source_mask: Tensor) -> Tensor:
+        """α_i· [B, S] from the scores e_i· [B, S]: the softmax over the real (unpadded) source words."""
+        return _attend(e, source_mask)
+
     def step(
         self,
         y_prev: Tensor,
@@ -92,7 +96,7 @@ class Seq2Seq(nn.Module):
         if self.scorer is None or keys is None:
             alpha, c = None, c_fixed
         else:
-            alpha = _attend(self.scorer(s_prev, keys), source_mask)
+            alpha = self.attend(self.scorer(s_prev, keys), source_mask)
             c = torch.einsum("bs,bsd->bd", alpha, h)
         emb = self.E_tgt(y_prev)
         s = self.decoder(torch.cat([emb, c], -1), s_prev)

@@ -60,24 +60,12 @@ class StructuredSeq2Seq(Seq2Seq):
         self.normalizer = normalizer
         self.transition = nn.Parameter(torch.zeros(2, 2)) if normalizer.startswith("crf") else None
 
-    def step(
-        self,
-        y_prev: Tensor,
-        s_prev: Tensor,
-        h: Tensor,
-        keys: Tensor | None,
-        c_fixed: Tensor,
-        source_mask: Tensor,
-    ) -> tuple[Tensor, Tensor, Tensor | None]:
-        """One decoder step as ``Seq2Seq.step`` with α_i· = normalize(e_i·)."""
+    def attend(self, e: Tensor, source_mask: Tensor) -> Tensor:
+        """α_i· = normalize(e_i·) in ``Seq2Seq.step``: the chain runs over the whole source, so the
+        batch must be unpadded."""
         if not bool(source_mask.all()):
             raise ValueError("structured decoders read unpadded batches: use same_length_batches")
-        assert self.scorer is not None and keys is not None
-        alpha = normalize(self.scorer(s_prev, keys), self.normalizer, self.transition)
-        c = torch.einsum("bs,bsd->bd", alpha, h)
-        emb = self.E_tgt(y_prev)
-        s = self.decoder(torch.cat([emb, c], -1), s_prev)
-        return self.W_o(torch.cat([s, c, emb], -1)), s, alpha
+        return normalize(e, self.normalizer, self.transition)
 
 
 def same_length_batches(pairs: list[data.Pair], batch_size: int) -> list[list[data.Pair]]:
