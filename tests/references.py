@@ -19,3 +19,21 @@ def networkx_flow(attentions: torch.Tensor, residual: float = 0.5) -> torch.Tens
                     G.add_edge((layer, t), (layer + 1, s), capacity=float(A_hat[layer, s, t]))
     flows = [[nx.maximum_flow_value(G, (0, t), (L, s)) for t in range(T)] for s in range(T)]
     return torch.tensor(flows, dtype=torch.float64)
+
+
+def tiny_bert():
+    """Hugging Face's ``BertModel`` (no pooler, eval mode) at a random tiny size, seeded: the reference
+    encoder of the registry's "encoder" kind (vocabulary 50, width 32, 2 layers of 4 heads)."""
+    import transformers
+
+    torch.manual_seed(0)
+    config = transformers.BertConfig(
+        vocab_size=50,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=96,
+        max_position_embeddings=16,
+        attn_implementation="eager",
+    )
+    return transformers.BertModel(config, add_pooling_layer=False).eval()

@@ -388,7 +388,7 @@ def _llama(lm: xai_tf.LoadedModel) -> list:
 
 def _registry(lm: xai_tf.LoadedModel) -> list:
     """Every method of the registry on every kind it declares, one small model per kind."""
-    import transformers
+    from references import tiny_bert
 
     from xai_tf.explain import registry
     from xai_tf.models.bert import BertEncoder
@@ -396,17 +396,7 @@ def _registry(lm: xai_tf.LoadedModel) -> list:
     from xai_tf.tasks.sentiment import SequenceClassifier
 
     with torch.device("cpu"):
-        torch.manual_seed(0)
-        config = transformers.BertConfig(
-            vocab_size=50,
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            intermediate_size=96,
-            max_position_embeddings=16,
-            attn_implementation="eager",
-        )
-        bert = BertEncoder(transformers.BertModel(config, add_pooling_layer=False).eval())
+        bert = BertEncoder(tiny_bert())
         classifier = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB)))
         head = torch.nn.Linear(lm.d_model, 2)
     sequence = SequenceClassifier(lm.model, 2).eval()

@@ -12,8 +12,8 @@ import re
 import numpy as np
 import pytest
 import torch
-import transformers
 from captum.attr import InputXGradient, IntegratedGradients, LayerIntegratedGradients, Saliency
+from references import tiny_bert
 
 from xai_tf import seeds
 from xai_tf.explain import registry
@@ -154,17 +154,7 @@ def test_gradient_names_three_quantities_and_ids_tell_them_apart():
 
 
 def _tiny_bert():
-    torch.manual_seed(0)
-    config = transformers.BertConfig(
-        vocab_size=50,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=96,
-        max_position_embeddings=16,
-        attn_implementation="eager",
-    )
-    hf = transformers.BertModel(config, add_pooling_layer=False).eval()
+    hf = tiny_bert()
     return hf, LoadedModel(BertEncoder(hf), None, "tiny-bert")
 
 
