@@ -545,3 +545,33 @@ def test_the_panel_names_its_boxes_before_any_work(bundled, monkeypatch, box, va
     monkeypatch.setattr(W.metrics, "logit_difference_metric", no_work)
     panel[box].value = value
     assert message in panel.message.value and "AssertionError" not in panel.message.value, panel.message.value
+
+
+def test_report_ranges_are_the_extremes_of_the_reports_of_each_seed(bundled):
+    """``report_ranges`` over 3 draws equals min and max of three ``induction_report``s and hand-computed
+    scores and window losses, seed by seed; a window outside the sequence is refused by name."""
+    from xai_tf.circuits import shipped
+
+    ranges = shipped.report_ranges(bundled, 6, draws=3, batch=2, windows=((2, 4), (7, 10)))
+    rows = []
+    for seed in range(3):
+        report = shipped.induction_report(bundled, 6, batch=2, seed=seed)
+        ids = C.repeated_tokens(bundled, 6, batch=2, seed=seed)
+        scores = C.induction_scores(C.attention_patterns(bundled, ids))
+        loss = C.per_token_loss(bundled, ids).mean(0)
+        ablated = report["loss second half, induction head mean-ablated"]
+        rows.append(
+            {
+                "loss second half": report["loss second half"],
+                "ablation's rise": ablated - report["loss second half"],
+                "lowest induction score, last layer": scores[-1].min().item(),
+                "highest induction score, earlier layers": scores[:-1].max().item(),
+                "loss over positions 2-4": loss[2:5].mean().item(),
+                "loss over positions 7-10": loss[7:11].mean().item(),
+            }
+        )
+    for key in rows[0]:
+        values = [row[key] for row in rows]
+        assert ranges[key] == pytest.approx((min(values), max(values)), abs=1e-6), key
+    with pytest.raises(ValueError, match="windows"):
+        shipped.report_ranges(bundled, 6, draws=1, windows=((5, 11),))

@@ -12,7 +12,8 @@ weights gives the recorded numbers.
 (``induction.repeated_tokens``): the mean loss of each half, the top induction head and top
 previous-token head with their scores, the K-composition of the previous-token head into the
 induction head against its random baseline (mean, sd), and the second half's loss with the induction
-head mean-ablated.
+head mean-ablated. ``report_ranges`` gives the smallest and largest of those numbers over many batches:
+what a sentence about one batch has to allow for.
 """
 
 from __future__ import annotations
@@ -85,3 +86,37 @@ def induction_report(model: LoadedModel, half: int, batch: int = 16, seed: int =
         "K-composition baseline": [chance, spread],
         "loss second half, induction head mean-ablated": float(ablated[:, half:].mean()),
     }
+
+
+def report_ranges(
+    model: LoadedModel, half: int, draws: int = 30, batch: int = 16, windows: tuple[tuple[int, int], ...] = ()
+) -> dict[str, tuple[float, float]]:
+    """(min, max) over the batches of seeds 0, …, ``draws`` − 1 of: ``induction_report``'s previous-token
+    score and losses, the ablation's rise (ablated minus unablated second-half loss), the lowest induction
+    score of the last layer and the highest of the others, and, for each window (lo, hi) of positions, the
+    loss ℓ_t averaged over the batch and over t = lo, …, hi."""
+    lm = causal(model, "report ranges")
+    draws = _checks.integer("draws", draws, 1, 1000)
+    for lo, hi in windows:
+        if not 0 <= lo <= hi < 2 * half - 1:
+            raise ValueError(f"windows must be (lo, hi) with 0 ≤ lo ≤ hi < {2 * half - 1}, got {(lo, hi)}")
+    values: dict[str, list[float]] = {}
+    for seed in range(draws):
+        r = induction_report(lm, half, batch, seed)
+        ids = induction.repeated_tokens(lm, half, batch, seed)
+        scores = induction.induction_scores(induction.attention_patterns(lm, ids))
+        loss = induction.per_token_loss(lm, ids)
+        row = {key: r[key] for key in ("previous-token score", "loss first half", "loss second half")}
+        row["loss second half, induction head mean-ablated"] = r[
+            "loss second half, induction head mean-ablated"
+        ]
+        row["ablation's rise"] = (
+            row["loss second half, induction head mean-ablated"] - row["loss second half"]
+        )
+        row["lowest induction score, last layer"] = float(scores[-1].min())
+        row["highest induction score, earlier layers"] = float(scores[:-1].max())
+        for lo, hi in windows:
+            row[f"loss over positions {lo}-{hi}"] = float(loss[:, lo : hi + 1].mean())
+        for key, value in row.items():
+            values.setdefault(key, []).append(value)
+    return {key: (min(v), max(v)) for key, v in values.items()}
