@@ -565,6 +565,7 @@ def test_report_ranges_are_the_extremes_of_the_reports_of_each_seed(bundled):
                 "loss second half": report["loss second half"],
                 "ablation's rise": ablated - report["loss second half"],
                 "lowest induction score, last layer": scores[-1].min().item(),
+                "highest induction score, last layer": scores[-1].max().item(),
                 "highest induction score, earlier layers": scores[:-1].max().item(),
                 "loss over positions 2-4": loss[2:5].mean().item(),
                 "loss over positions 7-10": loss[7:11].mean().item(),

@@ -92,9 +92,9 @@ def report_ranges(
     model: LoadedModel, half: int, draws: int = 30, batch: int = 16, windows: tuple[tuple[int, int], ...] = ()
 ) -> dict[str, tuple[float, float]]:
     """(min, max) over the batches of seeds 0, …, ``draws`` − 1 of: ``induction_report``'s previous-token
-    score and losses, the ablation's rise (ablated minus unablated second-half loss), the lowest induction
-    score of the last layer and the highest of the others, and, for each window (lo, hi) of positions, the
-    loss ℓ_t averaged over the batch and over t = lo, …, hi."""
+    score and losses, the ablation's rise (ablated minus unablated second-half loss), the lowest and the
+    highest induction score of the last layer and the highest of the earlier layers, and, for each window
+    (lo, hi) of positions, the loss ℓ_t averaged over the batch and over t = lo, …, hi."""
     lm = causal(model, "report ranges")
     draws = _checks.integer("draws", draws, 1, 1000)
     for lo, hi in windows:
@@ -114,6 +114,7 @@ def report_ranges(
             row["loss second half, induction head mean-ablated"] - row["loss second half"]
         )
         row["lowest induction score, last layer"] = float(scores[-1].min())
+        row["highest induction score, last layer"] = float(scores[-1].max())
         row["highest induction score, earlier layers"] = float(scores[:-1].max())
         for lo, hi in windows:
             row[f"loss over positions {lo}-{hi}"] = float(loss[:, lo : hi + 1].mean())
