@@ -184,6 +184,24 @@ RAISES += [
         "half must be an integer in 2..16, got 17",
     ),
     (
+        "xai_tf.circuits.shipped.report_ranges",
+        lambda: shipped.report_ranges(shipped.induction_model(), 8, draws=0),
+        VE,
+        "draws must be an integer in 1..1000, got 0",
+    ),
+    (
+        "xai_tf.circuits.shipped.report_ranges",
+        lambda: shipped.report_ranges(shipped.induction_model(), 8, windows=((10, 15),)),
+        VE,
+        "windows must be pairs (lo, hi) of integers, 0 ≤ lo ≤ hi < 15, got (10, 15)",
+    ),
+    (
+        "xai_tf.circuits.shipped.report_ranges",
+        lambda: shipped.report_ranges(shipped.induction_model(), 8, windows=(3,)),
+        VE,
+        "windows must be pairs (lo, hi) of integers, 0 ≤ lo ≤ hi < 15, got 3",
+    ),
+    (
         "xai_tf.circuits.ioi.ioi_pairs",
         lambda: ioi.ioi_pairs(shipped.induction_model(), 2),
         VE,

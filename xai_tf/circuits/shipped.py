@@ -96,10 +96,14 @@ def report_ranges(
     highest induction score of the last layer and the highest of the earlier layers, and, for each window
     (lo, hi) of positions, the loss ℓ_t averaged over the batch and over t = lo, …, hi."""
     lm = causal(model, "report ranges")
+    half = _checks.integer("half", half, 2, lm.n_ctx // 2)
     draws = _checks.integer("draws", draws, 1, 1000)
-    for lo, hi in windows:
-        if not 0 <= lo <= hi < 2 * half - 1:
-            raise ValueError(f"windows must be (lo, hi) with 0 ≤ lo ≤ hi < {2 * half - 1}, got {(lo, hi)}")
+    for window in windows:
+        ok = isinstance(window, tuple) and len(window) == 2 and all(type(i) is int for i in window)
+        if not ok or not 0 <= window[0] <= window[1] < 2 * half - 1:
+            raise ValueError(
+                f"windows must be pairs (lo, hi) of integers, 0 ≤ lo ≤ hi < {2 * half - 1}, got {window!r}"
+            )
     values: dict[str, list[float]] = {}
     for seed in range(draws):
         r = induction_report(lm, half, batch, seed)
