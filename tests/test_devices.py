@@ -386,6 +386,29 @@ def _llama(lm: xai_tf.LoadedModel) -> list:
         return [model(ids), *steps]
 
 
+def _modern(lm: xai_tf.LoadedModel) -> list:
+    """Lesson 04 §12 (``transformer.modern``) on the bundled GPT-2 and a tiny random Llama."""
+    from xai_tf.models.llama import Llama
+    from xai_tf.models.llama_config import LlamaConfig
+    from xai_tf.transformer import modern
+
+    config = LlamaConfig(vocab_size=50, n_ctx=16, n_embd=16, n_layer=2, n_head=4, n_kv_head=2, d_mlp=24)
+    with torch.device("cpu"):
+        torch.manual_seed(0)
+        llama = xai_tf.LoadedModel(Llama(config).eval(), None, "tiny-llama")
+    llama.model.to(lm.device)
+    X = _scores(lm)[:, :6].repeat(1, 3)[:, :16]
+    with torch.no_grad():
+        return [
+            modern.centring_share(_scores(lm)),
+            *(modern.attention_sublayer(llama, 1, X, form, 1e-5) for form in modern.FORMS),
+            modern.layer0_scores(llama, 3, 7, 2, 8),
+            modern.layer0_scores(lm, 3, 7, 1, 8),
+            modern.cache_bytes(modern.decoded_cache(llama, [1, 2, 3], 4)),
+            modern.cache_bytes(modern.decoded_cache(lm, [1, 2, 3], 4)),
+        ]
+
+
 def _registry(lm: xai_tf.LoadedModel) -> list:
     """Every method of the registry on every kind it declares, one small model per kind."""
     from references import tiny_bert
@@ -471,6 +494,7 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
     "the encoder-decoder Transformer (lesson 17)": _encdec,
     "structured attention (lesson 18's helpers)": _structured,
     "a Llama-family block (issue 41)": _llama,
+    "from GPT-2 to today's block (lesson 04)": _modern,
     "the method registry, every method on every kind (issue 41)": _registry,
     "the map of attribution methods (lesson 20)": lambda lm: _attribution_map(lm),
 }

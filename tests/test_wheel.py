@@ -111,6 +111,7 @@ def test_the_wheel_in_a_fresh_venv_runs_lessons_00_and_08_outside_the_repo(tmp_p
     with zipfile.ZipFile(whl) as z:
         names = z.namelist()
     assert "xai_tf/data/shakespeare.safetensors" in names and "xai_tf/fetch.py" in names
+    assert {"xai_tf/data/shakespeare_llama.safetensors", "xai_tf/data/shakespeare_llama.json"} <= set(names)
     assert not [n for n in names if n.startswith(("tests/", "lessons/"))]
     runtime = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     house = wheelhouse([*runtime, "ipykernel", "nbclient"], ROOT / "build" / "wheelhouse")

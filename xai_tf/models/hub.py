@@ -1,5 +1,11 @@
-"""Loading models by name (every lesson): the bundled model, OpenAI's GPT-2 (hub or local directory),
+"""Loading models by name (every lesson): the bundled models, OpenAI's GPT-2 (hub or local directory),
 MiniLM.
+
+Two models ship in ``xai_tf/data`` (``BUNDLED``, a table by name): ``shakespeare``, a small GPT-2, and
+``shakespeare_llama``, a Llama-style model (RMSNorm, RoPE, SwiGLU, grouped-query attention) trained by the
+same script on the same tokens within the same budget. Each has a card ``NAME.json`` (its sizes, its
+held-out loss, the sha256 of its files) and weights ``NAME.safetensors``; both read the one
+``shakespeare.tiktoken`` vocabulary.
 
 ``load_model("auto")`` picks GPT-2 small when its weights are already on disk and the bundled
 ``shakespeare`` model otherwise, and prints one line saying which. Weights are read from
@@ -13,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,10 +27,13 @@ from typing import TYPE_CHECKING
 import torch
 from huggingface_hub import HfApi, constants, hf_hub_download, try_to_load_from_cache
 from safetensors import safe_open
+from torch import Tensor
 
 from xai_tf import _checks
+from xai_tf.models.architecture import Architecture
 from xai_tf.models.bert import BertEncoder
 from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
+from xai_tf.models.llama import Llama, LlamaConfig
 from xai_tf.models.loaded import LoadedModel
 from xai_tf.transformer import tokenization
 
@@ -35,7 +44,26 @@ if TYPE_CHECKING:
         from importlib.abc import Traversable
 
 HUB_REPOS = {name: f"openai-community/{name}" for name in CONFIGS}
-MODEL_NAMES = ("auto", "shakespeare", *CONFIGS, "minilm")
+GPT2_CARD_KEYS = ("vocab_size", "n_ctx", "n_embd", "n_layer", "n_head")
+LLAMA_CARD_KEYS = (*GPT2_CARD_KEYS, "n_kv_head", "d_mlp", "rms_norm_eps", "rope_theta", "tie_word_embeddings")
+
+
+def _gpt2_from_card(card: dict, tensors: Iterator[tuple[str, Tensor]]) -> Architecture:
+    return GPT2.from_state_dict(GPT2Config(**{k: card[k] for k in GPT2_CARD_KEYS}), tensors)
+
+
+def _llama_from_card(card: dict, tensors: Iterator[tuple[str, Tensor]]) -> Architecture:
+    return Llama.from_state_dict(LlamaConfig(**{k: card[k] for k in LLAMA_CARD_KEYS}), tensors)
+
+
+#: The models shipped in ``xai_tf/data``, by name: how each is built from its card and its weights.
+BUNDLED: dict[str, Callable[[dict, Iterator[tuple[str, Tensor]]], Architecture]] = {
+    "shakespeare": _gpt2_from_card,
+    "shakespeare_llama": _llama_from_card,
+}
+#: The vocabulary every bundled model reads.
+BUNDLED_VOCAB = "shakespeare.tiktoken"
+MODEL_NAMES = ("auto", *BUNDLED, *CONFIGS, "minilm")
 GPT2_FILES = ("config.json", "model.safetensors")
 GET_GPT2 = "to use GPT-2, run `python -m xai_tf.models.hub gpt2` once with a network connection"
 
@@ -56,8 +84,8 @@ def load_model(name: str | os.PathLike[str] = "auto", device: str | torch.device
         name = "gpt2" if _gpt2_on_disk("gpt2") else "shakespeare"
         notice = "GPT-2 small, found on disk" if name == "gpt2" else f"bundled; {GET_GPT2}"
         print(f"xai_tf: using model '{name}' ({notice})")
-    if name == "shakespeare":
-        loaded = _load_bundled()
+    if name in BUNDLED:
+        loaded = _load_bundled(name)
     elif name in CONFIGS:
         loaded = _load_gpt2(name, [_hub_file(name, f) for f in GPT2_FILES])
     elif name == "minilm":
@@ -129,13 +157,13 @@ def _tensors(path: Path | Traversable) -> Iterator[tuple[str, torch.Tensor]]:
             yield name, f.get_tensor(name)
 
 
-def _load_bundled() -> LoadedModel:
+def _load_bundled(name: str) -> LoadedModel:
+    """A model of ``BUNDLED``: its card ``name.json``, its weights ``name.safetensors``, the shared BPE."""
     data = files("xai_tf") / "data"
-    card = json.loads((data / "shakespeare.json").read_text())
-    config = GPT2Config(**{k: card[k] for k in ("vocab_size", "n_ctx", "n_embd", "n_layer", "n_head")})
-    model = GPT2.from_state_dict(config, _tensors(data / "shakespeare.safetensors"))
-    tokenizer = tokenization.from_ranks("shakespeare", tokenization.load_ranks(data / "shakespeare.tiktoken"))
-    return LoadedModel(model, tokenizer, "shakespeare", card)
+    card = json.loads((data / f"{name}.json").read_text())
+    model = BUNDLED[name](card, _tensors(data / f"{name}.safetensors"))
+    tokenizer = tokenization.from_ranks("shakespeare", tokenization.load_ranks(data / BUNDLED_VOCAB))
+    return LoadedModel(model, tokenizer, name, card)
 
 
 def _load_minilm() -> LoadedModel:
