@@ -152,7 +152,7 @@ RAISES = [
     ),
     (
         "xai_tf.seq2seq.training.train",
-        lambda: training.train(steps=0),
+        lambda: training.train(options=training.OPTIONS.replace(steps=0)),
         VE,
         "steps must be an integer in 1..100000",
     ),

@@ -47,12 +47,22 @@ def _trained_on_the_host() -> dict[str, torch.nn.Module]:
             shapes.shapes(16, seed=0),
         )
         return {
-            "classifier": sentiment.train_classifier(lm, sentiment.sentiment_phrases()[0][::8], steps=20),
-            "bilstm": recurrent.train_attention_classifier(data, len(cues.VOCAB), "bilstm", steps=5),
-            "flat": recurrent.train_attention_classifier(data, len(cues.VOCAB), "none", steps=5),
-            "sequential": training.train("sequential", concepts, steps=5),
-            "joint": training.train("joint", concepts, lam=1.0, steps=5, batch_size=16),
-            "cnn": training.train("independent", images, steps=3, batch_size=8),
+            "classifier": sentiment.train_classifier(
+                lm, sentiment.sentiment_phrases()[0][::8], options=sentiment.OPTIONS.replace(steps=20)
+            ),
+            "bilstm": recurrent.train_attention_classifier(
+                data, len(cues.VOCAB), "bilstm", options=recurrent.OPTIONS.replace(steps=5)
+            ),
+            "flat": recurrent.train_attention_classifier(
+                data, len(cues.VOCAB), "none", options=recurrent.OPTIONS.replace(steps=5)
+            ),
+            "sequential": training.train("sequential", concepts, options=training.OPTIONS.replace(steps=5)),
+            "joint": training.train(
+                "joint", concepts, lam=1.0, options=training.OPTIONS.replace(steps=5, batch_size=16)
+            ),
+            "cnn": training.train(
+                "independent", images, options=training.OPTIONS.replace(steps=3, batch_size=8)
+            ),
         }
 
 
@@ -551,14 +561,20 @@ def test_helper_runs_on_the_device_and_agrees_with_the_cpu(name, device, lm, on_
 
 
 def _train_sentiment(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
-    return list(sentiment.train_classifier(lm, sentiment.sentiment_phrases()[0][::8], steps=3).parameters())
+    return list(
+        sentiment.train_classifier(
+            lm, sentiment.sentiment_phrases()[0][::8], options=sentiment.OPTIONS.replace(steps=3)
+        ).parameters()
+    )
 
 
 def _train_recurrent(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
     from xai_tf.tasks import cues, recurrent
 
     data = cues.cue_sentences(40, seed=0)
-    model = recurrent.train_attention_classifier(data, len(cues.VOCAB), "bilstm", steps=3, device=lm.device)
+    model = recurrent.train_attention_classifier(
+        data, len(cues.VOCAB), "bilstm", device=lm.device, options=recurrent.OPTIONS.replace(steps=3)
+    )
     return list(model.parameters())
 
 
@@ -567,7 +583,11 @@ def _train_cbm(mode: str, images: bool = False) -> Callable[[xai_tf.LoadedModel]
 
     def train(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
         data = shapes.shapes(16, seed=0) if images else arthritis.arthritis(64, seed=0)
-        return list(training.train(mode, data.to(lm.device), steps=3, batch_size=8).parameters())
+        return list(
+            training.train(
+                mode, data.to(lm.device), options=training.OPTIONS.replace(steps=3, batch_size=8)
+            ).parameters()
+        )
 
     return train
 
