@@ -209,7 +209,9 @@ class Llama(nn.Module):
     @property
     def sizes(self) -> Sizes:
         c = self.config
-        return Sizes(c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.vocab_size, c.n_kv_head)
+        return Sizes(
+            c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.vocab_size, c.n_kv_head, c.d_head, c.d_mlp, gated=True
+        )
 
     def backward_bytes(self, T: int) -> int:
         """``LlamaConfig.backward_bytes``: one position's output back to the embeddings of T tokens."""
