@@ -486,6 +486,51 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
 }
 
 
+@cache
+def _llama_on_the_host(vocab_size: int) -> torch.nn.Module:
+    """A random tiny Llama (grouped-query attention, 2 key/value heads for 4 query heads, untied) over
+    the bundled model's vocabulary, made once on the CPU so that every device gets the same weights."""
+    from xai_tf.models.llama import Llama
+    from xai_tf.models.llama_config import LlamaConfig
+
+    config = LlamaConfig(
+        vocab_size=vocab_size, n_ctx=64, n_embd=16, n_layer=2, n_head=4, n_kv_head=2, d_mlp=24
+    )
+    with torch.device("cpu"):
+        torch.manual_seed(0)
+        return Llama(config).eval()
+
+
+def _tiny_llama(lm: xai_tf.LoadedModel) -> xai_tf.LoadedModel:
+    """The tiny Llama on ``lm``'s device, reading ``lm``'s tokenizer."""
+    model = copy.deepcopy(_llama_on_the_host(lm.vocab_size)).to(lm.device)
+    return xai_tf.LoadedModel(model, lm.tokenizer, "tiny-llama")
+
+
+#: The causal-LM helpers of the rows above, run again on a tiny Llama (issue 41): the same helper on
+#: a Llama-style block (RoPE, RMSNorm, SwiGLU, grouped key/value heads) follows the device too.
+ON_LLAMA = (
+    "forward",
+    "attentions",
+    "greedy",
+    "generate top-k top-p",
+    "beam_search",
+    "continuation_log_prob",
+    "top_next_tokens",
+    "logit_lens_top",
+    "integrated_gradients riemann",
+    "integrated_gradients gauss-legendre",
+    "sequential_integrated_gradients",
+    "embedding_gradients + saliency",
+    "leave_one_out replace",
+    "leave_one_out drop",
+    "loss_per_char",
+)
+CALLS.update(
+    {f"{name}, on a tiny Llama": (lambda lm, call=CALLS[name]: call(_tiny_llama(lm))) for name in ON_LLAMA}
+)
+
+
 def _attribution_map(lm: xai_tf.LoadedModel) -> list:
     from xai_tf.explain import catalogue
     from xai_tf.explain import properties as pr
