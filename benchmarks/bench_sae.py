@@ -18,6 +18,7 @@ import torch
 from xai_tf.sae.activations import shuffled_batches
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
 from xai_tf.sae.training import train_sae
+from xai_tf.training import TrainOptions
 
 sys.path.append(str(Path(__file__).resolve().parent))
 from timing import median_seconds  # noqa: E402  isort: skip
@@ -52,7 +53,7 @@ def main() -> None:
     times = median_seconds(
         {
             "xai_tf train_sae": lambda: train_sae(
-                shuffled_batches(H, BATCH), cfg, args.steps, 3e-3, progress=False
+                shuffled_batches(H, BATCH), cfg, TrainOptions(args.steps, 3e-3), progress=False
             ),
             "plain PyTorch loop": lambda: plain(H, args.steps),
         },

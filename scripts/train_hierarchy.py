@@ -31,7 +31,7 @@ def main() -> None:
     for seed in range(args.seeds):
         for kind in hierarchy.MODELS:
             start = time.perf_counter()
-            trained = hierarchy.train(kind, seed)
+            trained = hierarchy.train(kind, hierarchy.OPTIONS.replace(seed=seed))
             seconds = round(time.perf_counter() - start, 1)
             draws.append({"kind": kind, "seed": seed, "seconds": seconds, "curve": trained.curve})
             print(kind, seed, seconds, trained.curve, flush=True)

@@ -23,8 +23,9 @@ from safetensors.torch import save_file
 
 from xai_tf import seeds
 from xai_tf.circuits import induction_training, shipped
+from xai_tf.training import TrainOptions
 
-SETTINGS = {"steps": 2000, "lr": 1e-3, "batch": 64, "seed": 0}
+SETTINGS = {"steps": 2000, "lr": 1e-3, "batch_size": 64, "seed": 0}
 HALVES = {"trained length": 8, "unseen length": 16}
 
 
@@ -35,7 +36,7 @@ def _curve(history: list[float], every: int = 100) -> list[float]:
 def main() -> None:
     torch.set_num_threads(1)
     start = time.perf_counter()
-    model, history = induction_training.train_induction(**SETTINGS)
+    model, history = induction_training.train_induction(options=TrainOptions(**SETTINGS))
     seconds = time.perf_counter() - start
     save_file({k: v.contiguous() for k, v in model.state_dict().items()}, shipped.WEIGHTS)
     lm = shipped.induction_model()

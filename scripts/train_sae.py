@@ -30,6 +30,7 @@ from xai_tf import artifacts, seeds
 from xai_tf.sae import activations, metrics
 from xai_tf.sae.model import SAEConfig, save
 from xai_tf.sae.training import train_sae
+from xai_tf.training import TrainOptions
 from xai_tf.transformer import corpus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,9 +101,8 @@ def main(args: argparse.Namespace) -> None:
     settings = {k: getattr(args, k) for k in SETTINGS}
     W, W_held, scale = data(lm, args)
     start = time.perf_counter()
-    sae, history = train_sae(
-        store(lm, W, scale, args), config(lm, scale, args), args.steps, args.lr, args.seed, args.steps // 20
-    )
+    options = TrainOptions(args.steps, args.lr, seed=args.seed)
+    sae, history = train_sae(store(lm, W, scale, args), config(lm, scale, args), options, args.steps // 20)
     seconds = time.perf_counter() - start
     step = min(CHECKPOINT, args.steps)
     H_held = activations.collect(lm, W_held, args.layer, args.hook).float() * scale

@@ -29,6 +29,7 @@ from safetensors.torch import save_file
 
 from xai_tf import seeds
 from xai_tf.seq2seq import data, decoding, evaluate, metrics, shipped, training
+from xai_tf.training import TrainOptions
 
 SETTINGS = {"steps": 1200, "batch_size": 32, "lr": 0.005, "d_h": 32}
 SEEDS = {"none": 20, "additive": 20, "dot": 20, "scaled_dot": 20, "bilinear": 20, "mlp": 20}
@@ -47,9 +48,8 @@ def _one(job: tuple[str, int, str]) -> dict:
 def _draw(name: str, seed: int, out: str) -> dict:
     torch.set_num_threads(1)
     start = time.perf_counter()
-    trained = training.train(
-        None if name == "none" else name, seed=seed, snapshot_every=CURVE_EVERY, **SETTINGS
-    )
+    options = TrainOptions(SETTINGS["steps"], SETTINGS["lr"], SETTINGS["batch_size"], seed)
+    trained = training.train(None if name == "none" else name, options, SETTINGS["d_h"], CURVE_EVERY)
     seconds = time.perf_counter() - start
     corpus, model = trained.corpus, trained.model
     record: dict = {"name": name, "seed": seed, "seconds": round(seconds, 1)}

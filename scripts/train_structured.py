@@ -34,7 +34,12 @@ def _draw(job: tuple[str, int, str]) -> dict:
     normalizer, seed, out = job
     torch.set_num_threads(1)
     start = time.perf_counter()
-    model, losses = training.train(normalizer, seed=seed, **training.SETTINGS)
+    model, losses = training.train(
+        normalizer,
+        training.OPTIONS.replace(seed=seed),
+        training.SETTINGS["d_h"],
+        training.SETTINGS["max_length"],
+    )
     seconds = time.perf_counter() - start
     corpus = data.make_corpus(0)
     record: dict = {"normalizer": normalizer, "seed": seed, "seconds": round(seconds, 1)}

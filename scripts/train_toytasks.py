@@ -39,9 +39,11 @@ SWEEP = {100: 8, 200: 4, 400: 2}  # d → seeds
 def train_histograms(state: dict, out: dict) -> None:
     x_test, y_test = histogram.histogram_data(5000, seed=999)
     for block in histogram.BLOCKS:
-        restricted, _ = histogram.train_histogram(block, restrict=True, steps=HIST_STEPS)
-        free, _ = histogram.train_histogram(block, restrict=False, steps=HIST_STEPS)
-        unfrozen, _ = histogram.train_histogram(block, steps=CONTINUE_STEPS, lr=CONTINUE_LR, init=restricted)
+        options = histogram.OPTIONS.replace(steps=HIST_STEPS)
+        restricted, _ = histogram.train_histogram(block, restrict=True, options=options)
+        free, _ = histogram.train_histogram(block, restrict=False, options=options)
+        further = histogram.OPTIONS.replace(steps=CONTINUE_STEPS, lr=CONTINUE_LR)
+        unfrozen, _ = histogram.train_histogram(block, options=further, init=restricted)
         W, W_free = restricted.weight().detach(), unfrozen.weight().detach()
         moved = float((W_free - W).norm() / W.norm())
         for name, model in {
@@ -71,7 +73,9 @@ def train_dyck(state: dict, out: dict) -> None:
     for name, kw in kwargs.items():
         out[name] = []
         for seed in SEEDS:
-            model, history = dyck_model.train_dyck(seed=seed, steps=DYCK_STEPS, **kw)
+            model, history = dyck_model.train_dyck(
+                **kw, options=dyck_model.OPTIONS.replace(steps=DYCK_STEPS, seed=seed)
+            )
             with torch.no_grad():
                 A = model(x)[1]
             out[name].append(

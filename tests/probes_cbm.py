@@ -18,7 +18,7 @@ from xai_tf.widgets import cbm as cbm_w
 def cbm(mode: str = "sequential"):
     """A tabular task of 40 patients and a bottleneck model trained for two steps (seeded)."""
     data = arthritis.arthritis(40, seed=0)
-    return data, training.train(mode, data, steps=2)
+    return data, training.train(mode, data, options=training.OPTIONS.replace(steps=2))
 
 
 @cache
@@ -240,55 +240,63 @@ RAISES = [
     ("xai_tf.cbm.training.train", lambda: training.train("joint", D(), lam=NAN), VE, "lam must be a finite"),
     (
         "xai_tf.cbm.training.train",
-        lambda: training.train("sequential", D(), steps=0),
+        lambda: training.train("sequential", D(), options=training.OPTIONS.replace(steps=0)),
         VE,
         r"steps must be an integer in 1\.\.100000, got 0",
     ),
     (
         "xai_tf.cbm.training.train",
-        lambda: training.train("sequential", D(), steps=10**7),
+        lambda: training.train("sequential", D(), options=training.OPTIONS.replace(steps=10**7)),
         VE,
         r"steps must be an integer in 1\.\.100000",
     ),
     (
         "xai_tf.cbm.training.train",
-        lambda: training.train("sequential", D(), lr=1e8),
+        lambda: training.train("sequential", D(), options=training.OPTIONS.replace(lr=1e8)),
         VE,
         r"lr must be a finite number in \(0, 1\]",
     ),
     (
         "xai_tf.cbm.training.train",
-        lambda: training.train("sequential", D(), batch_size=0),
+        lambda: training.train("sequential", D(), options=training.OPTIONS.replace(batch_size=0)),
         VE,
         r"batch_size must be an integer in 1\.\.",
     ),
     (
         "xai_tf.cbm.training.train",
-        lambda: training.train("sequential", D(), seed=1.5),
+        lambda: training.train("sequential", D(), options=training.OPTIONS.replace(seed=1.5)),
         TE,
         "seed must be an integer",
     ),
     (
         "xai_tf.cbm.training.train",
-        lambda: training.train("sequential", D(), h=models.mlp(16, 5), steps=1),
+        lambda: training.train(
+            "sequential", D(), h=models.mlp(16, 5), options=training.OPTIONS.replace(steps=1)
+        ),
         VE,
         "h must output k = 12 concepts, got 5",
     ),
     (
         "xai_tf.cbm.training.train",
-        lambda: training.train("sequential", D(), g=models.mlp(5, 1), steps=1),
+        lambda: training.train(
+            "sequential", D(), g=models.mlp(5, 1), options=training.OPTIONS.replace(steps=1)
+        ),
         VE,
         r"g must read the k = 12 concepts: its first layer takes 5",
     ),
     (
         "xai_tf.cbm.training.train",
-        lambda: training.train("sequential", img(), h=models.mlp(16, 9), steps=1),
+        lambda: training.train(
+            "sequential", img(), h=models.mlp(16, 9), options=training.OPTIONS.replace(steps=1)
+        ),
         VE,
         r"x must be \[n, 16\] for h \(its first layer takes 16 features\), got \(8, 3, 16, 16\)",
     ),
     (  # empty data never reach a trainer: the data set refuses them
         "xai_tf.cbm.data.ConceptData",
-        lambda: training.train("sequential", D().subset(slice(0, 0)), steps=1),
+        lambda: training.train(
+            "sequential", D().subset(slice(0, 0)), options=training.OPTIONS.replace(steps=1)
+        ),
         VE,
         r"y must be \[n\] with n ≥ 1, got shape \(0,\)",
     ),
@@ -302,7 +310,7 @@ RAISES = [
     ),
     (
         "xai_tf.cbm.training.train_all",
-        lambda: training.train_all(D(), [1.0], steps=0),
+        lambda: training.train_all(D(), [1.0], options=training.OPTIONS.replace(steps=0)),
         VE,
         "steps must be an integer",
     ),
@@ -316,7 +324,9 @@ RAISES = [
     ),
     (
         "xai_tf.cbm.training.fit_concepts",
-        lambda: training.fit_concepts(models.mlp(16, 12), D(), batch_size=1.5),
+        lambda: training.fit_concepts(
+            models.mlp(16, 12), D(), options=training.OPTIONS.replace(batch_size=1.5)
+        ),
         TE,
         "batch_size must be an integer",
     ),
@@ -352,7 +362,9 @@ RAISES = [
     ),
     (
         "xai_tf.cbm.training.fit_joint",
-        lambda: training.fit_joint(models.mlp(16, 12), models.mlp(12, 1), D(), 1.0, steps=-1),
+        lambda: training.fit_joint(
+            models.mlp(16, 12), models.mlp(12, 1), D(), 1.0, options=training.OPTIONS.replace(steps=-1)
+        ),
         VE,
         "steps must be an integer",
     ),
@@ -562,13 +574,13 @@ RAISES = [
     ),
     (
         "xai_tf.cbm.leakage.leakage",
-        lambda: leakage.leakage(M(), D(), D(), steps=0),
+        lambda: leakage.leakage(M(), D(), D(), options=leakage.OPTIONS.replace(steps=0)),
         VE,
         r"steps must be an integer in 1\.\.100000, got 0",
     ),
     (
         "xai_tf.cbm.leakage.leakage",
-        lambda: leakage.leakage(M(), D(), D(), lr=1e8),
+        lambda: leakage.leakage(M(), D(), D(), options=leakage.OPTIONS.replace(lr=1e8)),
         VE,
         r"lr must be a finite number in \(0, 1\]",
     ),
@@ -600,8 +612,10 @@ VALUES = [
     (  # the dtype rule: a trained module converts its input once to its parameters' dtype
         "xai_tf.cbm.training.train",
         lambda: torch.equal(
-            training.train("sequential", data_with(x=D().x.double()), steps=3)(D().x),
-            training.train("sequential", D(), steps=3)(D().x),
+            training.train(
+                "sequential", data_with(x=D().x.double()), options=training.OPTIONS.replace(steps=3)
+            )(D().x),
+            training.train("sequential", D(), options=training.OPTIONS.replace(steps=3))(D().x),
         ),
         True,
     ),
@@ -660,7 +674,7 @@ RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesso
     # a model of the wrong kind accepted: a standard model has no concepts to leak past
     (
         "xai_tf.cbm.leakage.leakage",
-        lambda: leakage.leakage(cbm("standard")[1], D(), D(), steps=1),
+        lambda: leakage.leakage(cbm("standard")[1], D(), D(), options=leakage.OPTIONS.replace(steps=1)),
         VE,
         "a standard model has no concepts in its bottleneck to leak past: pick independent, sequential",
     ),
@@ -688,19 +702,23 @@ RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesso
     # a parameter-free concept predictor h or task predictor g (was a bare StopIteration)
     (
         "xai_tf.cbm.training.train",
-        lambda: training.train("sequential", D(), steps=1, h=torch.nn.ReLU()),
+        lambda: training.train(
+            "sequential", D(), h=torch.nn.ReLU(), options=training.OPTIONS.replace(steps=1)
+        ),
         TE,
         "h must be a torch.nn.Module with parameters",
     ),
     (
         "xai_tf.cbm.training.fit_concepts",
-        lambda: training.fit_concepts(torch.nn.Sequential(), D(), steps=1),
+        lambda: training.fit_concepts(torch.nn.Sequential(), D(), options=training.OPTIONS.replace(steps=1)),
         TE,
         r"h must be a torch.nn.Module with parameters \(their dtype and device .+\), got Sequential",
     ),
     (
         "xai_tf.cbm.training.fit_g",
-        lambda: training.fit_g(torch.nn.Identity(), z(40, D().k), D(), steps=1),
+        lambda: training.fit_g(
+            torch.nn.Identity(), z(40, D().k), D(), options=training.OPTIONS.replace(steps=1)
+        ),
         TE,
         "g must be a torch.nn.Module with parameters",
     ),

@@ -173,7 +173,7 @@ RAISES += [
     ),
     (
         "xai_tf.circuits.induction_training.train_induction",
-        lambda: induction_training.train_induction(steps=0),
+        lambda: induction_training.train_induction(options=induction_training.OPTIONS.replace(steps=0)),
         VE,
         "steps must be an integer in 1..100000, got 0",
     ),
@@ -1500,7 +1500,7 @@ ISSUE_43 = [
     ),
     (
         "xai_tf.circuits.induction_training.train_induction",
-        lambda: induction_training.train_induction(lr=-1.0),
+        lambda: induction_training.train_induction(options=induction_training.OPTIONS.replace(lr=-1.0)),
         VE,
         "lr",
         "clear",

@@ -24,7 +24,7 @@ def with_nan() -> torch.Tensor:
 
 
 def trained() -> positions.OffsetModel:
-    return positions.train_offset_model("absolute", steps=1)[0]
+    return positions.train_offset_model("absolute", options=positions.OPTIONS.replace(steps=1))[0]
 
 
 Q, K, V = qkv()
@@ -557,25 +557,25 @@ RAISES = [
     ),
     (
         "xai_tf.efficient.adaptive.train_alpha_heads",
-        lambda: adaptive.train_alpha_heads(steps=0),
+        lambda: adaptive.train_alpha_heads(options=adaptive.OPTIONS.replace(steps=0)),
         VE,
         "steps must be an integer in 1..100000, got 0",
     ),
     (
         "xai_tf.efficient.adaptive.train_alpha_heads",
-        lambda: adaptive.train_alpha_heads(lr=1e8),
+        lambda: adaptive.train_alpha_heads(options=adaptive.OPTIONS.replace(lr=1e8)),
         VE,
         r"lr must be a finite number in \(0, 1\]",
     ),
     (
         "xai_tf.efficient.adaptive.train_alpha_heads",
-        lambda: adaptive.train_alpha_heads(batch=0),
+        lambda: adaptive.train_alpha_heads(options=adaptive.OPTIONS.replace(batch_size=0)),
         VE,
-        "batch must be an integer in 1..100000, got 0",
+        "batch_size must be an integer in 1..1000000, got 0",
     ),
     (
         "xai_tf.efficient.adaptive.train_alpha_heads",
-        lambda: adaptive.train_alpha_heads(seed=-1),
+        lambda: adaptive.train_alpha_heads(options=adaptive.OPTIONS.replace(seed=-1)),
         VE,
         "seed must be an integer ≥ 0, got -1",
     ),
@@ -600,13 +600,13 @@ RAISES = [
     ),
     (
         "xai_tf.efficient.positions.train_offset_model",
-        lambda: positions.train_offset_model("absolute", steps=-5),
+        lambda: positions.train_offset_model("absolute", options=positions.OPTIONS.replace(steps=-5)),
         VE,
         "steps must be an integer in 1..100000, got -5",
     ),
     (
         "xai_tf.efficient.positions.train_offset_model",
-        lambda: positions.train_offset_model("absolute", lr=1e6),
+        lambda: positions.train_offset_model("absolute", options=positions.OPTIONS.replace(lr=1e6)),
         VE,
         r"lr must be a finite number in \(0, 1\]",
     ),

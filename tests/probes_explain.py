@@ -170,7 +170,7 @@ RAISES = [
     # tasks
     (
         "xai_tf.tasks.sentiment.train_classifier",
-        lambda: sentiment.train_classifier(lm(), [("good", 1)], steps=0),
+        lambda: sentiment.train_classifier(lm(), [("good", 1)], options=sentiment.OPTIONS.replace(steps=0)),
         VE,
         "steps must be an integer in 1..100000, got 0",
     ),

@@ -365,25 +365,33 @@ RAISES = [
     ),  # deceive_table lam nan
     (
         "xai_tf.faithfulness.deceive.deceive_table",
-        lambda: fdec.deceive_table(other_data(), other_data(), len(cues.VOCAB), lams=(0.0,), steps=5),
+        lambda: fdec.deceive_table(
+            other_data(), other_data(), len(cues.VOCAB), lams=(0.0,), training=fdec.OPTIONS.replace(steps=5)
+        ),
         VE,
         r"train's word ids must be token ids in 0\.\.37 \(",
     ),  # deceive_table vocab mismatch
     (
         "xai_tf.faithfulness.deceive.deceive_table",
-        lambda: fdec.deceive_table(cue_data(4), cue_data(4), len(cues.VOCAB), lams=(0.0,), steps=0),
+        lambda: fdec.deceive_table(
+            cue_data(4), cue_data(4), len(cues.VOCAB), lams=(0.0,), training=fdec.OPTIONS.replace(steps=0)
+        ),
         VE,
         r"steps must be an integer in 1\.\.100000, got 0",
     ),  # deceive_table steps 0
     (
         "xai_tf.faithfulness.deceive.deceive_table",
-        lambda: fdec.deceive_table(cue_data(4), cue_data(4), len(cues.VOCAB), lams=(0.0,), steps=10**9),
+        lambda: fdec.deceive_table(
+            cue_data(4), cue_data(4), len(cues.VOCAB), lams=(0.0,), training=fdec.OPTIONS.replace(steps=10**9)
+        ),
         VE,
         r"steps must be an integer in 1\.\.100000, got 10",
     ),  # deceive_table steps huge
     (
         "xai_tf.faithfulness.deceive.deceive_table",
-        lambda: fdec.deceive_table(cue_data(4), cue_data(4), len(cues.VOCAB), lams=(0.0,), seed=1.5),
+        lambda: fdec.deceive_table(
+            cue_data(4), cue_data(4), len(cues.VOCAB), lams=(0.0,), training=fdec.OPTIONS.replace(seed=1.5)
+        ),
         TE,
         r"seed must be an integer ≥ 0, got 1\.5",
     ),  # deceive_table seed 1.5
@@ -485,7 +493,9 @@ RAISES = [
     ),  # consistent_adversary lam NaN
     (
         "xai_tf.faithfulness.baselines.consistent_adversary",
-        lambda: fbase.consistent_adversary(clf(), cue_data(4), 0.1, steps=-1),
+        lambda: fbase.consistent_adversary(
+            clf(), cue_data(4), 0.1, options=fbase.ADVERSARY.replace(steps=-1)
+        ),
         VE,
         r"steps must be an integer in 1\.\.100000, got \-1",
     ),  # consistent_adversary steps -1
@@ -497,7 +507,9 @@ RAISES = [
     ),  # consistent_adversary empty
     (
         "xai_tf.faithfulness.baselines.consistent_adversaries",
-        lambda: fbase.consistent_adversaries(clf(), cue_data(4), other_data(), lams=(0.0,), steps=2),
+        lambda: fbase.consistent_adversaries(
+            clf(), cue_data(4), other_data(), lams=(0.0,), options=fbase.ADVERSARY.replace(steps=2)
+        ),
         VE,
         r"test's word ids must be token ids in 0\.\.37 \(t",
     ),  # consistent_adversaries vocab
@@ -509,13 +521,17 @@ RAISES = [
     ),  # consistent_loss direction
     (
         "xai_tf.faithfulness.diagnostic.mlp_diagnostic",
-        lambda: fdiag.mlp_diagnostic(clf(), clf(), cue_data(4), other_data(), steps=2),
+        lambda: fdiag.mlp_diagnostic(
+            clf(), clf(), cue_data(4), other_data(), options=fdiag.OPTIONS.replace(steps=2)
+        ),
         VE,
         r"test's word ids must be token ids in 0\.\.37 \(t",
     ),  # mlp_diagnostic vocab
     (
         "xai_tf.faithfulness.diagnostic.mlp_diagnostic",
-        lambda: fdiag.mlp_diagnostic(clf(), clf(), cue_data(4), cue_data(4), steps=0),
+        lambda: fdiag.mlp_diagnostic(
+            clf(), clf(), cue_data(4), cue_data(4), options=fdiag.OPTIONS.replace(steps=0)
+        ),
         VE,
         r"steps must be an integer in 1\.\.100000, got 0",
     ),  # mlp_diagnostic steps 0
@@ -944,7 +960,9 @@ RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesso
     ),
     (
         "xai_tf.tasks.recurrent.train_attention_classifier",
-        lambda: recurrent.train_attention_classifier(other_data(), len(cues.VOCAB), steps=1),
+        lambda: recurrent.train_attention_classifier(
+            other_data(), len(cues.VOCAB), options=recurrent.OPTIONS.replace(steps=1)
+        ),
         VE,
         r"data's word ids must be token ids in 0\.\.37",
     ),
@@ -975,7 +993,9 @@ RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesso
     ),
     (
         "xai_tf.tasks.recurrent.train_attention_classifier",
-        lambda: recurrent.train_attention_classifier(labelled(-1), len(cues.VOCAB), steps=1),
+        lambda: recurrent.train_attention_classifier(
+            labelled(-1), len(cues.VOCAB), options=recurrent.OPTIONS.replace(steps=1)
+        ),
         VE,
         r"data's labels must be an integer in 0\.\.1, got -1",
     ),

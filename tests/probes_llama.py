@@ -4,30 +4,31 @@
 from probe_kit import TE, VE, z
 
 from xai_tf.models.checkpoints import load_checkpoint
-from xai_tf.models.llama import LlamaConfig, rotary, rotation
+from xai_tf.models.llama_config import LlamaConfig
+from xai_tf.models.rope import rotary, rotation
 
 EXEMPT: dict = {}
 
 RAISES = [
     (
-        "xai_tf.models.llama.rotation",
+        "xai_tf.models.rope.rotation",
         lambda: rotation(7, 1e4, 2),
         VE,
         r"x must be \[..., T, d_h\] with d_h even",
     ),
     (
-        "xai_tf.models.llama.rotary",
+        "xai_tf.models.rope.rotary",
         lambda: rotary(z(1, 2, 5, 7), z(5).long(), 1e4),
         VE,
         r"x must be \[..., T, d_h\] with d_h even and positions \[T\], got \(1, 2, 5, 7\) and \(5,\)",
     ),
     (
-        "xai_tf.models.llama.rotary",
+        "xai_tf.models.rope.rotary",
         lambda: rotary(z(1, 2, 5, 8), z(4).long(), 1e4),
         VE,
         "positions",
     ),
-    ("xai_tf.models.llama.rotary", lambda: rotary(z(1, 2, 5, 8), z(5).long(), 0.0), VE, "theta must be"),
+    ("xai_tf.models.rope.rotary", lambda: rotary(z(1, 2, 5, 8), z(5).long(), 0.0), VE, "theta must be"),
     (
         "xai_tf.models.llama_config.LlamaConfig",
         lambda: LlamaConfig(n_head=4, n_kv_head=3),

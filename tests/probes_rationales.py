@@ -50,7 +50,7 @@ def probs(ids):
 
 def train(*args, **kwargs):
     """``train_rationalizer`` on four cue sentences, two steps (the probes only reach its checks)."""
-    kwargs = {"steps": 2, **kwargs}
+    kwargs = {"options": rat.OPTIONS.replace(steps=2), **kwargs}
     args = args or (data(), V, "reinforce")
     return rat.train_rationalizer(*args, **kwargs)
 
@@ -504,20 +504,46 @@ RAISES = [
     ),
     (
         f"{RAT}.train_rationalizer",
-        lambda: train(steps=-1),
+        lambda: train(options=rat.OPTIONS.replace(steps=-1)),
         VE,
         r"steps must be an integer in 1\.\.100000, got -1",
     ),
-    (f"{RAT}.train_rationalizer", lambda: train(steps=10**9), VE, r"steps must be an integer in 1\.\.100000"),
     (
         f"{RAT}.train_rationalizer",
-        lambda: train(batch_size=0),
+        lambda: train(options=rat.OPTIONS.replace(steps=10**9)),
+        VE,
+        r"steps must be an integer in 1\.\.100000",
+    ),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(options=rat.OPTIONS.replace(batch_size=0)),
         VE,
         r"batch_size must be an integer in 1\.\.1000000",
     ),
-    (f"{RAT}.train_rationalizer", lambda: train(lr=1e8), VE, r"lr must be a finite number in \(0, 1\]"),
-    (f"{RAT}.train_rationalizer", lambda: train(seed=1.5), TE, r"seed must be an integer ≥ 0, got 1\.5"),
-    (f"{RAT}.train_rationalizer", lambda: train(seed=-1), VE, r"seed must be an integer ≥ 0, got -1"),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(options=rat.OPTIONS.replace(lr=1e8)),
+        VE,
+        r"lr must be a finite number in \(0, 1\]",
+    ),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(options=rat.OPTIONS.replace(seed=1.5)),
+        TE,
+        r"seed must be an integer ≥ 0, got 1\.5",
+    ),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(options=rat.OPTIONS.replace(seed=-1)),
+        VE,
+        r"seed must be an integer ≥ 0, got -1",
+    ),
+    (
+        f"{RAT}.train_rationalizer",
+        lambda: train(options={"steps": 2}),
+        TE,
+        "options must be a TrainOptions, got dict",
+    ),
     (
         f"{RAT}.train_rationalizer",
         lambda: train(foreign(), V, "hardkuma"),
@@ -702,7 +728,9 @@ RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesso
     ),
     (
         "xai_tf.faithfulness.regularised.train_regularised",
-        lambda: regularised.train_regularised(foreign(), V, "tying", 0.1, steps=1),
+        lambda: regularised.train_regularised(
+            foreign(), V, "tying", 0.1, options=regularised.OPTIONS.replace(steps=1)
+        ),
         VE,
         r"data's word ids must be token ids in 0\.\.37",
     ),
@@ -715,13 +743,17 @@ RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesso
     # labels outside the model's classes, string labels
     (
         "xai_tf.faithfulness.regularised.train_regularised",
-        lambda: regularised.train_regularised(relabelled(2), V, "tying", 0.1, steps=1),
+        lambda: regularised.train_regularised(
+            relabelled(2), V, "tying", 0.1, options=regularised.OPTIONS.replace(steps=1)
+        ),
         VE,
         r"data's labels must be an integer in 0\.\.1, got 2",
     ),
     (
         "xai_tf.faithfulness.regularised.train_regularised",
-        lambda: regularised.train_regularised(relabelled("positive"), V, "tying", 0.1, steps=1),
+        lambda: regularised.train_regularised(
+            relabelled("positive"), V, "tying", 0.1, options=regularised.OPTIONS.replace(steps=1)
+        ),
         TE,
         r"data's labels must be an integer in 0\.\.1, got 'positive'",
     ),

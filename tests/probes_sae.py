@@ -16,7 +16,10 @@ from xai_tf.sae import steer as sae_steer
 from xai_tf.sae import superposition as sae_sup
 from xai_tf.sae import training as sae_training
 from xai_tf.sae.model import SAEConfig
+from xai_tf.training import TrainOptions
 from xai_tf.widgets import sae as sae_widgets
+
+ONE_STEP, TWO_STEPS, THREE_STEPS = (TrainOptions(n, 1e-3) for n in (1, 2, 3))
 
 
 @cache
@@ -89,7 +92,7 @@ RAISES = [
     ),
     (
         "xai_tf.sae.training.train_sae",
-        lambda: sae_training.train_sae(iter([z(4, 4)]), sae_model.SAEConfig(d=4, F=6, lam=1.0), 1),
+        lambda: sae_training.train_sae(iter([z(4, 4)]), sae_model.SAEConfig(d=4, F=6, lam=1.0), ONE_STEP),
         VE,
         "F must be a positive multiple of d = 4",
     ),
@@ -262,8 +265,10 @@ def _ids(*rows: list[int]) -> torch.Tensor:
     return torch.tensor(rows, dtype=torch.long)
 
 
-def _sae_trained(**kwargs):
-    return sae_training.train_sae(sae_act.shuffled_batches(z(64, 4), 16), _cfg4(), progress=False, **kwargs)
+def _sae_trained(options=TWO_STEPS, **kwargs):
+    return sae_training.train_sae(
+        sae_act.shuffled_batches(z(64, 4), 16), _cfg4(), options, progress=False, **kwargs
+    )
 
 
 RAISES += [
@@ -323,67 +328,51 @@ RAISES += [
     ),
     (
         "xai_tf.sae.training.train_sae",
-        lambda: _sae_trained(steps=0),
-        VE,
-        r"steps must be an integer in 1..100000, got 0",
-    ),
-    (
-        "xai_tf.sae.training.train_sae",
-        lambda: _sae_trained(steps=2, lr=1e8),
-        VE,
-        r"lr must be a finite number in \(0, 1\], got 100000000",
-    ),
-    (
-        "xai_tf.sae.training.train_sae",
-        lambda: _sae_trained(steps=2, seed=-1),
-        VE,
-        "seed must be an integer ≥ 0, got -1",
-    ),
-    (
-        "xai_tf.sae.training.train_sae",
-        lambda: _sae_trained(steps=2, seed="0"),
+        lambda: _sae_trained({"steps": 2}),
         TE,
-        "seed must be an integer ≥ 0",
+        "options must be a TrainOptions, got dict",
     ),
     (
         "xai_tf.sae.training.train_sae",
-        lambda: sae_training.train_sae([], _cfg4(), 3, progress=False),
+        lambda: sae_training.train_sae([], _cfg4(), THREE_STEPS, progress=False),
         VE,
         r"batches ran out after 0 batches: steps = 3 needs 3",
     ),
     (
         "xai_tf.sae.training.train_sae",
-        lambda: sae_training.train_sae([z(8, 4)], _cfg4(), 3, progress=False),
+        lambda: sae_training.train_sae([z(8, 4)], _cfg4(), THREE_STEPS, progress=False),
         VE,
         r"batches ran out after 1 batches: steps = 3 needs 3",
     ),
     (
         "xai_tf.sae.training.train_sae",
-        lambda: sae_training.train_sae([torch.full((8, 4), NAN)], _cfg4(), 1, progress=False),
+        lambda: sae_training.train_sae([torch.full((8, 4), NAN)], _cfg4(), ONE_STEP, progress=False),
         VE,
         r"batch 0 has NaN or ±inf entries",
     ),
     (
         "xai_tf.sae.training.train_sae",
-        lambda: sae_training.train_sae([torch.ones(8, 4, dtype=torch.long)], _cfg4(), 1, progress=False),
+        lambda: sae_training.train_sae(
+            [torch.ones(8, 4, dtype=torch.long)], _cfg4(), ONE_STEP, progress=False
+        ),
         TE,
         r"batch 0 must be a floating-point tensor",
     ),
     (
         "xai_tf.sae.training.train_sae",
-        lambda: sae_training.train_sae([z(8, 5)], _cfg4(), 1, progress=False),
+        lambda: sae_training.train_sae([z(8, 5)], _cfg4(), ONE_STEP, progress=False),
         VE,
         r"batch 0 has shape \(8, 5\), expected \[n ≥ 2, 4\]",
     ),
     (
         "xai_tf.sae.training.train_sae",
-        lambda: sae_training.train_sae(5, _cfg4(), 1, progress=False),
+        lambda: sae_training.train_sae(5, _cfg4(), ONE_STEP, progress=False),
         TE,
         r"batches must be an iterable of tensors \[n, d\], got int",
     ),
     (
         "xai_tf.sae.training.train_sae",
-        lambda: _sae_trained(steps=2, warmup=0),
+        lambda: _sae_trained(warmup=0),
         VE,
         "warmup must be an integer ≥ 1, got 0",
     ),
@@ -557,55 +546,57 @@ RAISES += [
     ),
     (
         "xai_tf.sae.superposition.train_toy",
-        lambda: sae_sup.train_toy(5, 2, 0.5, steps=0),
+        lambda: sae_sup.train_toy(5, 2, 0.5, options=sae_sup.TOY.replace(steps=0)),
         VE,
         r"steps must be an integer in 1..100000, got 0",
     ),
     (
         "xai_tf.sae.superposition.train_toy",
-        lambda: sae_sup.train_toy(5, 2, 0.5, steps=1, batch=0),
+        lambda: sae_sup.train_toy(5, 2, 0.5, options=sae_sup.TOY.replace(steps=1, batch_size=0)),
         VE,
-        r"batch must be an integer in 1..1000000, got 0",
+        r"batch_size must be an integer in 1..1000000, got 0",
     ),
     (
         "xai_tf.sae.superposition.train_toy",
-        lambda: sae_sup.train_toy(5, 2, 0.5, steps=1, seed=1.5),
+        lambda: sae_sup.train_toy(5, 2, 0.5, options=sae_sup.TOY.replace(steps=1, seed=1.5)),
         TE,
         "seed must be an integer",
     ),
     (
         "xai_tf.sae.superposition.train_toy",
-        lambda: sae_sup.train_toy(10**6, 2, 0.5, steps=1),
+        lambda: sae_sup.train_toy(10**6, 2, 0.5, options=sae_sup.TOY.replace(steps=1)),
         VE,
         r"n must be an integer in 2..10000, got 1000000",
     ),
     (
         "xai_tf.sae.superposition.train_toy",
-        lambda: sae_sup.train_toy(5, 2, 1.5, steps=1),
+        lambda: sae_sup.train_toy(5, 2, 1.5, options=sae_sup.TOY.replace(steps=1)),
         VE,
         r"S must be a finite number in \[0, 1\), got 1.5",
     ),
     (
         "xai_tf.sae.superposition.train_toy_sae",
-        lambda: sae_sup.train_toy_sae(z(2, 5), 0.9, 3, 0.1, steps=1),
+        lambda: sae_sup.train_toy_sae(z(2, 5), 0.9, 3, 0.1, options=sae_sup.TOY_SAE.replace(steps=1)),
         VE,
         "F must be a positive multiple of d = 2",
     ),
     (
         "xai_tf.sae.superposition.train_toy_sae",
-        lambda: sae_sup.train_toy_sae(z(2, 5), 1.5, 4, 0.1, steps=1),
+        lambda: sae_sup.train_toy_sae(z(2, 5), 1.5, 4, 0.1, options=sae_sup.TOY_SAE.replace(steps=1)),
         VE,
         r"S must be a finite number in \[0, 1\), got 1.5",
     ),
     (
         "xai_tf.sae.superposition.train_toy_sae",
-        lambda: sae_sup.train_toy_sae(z(2, 5), 0.9, 4, 0.1, steps=10**7),
+        lambda: sae_sup.train_toy_sae(z(2, 5), 0.9, 4, 0.1, options=sae_sup.TOY_SAE.replace(steps=10**7)),
         VE,
         r"steps must be an integer in 1..100000, got 10000000",
     ),
     (
         "xai_tf.sae.superposition.train_toy_sae",
-        lambda: sae_sup.train_toy_sae(torch.full((2, 5), NAN), 0.9, 4, 0.1, steps=1),
+        lambda: sae_sup.train_toy_sae(
+            torch.full((2, 5), NAN), 0.9, 4, 0.1, options=sae_sup.TOY_SAE.replace(steps=1)
+        ),
         VE,
         "W has NaN or ±inf entries",
     ),
@@ -693,7 +684,9 @@ VALUES = [
     ),
     (
         "train_sae on float64 batches trains the float32 SAE",
-        lambda: sae_training.train_sae([z(16, 4).double()] * 2, _cfg4(), 2, progress=False)[0].W_dec.dtype,
+        lambda: (
+            sae_training.train_sae([z(16, 4).double()] * 2, _cfg4(), TWO_STEPS, progress=False)[0].W_dec.dtype
+        ),
         lambda dtype: dtype == torch.float32,
     ),
     (

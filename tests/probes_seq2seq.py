@@ -62,6 +62,12 @@ RAISES = [
         "unknown source word.*'zebra'",
     ),
     (
+        "xai_tf.seq2seq.decoding.encode_sources",
+        lambda: decoding.encode_sources(_none_model(), _corpus(), []),
+        TE,
+        "sources must be a non-empty list of sentences, each a list of words",
+    ),
+    (
         "xai_tf.seq2seq.decoding.length_penalty",
         lambda: decoding.length_penalty(0, 1.0),
         VE,
@@ -152,7 +158,7 @@ RAISES = [
     ),
     (
         "xai_tf.seq2seq.training.train",
-        lambda: training.train(steps=0),
+        lambda: training.train(options=training.OPTIONS.replace(steps=0)),
         VE,
         "steps must be an integer in 1..100000",
     ),

@@ -78,7 +78,7 @@ RAISES = [
     (f"{TRAINING}.build", lambda: training.build("entmax", _corpus()), VE, "normalizer must be one of"),
     (
         f"{TRAINING}.train",
-        lambda: training.train("crf", steps=0),
+        lambda: training.train("crf", options=training.OPTIONS.replace(steps=0)),
         VE,
         r"steps must be an integer in 1..100000",
     ),

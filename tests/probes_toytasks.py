@@ -46,7 +46,7 @@ RAISES = [
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram("both", steps=1),
+        lambda: histogram.train_histogram("both", options=histogram.OPTIONS.replace(steps=1)),
         VE,
         "start must be 'semantic' or 'positional', got 'both'",
     ),
@@ -91,7 +91,7 @@ RAISES = [
     ),
     (
         "xai_tf.tasks.dyck_model.train_dyck",
-        lambda: dyck_model.train_dyck(away=-1.0, steps=1),
+        lambda: dyck_model.train_dyck(away=-1.0, options=dyck_model.OPTIONS.replace(steps=1)),
         VE,
         "away must be a finite number ≥ 0, got -1.0",
     ),
@@ -240,67 +240,73 @@ RAISES += [
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=0),
+        lambda: histogram.train_histogram(options=histogram.OPTIONS.replace(steps=0)),
         VE,
         r"steps must be an integer in 1..100000, got 0",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=-5),
+        lambda: histogram.train_histogram(options=histogram.OPTIONS.replace(steps=-5)),
         VE,
         r"steps must be an integer in 1..100000, got -5",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=1, batch=0),
+        lambda: histogram.train_histogram(options=histogram.OPTIONS.replace(steps=1, batch_size=0)),
         VE,
-        r"batch must be an integer in 1..1000000, got 0",
+        r"batch_size must be an integer in 1..1000000, got 0",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=1, lr=1e8),
+        lambda: histogram.train_histogram(options=histogram.OPTIONS.replace(steps=1, lr=1e8)),
         VE,
         r"lr must be a finite number in \(0, 1\], got 100000000",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=1, lr=float("nan")),
+        lambda: histogram.train_histogram(options=histogram.OPTIONS.replace(steps=1, lr=float("nan"))),
         VE,
         r"lr must be a finite number in \(0, 1\], got nan",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=1, n_train=0),
+        lambda: histogram.train_histogram(n_train=0, options=histogram.OPTIONS.replace(steps=1)),
         VE,
         r"n_train must be an integer in 1..1000000, got 0",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=1, n_train=10**9),
+        lambda: histogram.train_histogram(n_train=10**9, options=histogram.OPTIONS.replace(steps=1)),
         VE,
         r"n_train must be an integer in 1..1000000, got 1000000000",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=1, seed=1.5),
+        lambda: histogram.train_histogram(options=histogram.OPTIONS.replace(steps=1, seed=1.5)),
         TE,
         "seed must be an integer",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=1, n_train=8, init="model"),
+        lambda: histogram.train_histogram(
+            n_train=8, init="model", options=histogram.OPTIONS.replace(steps=1)
+        ),
         TE,
         "init must be a HistogramModel or None, got str",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=1, n_train=8, init=histogram.HistogramModel(T=5)),
+        lambda: histogram.train_histogram(
+            n_train=8, init=histogram.HistogramModel(T=5), options=histogram.OPTIONS.replace(steps=1)
+        ),
         VE,
         r"init must be a HistogramModel of the trained sizes \(T = 15, L = 10",
     ),
     (
         "xai_tf.tasks.histogram.train_histogram",
-        lambda: histogram.train_histogram(steps=1, n_train=8, restrict="yes"),
+        lambda: histogram.train_histogram(
+            n_train=8, restrict="yes", options=histogram.OPTIONS.replace(steps=1)
+        ),
         TE,
         "restrict must be True or False, got 'yes'",
     ),
@@ -474,49 +480,49 @@ RAISES += [
     ),
     (
         "xai_tf.tasks.dyck_model.train_dyck",
-        lambda: dyck_model.train_dyck(steps=0),
+        lambda: dyck_model.train_dyck(options=dyck_model.OPTIONS.replace(steps=0)),
         VE,
         r"steps must be an integer in 1..100000, got 0",
     ),
     (
         "xai_tf.tasks.dyck_model.train_dyck",
-        lambda: dyck_model.train_dyck(steps=1, batch=0),
+        lambda: dyck_model.train_dyck(options=dyck_model.OPTIONS.replace(steps=1, batch_size=0)),
         VE,
-        r"batch must be an integer in 1..1000000, got 0",
+        r"batch_size must be an integer in 1..1000000, got 0",
     ),
     (
         "xai_tf.tasks.dyck_model.train_dyck",
-        lambda: dyck_model.train_dyck(steps=1, N=10**9),
+        lambda: dyck_model.train_dyck(N=10**9, options=dyck_model.OPTIONS.replace(steps=1)),
         VE,
         r"N must be an integer in 2..4096, got 1000000000",
     ),
     (
         "xai_tf.tasks.dyck_model.train_dyck",
-        lambda: dyck_model.train_dyck(steps=1, n_train=10**9),
+        lambda: dyck_model.train_dyck(n_train=10**9, options=dyck_model.OPTIONS.replace(steps=1)),
         VE,
         r"n_train must be an integer in 1..416666, got 1000000000",
     ),
     (
         "xai_tf.tasks.dyck_model.train_dyck",
-        lambda: dyck_model.train_dyck(steps=1, n_train=0),
+        lambda: dyck_model.train_dyck(n_train=0, options=dyck_model.OPTIONS.replace(steps=1)),
         VE,
         r"n_train must be an integer in 1..416666, got 0",
     ),
     (
         "xai_tf.tasks.dyck_model.train_dyck",
-        lambda: dyck_model.train_dyck(steps=1, lr=2.0),
+        lambda: dyck_model.train_dyck(options=dyck_model.OPTIONS.replace(steps=1, lr=2.0)),
         VE,
         r"lr must be a finite number in \(0, 1\], got 2",
     ),
     (
         "xai_tf.tasks.dyck_model.train_dyck",
-        lambda: dyck_model.train_dyck(steps=1, seed=1.5),
+        lambda: dyck_model.train_dyck(options=dyck_model.OPTIONS.replace(steps=1, seed=1.5)),
         TE,
         "seed must be an integer",
     ),
     (
         "xai_tf.tasks.dyck_model.train_dyck",
-        lambda: dyck_model.train_dyck(steps=1, D=0),
+        lambda: dyck_model.train_dyck(D=0, options=dyck_model.OPTIONS.replace(steps=1)),
         VE,
         r"D must be an integer ≥ 1, got 0",
     ),
@@ -588,13 +594,17 @@ RAISES += [
     ),
     (
         "xai_tf.tasks.solvable.fit_solvable",
-        lambda: solvable.fit_solvable("semantic", z(4, 2, 5), z(4, 2, 5), z(5), steps=0),
+        lambda: solvable.fit_solvable(
+            "semantic", z(4, 2, 5), z(4, 2, 5), z(5), options=solvable.OPTIONS.replace(steps=0)
+        ),
         VE,
         r"steps must be an integer in 1..100000, got 0",
     ),
     (
         "xai_tf.tasks.solvable.fit_solvable",
-        lambda: solvable.fit_solvable("semantic", z(4, 2, 5), z(4, 2, 5), z(5), lr=5.0),
+        lambda: solvable.fit_solvable(
+            "semantic", z(4, 2, 5), z(4, 2, 5), z(5), options=solvable.OPTIONS.replace(lr=5.0)
+        ),
         VE,
         r"lr must be a finite number in \(0, 1\], got 5",
     ),
@@ -624,7 +634,7 @@ RAISES += [
     ),
     (
         "xai_tf.tasks.solvable.alpha_sweep",
-        lambda: solvable.alpha_sweep([1.0], d=4, steps=10**7),
+        lambda: solvable.alpha_sweep([1.0], d=4, options=solvable.OPTIONS.replace(steps=10**7)),
         VE,
         r"steps must be an integer in 1..100000, got 10000000",
     ),

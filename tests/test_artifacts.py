@@ -40,7 +40,7 @@ def test_a_code_change_counts(tmp_path: Path):
 
 def test_the_graph_follows_imports_through_modules():
     graph = artifacts.import_graph("xai_tf.tasks.histogram")
-    assert {"xai_tf.tasks.histogram", "xai_tf.tasks.train", "xai_tf.seeds", "xai_tf._checks"} <= graph
+    assert {"xai_tf.tasks.histogram", "xai_tf.training", "xai_tf.seeds", "xai_tf._checks"} <= graph
     assert not any(m.startswith(("xai_tf.sae", "xai_tf.cbm", "xai_tf.efficient")) for m in graph)
     # the module a hand-kept list missed: chunked attention imports efficient/_common
     assert "xai_tf.efficient._common" in artifacts.import_graph("xai_tf.efficient.chunked")

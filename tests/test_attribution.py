@@ -9,7 +9,7 @@ from xai_tf.explain import attribution as attr
 from xai_tf.explain.agreement import PROMPTS
 from xai_tf.explain.path_integral import path_integrated_gradients
 from xai_tf.models import GPT2
-from xai_tf.tasks.sentiment import sentiment_phrases, train_classifier
+from xai_tf.tasks.sentiment import OPTIONS, sentiment_phrases, train_classifier
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def test_ig_matches_captum_on_a_random_gpt2(random_gpt2, method):
 
 def test_ig_matches_captum_on_the_classifier(bundled):
     """Both with their default quadrature: ours is Gauss–Legendre, as Captum's."""
-    clf = train_classifier(bundled, sentiment_phrases()[0][::8], steps=50)
+    clf = train_classifier(bundled, sentiment_phrases()[0][::8], OPTIONS.replace(steps=50))
     ids = torch.tensor(bundled.encode("Thou art a noble prince."))
     ours = attr.integrated_gradients(clf, ids, 1, baseline=4095, n_steps=25)
     theirs = _captum_ig(clf, lambda b: clf(b)[:, 1], ids, torch.full_like(ids, 4095), 25)

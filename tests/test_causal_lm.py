@@ -17,7 +17,8 @@ from xai_tf.explain import attribution as attr
 from xai_tf.explain.lens import logit_lens
 from xai_tf.models import GPT2, GPT2Config, KVCache, LoadedModel, causal
 from xai_tf.models.architecture import CausalLM
-from xai_tf.models.llama import Llama, rotary
+from xai_tf.models.llama import Llama
+from xai_tf.models.rope import rotary
 from xai_tf.sae.activations import collect
 from xai_tf.transformer import decoding
 

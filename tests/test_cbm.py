@@ -14,7 +14,7 @@ from xai_tf.cbm import arthritis, intervention, leakage, losses, metrics, models
 from xai_tf.cbm.data import ConceptData
 from xai_tf.exercises import cbm as exercises
 
-FAST = {"steps": 300, "lr": 1e-2}
+FAST = training.OPTIONS.replace(steps=300, lr=1e-2)
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +121,12 @@ def test_shapes_pixels_show_their_concepts_and_the_label_follows_the_rule():
 
 def test_independent_g_is_least_squares_on_the_true_concepts(tabular):
     train, _ = tabular
-    model = training.train("independent", train, g=models.mlp(train.k, 1, 0), steps=1500, lr=0.05)
+    model = training.train(
+        "independent",
+        train,
+        g=models.mlp(train.k, 1, 0),
+        options=training.OPTIONS.replace(steps=1500, lr=0.05),
+    )
     X = np.c_[train.c.double().numpy(), np.ones(len(train))]
     w, *_ = np.linalg.lstsq(X, train.y.double().numpy(), rcond=None)
     with torch.no_grad():
@@ -136,8 +141,7 @@ def test_noiseless_concepts_and_linear_g_make_independent_equal_sequential():
         kw = {
             "h": models.mlp(data.x.size(1), data.k, 0),
             "g": models.mlp(data.k, 1, 0),
-            "steps": 800,
-            "lr": 0.05,
+            "options": training.OPTIONS.replace(steps=800, lr=0.05),
         }
         ind, seq = training.train("independent", data, **kw), training.train("sequential", data, **kw)
         with torch.no_grad():
@@ -149,9 +153,9 @@ def test_joint_goes_from_standard_to_sequential():
     """Measured in errors, not weights: Adam's steps are scale-free, so even λ = 1e-6 moves the
     weights far from the standard model's (and the bottleneck of a standard model is not unique)."""
     train, test = arthritis.arthritis(2000, seed=0), arthritis.arthritis(1000, seed=1)
-    modes = {mode: training.train(mode, train, **FAST) for mode in ("standard", "sequential")}
-    modes["small λ"] = training.train("joint", train, lam=1e-6, **FAST)
-    modes["large λ"] = training.train("joint", train, lam=1e4, **FAST)
+    modes = {mode: training.train(mode, train, options=FAST) for mode in ("standard", "sequential")}
+    modes["small λ"] = training.train("joint", train, lam=1e-6, options=FAST)
+    modes["large λ"] = training.train("joint", train, lam=1e4, options=FAST)
     err = {name: metrics.evaluate(m, test) for name, m in modes.items()}
     task = {name: e["task error"] for name, e in err.items()}
     concept = {name: e["real concept RMSE"] for name, e in err.items()}
@@ -172,7 +176,7 @@ def test_joint_goes_from_standard_to_sequential():
 
 def test_train_all_names_and_same_h():
     data = arthritis.arthritis(200, seed=5)
-    ms = training.train_all(data, [0.1, 10], steps=20)
+    ms = training.train_all(data, [0.1, 10], options=training.OPTIONS.replace(steps=20))
     assert list(ms) == ["independent", "sequential", "standard", "joint λ=0.1", "joint λ=10"]
     for a, b in zip(ms["independent"].h.parameters(), ms["sequential"].h.parameters(), strict=True):
         assert torch.equal(a, b)
@@ -181,7 +185,7 @@ def test_train_all_names_and_same_h():
 
 def test_images_train_with_the_cnn():
     train = shapes.shapes(256, seed=0)
-    model = training.train("joint", train, lam=1.0, steps=30, batch_size=64)
+    model = training.train("joint", train, lam=1.0, options=training.OPTIONS.replace(steps=30, batch_size=64))
     assert isinstance(model.h[0], nn.Conv2d)
     assert model(train.x[:5]).shape == (5,)
 
@@ -191,7 +195,7 @@ def test_images_train_with_the_cnn():
 
 def test_intervening_on_every_concept_of_an_independent_model_gives_g_of_c(tabular):
     train, test = tabular
-    model = training.train("independent", train, steps=50)
+    model = training.train("independent", train, options=training.OPTIONS.replace(steps=50))
     with torch.no_grad():
         b = model.bottleneck(test.x)
         every = intervention.intervene(
@@ -207,7 +211,7 @@ def test_intervening_on_every_concept_of_an_independent_model_gives_g_of_c(tabul
 
 def test_logit_interventions_use_training_percentiles(tabular):
     train, test = tabular
-    model = training.train("sequential", train, steps=50)
+    model = training.train("sequential", train, options=training.OPTIONS.replace(steps=50))
     with torch.no_grad():
         logits = model.bottleneck(train.x).double().numpy()
         q = intervention.percentiles(model, train)
@@ -221,7 +225,7 @@ def test_logit_interventions_use_training_percentiles(tabular):
 
 def test_class_medians_are_numpys_medians_per_true_value(tabular):
     train, _ = tabular
-    model = training.train("sequential", train, steps=50)
+    model = training.train("sequential", train, options=training.OPTIONS.replace(steps=50))
     with torch.no_grad():
         logits = model.bottleneck(train.x).double().numpy()
     c = train.c.numpy()
@@ -234,7 +238,7 @@ def test_class_medians_are_numpys_medians_per_true_value(tabular):
 
 def test_uncertainty_order_starts_with_the_least_sure_group():
     train, test = shapes.shapes(200, seed=0), shapes.shapes(50, seed=1)
-    model = training.train("joint", train, steps=40, batch_size=64)
+    model = training.train("joint", train, options=training.OPTIONS.replace(steps=40, batch_size=64))
     with torch.no_grad():
         p = expit(model.concept_outputs(test.x).double().numpy())
     u = 2 * np.minimum(p, 1 - p)
@@ -280,8 +284,8 @@ def _fixed_model(weight_bypass):
 
 def test_leakage_is_found_where_it_was_built_in():
     train, test = _leaky_data(1000, 0), _leaky_data(1000, 1)
-    clean = leakage.leakage(_fixed_model(0.0), train, test, steps=300)
-    leaky = leakage.leakage(_fixed_model(0.5), train, test, steps=300)
+    clean = leakage.leakage(_fixed_model(0.0), train, test, options=leakage.OPTIONS.replace(steps=300))
+    leaky = leakage.leakage(_fixed_model(0.5), train, test, options=leakage.OPTIONS.replace(steps=300))
     # clean: b = c, nothing to scramble; leaky: b = x0 + 0.5 x1 tells y = x0 + x1 better than c = x0
     assert abs(clean["leakage"]) < 0.02
     assert leaky["soft"] < clean["soft"] - 0.1 and leaky["leakage"] > 0.2
@@ -312,7 +316,7 @@ def test_leakage_is_found_where_it_was_built_in():
 )
 def test_bad_inputs_name_the_argument(call, error, message):
     data = arthritis.arthritis(20)
-    model = training.train("sequential", data, steps=2)
+    model = training.train("sequential", data, options=training.OPTIONS.replace(steps=2))
     with pytest.raises(error, match=message):
         call(data, model)
 
@@ -392,8 +396,8 @@ def test_concept_panel_intervenes_by_hand():
     from xai_tf.widgets.cbm import concept_panel
 
     train, test = arthritis.arthritis(300, seed=0), arthritis.arthritis(20, seed=1)
-    ms = {"sequential": training.train("sequential", train, steps=30)}
-    ms["independent"] = training.train("independent", train, steps=30)
+    ms = {"sequential": training.train("sequential", train, options=training.OPTIONS.replace(steps=30))}
+    ms["independent"] = training.train("independent", train, options=training.OPTIONS.replace(steps=30))
     panel = concept_panel(ms, test, example=3)
     assert panel.message.value == "" and "0 concept(s) moved" in panel.view.value
     with torch.no_grad():

@@ -45,10 +45,14 @@ KINDS = {"none": [], "real": range(6), "binary": range(6, 12), "all": range(12)}
 def _tabular(seed: int, offset: str) -> dict:
     """The lesson's sections 3–5 and its errata for one draw (``offset`` keys the cache only)."""
     train, test = arthritis.arthritis(2000, seed=2 * seed), arthritis.arthritis(2000, seed=2 * seed + 1)
-    trained = training.train_all(train, LAMS, steps=400, seed=seed)
+    trained = training.train_all(train, LAMS, options=training.OPTIONS.replace(steps=400, seed=seed))
     standard = trained["standard"]
     trained["transplanted"] = training.train(
-        "sequential", train, h=standard.h, g=standard.g, steps=400, seed=seed
+        "sequential",
+        train,
+        h=standard.h,
+        g=standard.g,
+        options=training.OPTIONS.replace(steps=400, seed=seed),
     )
     scores = {name: metrics.evaluate(m, test) for name, m in trained.items()}
     return {"train": train, "test": test, "trained": trained, "scores": scores}
@@ -58,7 +62,9 @@ def _tabular(seed: int, offset: str) -> dict:
 def _images(seed: int, offset: str) -> dict:
     """The lesson's section 6 for one draw."""
     train, test = shapes.shapes(2000, seed=2 * seed), shapes.shapes(1000, seed=2 * seed + 1)
-    trained = training.train_all(train, [0.01, 1], steps=400, batch_size=128, seed=seed)
+    trained = training.train_all(
+        train, [0.01, 1], options=training.OPTIONS.replace(steps=400, batch_size=128, seed=seed)
+    )
     return {"train": train, "test": test, "trained": trained}
 
 
@@ -115,7 +121,9 @@ def test_independent_equals_sequential_only_for_noiseless_real_linear_concepts(s
         data = arthritis.arthritis(600, seed=4 + seed, noise=noise, curvature=0.0, binary=binary)
         linear = {"h": models.mlp(16, 12, hidden=0, seed=seed), "g": models.mlp(12, 1, hidden=0, seed=seed)}
         ind, seq = (
-            training.train(mode, data, steps=800, lr=0.05, seed=seed, **linear)
+            training.train(
+                mode, data, **linear, options=training.OPTIONS.replace(steps=800, lr=0.05, seed=seed)
+            )
             for mode in ("independent", "sequential")
         )
         with torch.no_grad():
@@ -168,7 +176,9 @@ def test_leakage_largest_at_small_lambda_and_near_zero_for_sequential(seed):
     d = _draw(_tabular, seed)
     names = ["independent", "sequential", *JOINT]
     leaks = {
-        n: leakage.leakage(d["trained"][n], d["train"], d["test"], steps=300, seed=seed)["leakage"]
+        n: leakage.leakage(
+            d["trained"][n], d["train"], d["test"], options=leakage.OPTIONS.replace(steps=300, seed=seed)
+        )["leakage"]
         for n in names
     }
     assert max(leaks, key=leaks.get) == "joint λ=0.001"
@@ -239,5 +249,10 @@ def test_images_intervention_and_leakage(seed):
     assert u["independent"][1] < 0.01
     assert max(u["joint λ=1"][2:]) > u["joint λ=1"][1]
     names = ["sequential", "joint λ=0.01", "joint λ=1"]
-    leaks = {n: leakage.leakage(trained[n], train, test, steps=200, seed=seed)["leakage"] for n in names}
+    leaks = {
+        n: leakage.leakage(trained[n], train, test, options=leakage.OPTIONS.replace(steps=200, seed=seed))[
+            "leakage"
+        ]
+        for n in names
+    }
     assert max(leaks, key=leaks.get) == "joint λ=0.01"

@@ -127,7 +127,10 @@ def _trained(s: int) -> dict:
 @functools.cache
 def _trained_effective(s: int, _effective: int) -> dict:
     U, Y, c, comp = study.test_set(1000)
-    models = {kind: study.train(kind, steps=300, seed=s)[0] for kind in ("crate", "standard")}
+    models = {
+        kind: study.train(kind, options=study.OPTIONS.replace(steps=300, seed=s))[0]
+        for kind in ("crate", "standard")
+    }
     with seeds.seeded(s):
         models["untrained"] = Classifier(
             "crate", **{k: study.SETUP[k] for k in ("d", "K", "r", "n_layers")}, n_classes=4

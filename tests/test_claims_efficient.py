@@ -81,7 +81,7 @@ def test_each_head_learns_its_own_alpha(seed):
     """Cell 23. 20 draws: α = 1.893–1.908 (argmax), 1.785–1.821 (sparsemax), 1.232–1.250 (softmax), in
     that order on 20 of 20 with the support sizes in the opposite order; w_argmax 32.4–36.6; mean support
     1.046–1.063, 2.68–2.80, 11.99–12.0 of 12."""
-    model, _ = adaptive.train_alpha_heads(steps=200, seed=seed)
+    model, _ = adaptive.train_alpha_heads(options=adaptive.OPTIONS.replace(steps=200, seed=seed))
     s, _, _ = adaptive.alpha_task(2000, seed=999)
     with torch.no_grad():
         support = att.support_size(model.weights(s)).float().mean(0)
@@ -96,7 +96,9 @@ def test_relative_positions_generalise_to_longer_lengths_and_absolute_ones_do_no
     falling with T (20 of 20), 0.659–0.670 at T = 24 and 0.302–0.316 at T = 64."""
     acc = {}
     for kind in ("absolute", "relative"):
-        model, _ = positions.train_offset_model(kind, T=16, steps=200, seed=seed)
+        model, _ = positions.train_offset_model(
+            kind, T=16, options=positions.OPTIONS.replace(steps=200, seed=seed)
+        )
         acc[kind] = [positions.offset_accuracy(model, T) for T in (16, 24, 32, 48, 64)]
     assert acc["absolute"][0] == acc["relative"][0] == 1.0
     assert min(acc["relative"]) == 1.0

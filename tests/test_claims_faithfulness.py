@@ -50,7 +50,9 @@ def _lesson(seed: int, offset: str) -> dict:
         "tweets": (examples(vocab, train_text), examples(vocab, test_text), len(vocab)),
     }
     models = {
-        (task, encoder): recurrent.train_attention_classifier(train, size, encoder, seed=seed)
+        (task, encoder): recurrent.train_attention_classifier(
+            train, size, encoder, options=recurrent.OPTIONS.replace(seed=seed)
+        )
         for task, (train, _, size) in tasks.items()
         for encoder in recurrent.ENCODERS
     }
@@ -147,7 +149,9 @@ def _consistent(seed: int, offset: str) -> list[tuple[float, float, float]]:
     run = lesson(seed)
     train, test, _ = run["tasks"]["tweets"]
     base = run["models"]["tweets", "bilstm"]
-    return baselines.consistent_adversaries(base, train, test, lams=(0.0, 0.1), steps=100, seed=seed + 1)
+    return baselines.consistent_adversaries(
+        base, train, test, lams=(0.0, 0.1), options=baselines.ADVERSARY.replace(steps=100, seed=seed + 1)
+    )
 
 
 @pytest.mark.parametrize("seed", SEEDS[:1])
@@ -172,14 +176,22 @@ def test_wiegreffe_pinter(seed):
     run = lesson(seed)
     train, test, size = run["tasks"]["tweets"]
     base = run["models"]["tweets", "bilstm"]
-    uniform = recurrent.train_attention_classifier(train, size, "bilstm", attention="uniform", seed=seed)
+    uniform = recurrent.train_attention_classifier(
+        train, size, "bilstm", attention="uniform", options=recurrent.OPTIONS.replace(seed=seed)
+    )
     assert abs(recurrent.accuracy(uniform, test) - recurrent.accuracy(base, test)) <= 0.05
-    other = recurrent.train_attention_classifier(train, size, "bilstm", seed=seed + 1)
+    other = recurrent.train_attention_classifier(
+        train, size, "bilstm", options=recurrent.OPTIONS.replace(seed=seed + 1)
+    )
     seed_jsd = np.median(baselines.seed_jsd([base, other], test))
     (_, tvd0, _), (_, tvd1, jsd1) = consistent(seed)
     assert -0.06 <= tvd1 - tvd0 <= 0.18 and jsd1 >= seed_jsd + 0.33
-    adversary = baselines.consistent_adversary(base, train, 0.1, steps=100, seed=seed + 1)
-    mlp = diagnostic.mlp_diagnostic(base, adversary, train, test, seed=seed)
+    adversary = baselines.consistent_adversary(
+        base, train, 0.1, options=baselines.ADVERSARY.replace(steps=100, seed=seed + 1)
+    )
+    mlp = diagnostic.mlp_diagnostic(
+        base, adversary, train, test, options=diagnostic.OPTIONS.replace(seed=seed)
+    )
     assert abs(mlp["base"] - mlp["trained MLP"]) <= 0.05 and abs(mlp["base"] - mlp["uniform"]) <= 0.05
     assert mlp["adversary"] <= min(mlp["base"], mlp["trained MLP"], mlp["uniform"]) - 0.08
 
@@ -211,7 +223,13 @@ def test_deception(seed):
     cue_train, cue_test, size = run["tasks"]["cues"]
     tables = {
         encoder: deceive.deceive_table(
-            cue_train, cue_test[:40], size, (0.0, 0.1, 1.0), encoder, seed=seed, options=importance.PAPER
+            cue_train,
+            cue_test[:40],
+            size,
+            (0.0, 0.1, 1.0),
+            encoder,
+            options=importance.PAPER,
+            training=deceive.OPTIONS.replace(seed=seed),
         )
         for encoder in recurrent.ENCODERS
     }
@@ -221,7 +239,7 @@ def test_deception(seed):
     assert mild.accuracy >= 0.95 and mild.attention_on_m <= 0.28 * plain.attention_on_m
     assert strong.accuracy <= 0.8
     lied = recurrent.train_attention_classifier(
-        cue_train, size, "none", loss=deceive.deceive_loss(0.1), seed=seed
+        cue_train, size, "none", loss=deceive.deceive_loss(0.1), options=recurrent.OPTIONS.replace(seed=seed)
     )
     ratios = [np.divide(*deceive.state_norms(m, cue_test)) for m in (run["models"]["cues", "none"], lied)]
     assert ratios[1] > ratios[0]

@@ -32,17 +32,21 @@ TWEET_SEEDS = SEEDS[:1]
 def _cues(seed: int, offset: int) -> dict:
     """Section 2 and 5 on the cue task (``offset`` only keys the cache: seeds apply it themselves)."""
     train, test = cues.cue_sentences(1000, seed=seed), cues.cue_sentences(200, seed=seed + 1)
-    model = recurrent.train_attention_classifier(train, len(cues.VOCAB), "bilstm", seed=seed)
+    model = recurrent.train_attention_classifier(
+        train, len(cues.VOCAB), "bilstm", options=recurrent.OPTIONS.replace(seed=seed)
+    )
     rats = {
         "REINFORCE rationale": rat.train_rationalizer(
-            train, len(cues.VOCAB), "reinforce", 0.05, 0.025, seed=seed
+            train, len(cues.VOCAB), "reinforce", 0.05, 0.025, options=rat.OPTIONS.replace(seed=seed)
         ),
         "HardKuma rationale": rat.train_rationalizer(
-            train, len(cues.VOCAB), "hardkuma", 0.02, 0.01, seed=seed
+            train, len(cues.VOCAB), "hardkuma", 0.02, 0.01, options=rat.OPTIONS.replace(seed=seed)
         ),
     }
     table = eraser.eraser_table(model, test[:30], rationalizers=rats, seed=seed)
-    sparsemax = rat.train_rationalizer(train, len(cues.VOCAB), "sparsemax", seed=seed)
+    sparsemax = rat.train_rationalizer(
+        train, len(cues.VOCAB), "sparsemax", options=rat.OPTIONS.replace(seed=seed)
+    )
     return {
         "train": train,
         "test": test,
@@ -74,7 +78,14 @@ def _penalties(seed: int, offset: int) -> dict[str, dict[str, float]]:
     }
     return {
         name: regularised.describe(
-            regularised.train_regularised(t["train"], len(t["vocab"]), penalty, lam, sign=sign, seed=seed),
+            regularised.train_regularised(
+                t["train"],
+                len(t["vocab"]),
+                penalty,
+                lam,
+                sign=sign,
+                options=regularised.OPTIONS.replace(seed=seed),
+            ),
             t["test"],
             sample,
         )
@@ -176,7 +187,13 @@ def test_controlled_sparsity_reaches_its_target_from_above(seed):
     kept, lam = [], []
     for xi in (0.1, 0.2, 0.3, 0.5):
         model = rat.train_rationalizer(
-            t["train"], len(t["vocab"]), "hardkuma", 0.0, 0.0025, seed=seed, selection=xi
+            t["train"],
+            len(t["vocab"]),
+            "hardkuma",
+            0.0,
+            0.0025,
+            selection=xi,
+            options=rat.OPTIONS.replace(seed=seed),
         )
         kept.append(rat.evaluate(model, t["test"]).sparsity)
         lam.append(model.sparsity.lam)

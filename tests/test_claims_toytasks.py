@@ -73,7 +73,9 @@ def test_a_retrained_restricted_semantic_map_favours_equal_tokens_about_threefol
     20 draws: 3.10–3.30 × uniform (bounds 2.5 and 3.5 lie beyond by more than the spread / 4, 0.05)."""
     x, _ = histogram.histogram_data(5000, seed=999)
     uniform = histogram.same_token_share(torch.full((5000, 10, 10), 0.1), x)
-    model, _ = histogram.train_histogram("semantic", restrict=True, steps=1500, seed=seed)
+    model, _ = histogram.train_histogram(
+        "semantic", restrict=True, options=histogram.OPTIONS.replace(steps=1500, seed=seed)
+    )
     assert 2.5 * uniform <= _same(model, x) <= 3.5 * uniform
 
 

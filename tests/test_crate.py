@@ -430,7 +430,7 @@ def test_grouped_rate_and_unit_tokens():
 
 
 def test_a_short_training_run_learns_the_task():
-    m, history = study.train("crate", steps=60, n_train=512)
+    m, history = study.train("crate", n_train=512, options=study.OPTIONS.replace(steps=60))
     _, Y, classes, _ = study.test_set(300)
     assert study.accuracy(m, Y, classes) > 0.5  # chance is 0.25
     assert np.mean(history[-10:]) < history[0]

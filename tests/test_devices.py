@@ -47,12 +47,22 @@ def _trained_on_the_host() -> dict[str, torch.nn.Module]:
             shapes.shapes(16, seed=0),
         )
         return {
-            "classifier": sentiment.train_classifier(lm, sentiment.sentiment_phrases()[0][::8], steps=20),
-            "bilstm": recurrent.train_attention_classifier(data, len(cues.VOCAB), "bilstm", steps=5),
-            "flat": recurrent.train_attention_classifier(data, len(cues.VOCAB), "none", steps=5),
-            "sequential": training.train("sequential", concepts, steps=5),
-            "joint": training.train("joint", concepts, lam=1.0, steps=5, batch_size=16),
-            "cnn": training.train("independent", images, steps=3, batch_size=8),
+            "classifier": sentiment.train_classifier(
+                lm, sentiment.sentiment_phrases()[0][::8], options=sentiment.OPTIONS.replace(steps=20)
+            ),
+            "bilstm": recurrent.train_attention_classifier(
+                data, len(cues.VOCAB), "bilstm", options=recurrent.OPTIONS.replace(steps=5)
+            ),
+            "flat": recurrent.train_attention_classifier(
+                data, len(cues.VOCAB), "none", options=recurrent.OPTIONS.replace(steps=5)
+            ),
+            "sequential": training.train("sequential", concepts, options=training.OPTIONS.replace(steps=5)),
+            "joint": training.train(
+                "joint", concepts, lam=1.0, options=training.OPTIONS.replace(steps=5, batch_size=16)
+            ),
+            "cnn": training.train(
+                "independent", images, options=training.OPTIONS.replace(steps=3, batch_size=8)
+            ),
         }
 
 
@@ -500,6 +510,51 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
 }
 
 
+@cache
+def _llama_on_the_host(vocab_size: int) -> torch.nn.Module:
+    """A random tiny Llama (grouped-query attention, 2 key/value heads for 4 query heads, untied) over
+    the bundled model's vocabulary, made once on the CPU so that every device gets the same weights."""
+    from xai_tf.models.llama import Llama
+    from xai_tf.models.llama_config import LlamaConfig
+
+    config = LlamaConfig(
+        vocab_size=vocab_size, n_ctx=64, n_embd=16, n_layer=2, n_head=4, n_kv_head=2, d_mlp=24
+    )
+    with torch.device("cpu"):
+        torch.manual_seed(0)
+        return Llama(config).eval()
+
+
+def _tiny_llama(lm: xai_tf.LoadedModel) -> xai_tf.LoadedModel:
+    """The tiny Llama on ``lm``'s device, reading ``lm``'s tokenizer."""
+    model = copy.deepcopy(_llama_on_the_host(lm.vocab_size)).to(lm.device)
+    return xai_tf.LoadedModel(model, lm.tokenizer, "tiny-llama")
+
+
+#: The causal-LM helpers of the rows above, run again on a tiny Llama (issue 41): the same helper on
+#: a Llama-style block (RoPE, RMSNorm, SwiGLU, grouped key/value heads) follows the device too.
+ON_LLAMA = (
+    "forward",
+    "attentions",
+    "greedy",
+    "generate top-k top-p",
+    "beam_search",
+    "continuation_log_prob",
+    "top_next_tokens",
+    "logit_lens_top",
+    "integrated_gradients riemann",
+    "integrated_gradients gauss-legendre",
+    "sequential_integrated_gradients",
+    "embedding_gradients + saliency",
+    "leave_one_out replace",
+    "leave_one_out drop",
+    "loss_per_char",
+)
+CALLS.update(
+    {f"{name}, on a tiny Llama": (lambda lm, call=CALLS[name]: call(_tiny_llama(lm))) for name in ON_LLAMA}
+)
+
+
 def _attribution_map(lm: xai_tf.LoadedModel) -> list:
     from xai_tf.explain import catalogue
     from xai_tf.explain import properties as pr
@@ -575,14 +630,20 @@ def test_helper_runs_on_the_device_and_agrees_with_the_cpu(name, device, lm, on_
 
 
 def _train_sentiment(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
-    return list(sentiment.train_classifier(lm, sentiment.sentiment_phrases()[0][::8], steps=3).parameters())
+    return list(
+        sentiment.train_classifier(
+            lm, sentiment.sentiment_phrases()[0][::8], options=sentiment.OPTIONS.replace(steps=3)
+        ).parameters()
+    )
 
 
 def _train_recurrent(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
     from xai_tf.tasks import cues, recurrent
 
     data = cues.cue_sentences(40, seed=0)
-    model = recurrent.train_attention_classifier(data, len(cues.VOCAB), "bilstm", steps=3, device=lm.device)
+    model = recurrent.train_attention_classifier(
+        data, len(cues.VOCAB), "bilstm", device=lm.device, options=recurrent.OPTIONS.replace(steps=3)
+    )
     return list(model.parameters())
 
 
@@ -591,7 +652,11 @@ def _train_cbm(mode: str, images: bool = False) -> Callable[[xai_tf.LoadedModel]
 
     def train(lm: xai_tf.LoadedModel) -> list[torch.Tensor]:
         data = shapes.shapes(16, seed=0) if images else arthritis.arthritis(64, seed=0)
-        return list(training.train(mode, data.to(lm.device), steps=3, batch_size=8).parameters())
+        return list(
+            training.train(
+                mode, data.to(lm.device), options=training.OPTIONS.replace(steps=3, batch_size=8)
+            ).parameters()
+        )
 
     return train
 

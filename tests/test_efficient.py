@@ -391,7 +391,7 @@ def test_alpha_task_targets_and_trained_heads_end_at_different_alpha():
     s, v, y = adaptive.alpha_task(5, T=7, seed=1)
     assert torch.allclose(y[:, 0], v.gather(1, s.argmax(1, keepdim=True))[:, 0])
     assert torch.allclose(y[:, 2], (torch.softmax(s, -1) * v).sum(-1))
-    model, history = adaptive.train_alpha_heads(steps=120)
+    model, history = adaptive.train_alpha_heads(options=adaptive.OPTIONS.replace(steps=120))
     alpha = model.alpha.detach()
     assert history[-1] < history[0] / 20
     assert alpha[0] > alpha[2] + 0.3  # the argmax head ends sparser than the softmax head
@@ -423,8 +423,8 @@ def test_relative_attention_matches_shaw_et_al_written_as_loops():
 
 
 def test_relative_positions_generalise_to_longer_sequences_and_absolute_do_not():
-    relative, _ = positions.train_offset_model("relative", steps=150)
-    absolute, _ = positions.train_offset_model("absolute", steps=150)
+    relative, _ = positions.train_offset_model("relative", options=positions.OPTIONS.replace(steps=150))
+    absolute, _ = positions.train_offset_model("absolute", options=positions.OPTIONS.replace(steps=150))
     assert positions.offset_accuracy(relative, 16) > 0.95 and positions.offset_accuracy(absolute, 16) > 0.95
     assert positions.offset_accuracy(relative, 64) > 0.95
     assert positions.offset_accuracy(absolute, 64) < 0.6

@@ -44,7 +44,9 @@ def data():
 def models(data):
     train, _ = data
     return {
-        enc: recurrent.train_attention_classifier(train, len(cues.VOCAB), enc, steps=120)
+        enc: recurrent.train_attention_classifier(
+            train, len(cues.VOCAB), enc, options=recurrent.OPTIONS.replace(steps=120)
+        )
         for enc in recurrent.ENCODERS
     }
 
@@ -274,7 +276,11 @@ def test_deceive_loss_gradient_by_finite_differences():
 def test_deceived_bilstm_hides_the_cues_it_still_uses(data):
     train, test = data
     model = recurrent.train_attention_classifier(
-        train, len(cues.VOCAB), "bilstm", loss=deceive.deceive_loss(1.0), steps=120
+        train,
+        len(cues.VOCAB),
+        "bilstm",
+        loss=deceive.deceive_loss(1.0),
+        options=recurrent.OPTIONS.replace(steps=120),
     )
     attention, loo, _ = deceive.mass_on_cues(model, test[:30])
     assert recurrent.accuracy(model, test) >= 0.9 and attention < 0.05 and loo > 0.5
@@ -613,17 +619,23 @@ def test_mlp_diagnostic_uses_the_frozen_attention(models, data):
         valid = torch.arange(ids.size(1)) < lengths[:, None]
         return valid.double() / lengths[:, None]
 
-    guided = recurrent.train_attention_classifier(train, size, "none", steps=20, guide=uniform)
-    plain = recurrent.train_attention_classifier(train, size, "none", "uniform", steps=20)
+    guided = recurrent.train_attention_classifier(
+        train, size, "none", guide=uniform, options=recurrent.OPTIONS.replace(steps=20)
+    )
+    plain = recurrent.train_attention_classifier(
+        train, size, "none", "uniform", options=recurrent.OPTIONS.replace(steps=20)
+    )
     for a, b in zip(guided.parameters(), plain.parameters(), strict=True):
         assert torch.allclose(a, b, atol=1e-6)
     base = models["bilstm"]
     before = [p.clone() for p in base.parameters()]
-    mlp = diagnostic.guided_mlp(train, size, base, steps=10)
+    mlp = diagnostic.guided_mlp(train, size, base, options=diagnostic.OPTIONS.replace(steps=10))
     for a, b in zip(before, base.parameters(), strict=True):
         assert torch.equal(a, b)
     assert torch.allclose(recurrent.predict(mlp, test[:5])[1], recurrent.predict(base, test[:5])[1])
-    scores = diagnostic.mlp_diagnostic(base, models["none"], train, test, steps=10)
+    scores = diagnostic.mlp_diagnostic(
+        base, models["none"], train, test, options=diagnostic.OPTIONS.replace(steps=10)
+    )
     assert list(scores) == list(diagnostic.GUIDES) and all(0 <= v <= 1 for v in scores.values())
 
 
@@ -669,7 +681,9 @@ def test_divergences_of_half_precision_are_computed_in_float32():
 def test_uniform_attention_gives_nan_tau_and_a_quiet_nan_summary(data):
     import warnings
 
-    uniform = recurrent.train_attention_classifier(data[0], len(cues.VOCAB), "none", "uniform", steps=5)
+    uniform = recurrent.train_attention_classifier(
+        data[0], len(cues.VOCAB), "none", "uniform", options=recurrent.OPTIONS.replace(steps=5)
+    )
     study = correlation.correlation_study(uniform, data[1][:4], [("attention", "LOO"), ("gradient", "LOO")])
     assert np.isnan(study.tau["attention", "LOO"]).all()
     assert not np.isnan(study.tau["gradient", "LOO"]).all()
@@ -734,11 +748,22 @@ def test_deceive_table_rows_by_hand(data):
     (the default importances: float64, the gradient with α detached)."""
     train, test = data[0][:200], data[1][:6]
     size, steps = len(cues.VOCAB), 15
-    rows = deceive.deceive_table(train, test, size, lams=(0.0, 0.5), encoder="none", steps=steps, seed=2)
+    rows = deceive.deceive_table(
+        train,
+        test,
+        size,
+        lams=(0.0, 0.5),
+        encoder="none",
+        training=deceive.OPTIONS.replace(steps=steps, seed=2),
+    )
     assert [r.lam for r in rows] == [0.0, 0.5]
     for row in rows:
         model = recurrent.train_attention_classifier(
-            train, size, "none", loss=deceive.deceive_loss(row.lam), steps=steps, seed=2
+            train,
+            size,
+            "none",
+            loss=deceive.deceive_loss(row.lam),
+            options=recurrent.OPTIONS.replace(steps=steps, seed=2),
         )
         correct, shares, model = 0, [], _f64(model)
         for e in test:
@@ -771,7 +796,9 @@ def test_consistent_adversaries_by_hand(models, data):
     mean TVD ½Σ|p − q| of predictions and the mean JSD (scipy's distance squared) of attentions."""
     base, (train, test) = models["bilstm"], data
     train, test = train[:200], test[:6]
-    found = baselines.consistent_adversaries(base, train, test, lams=(0.0, 0.3), steps=10, seed=4)
+    found = baselines.consistent_adversaries(
+        base, train, test, lams=(0.0, 0.3), options=baselines.ADVERSARY.replace(steps=10, seed=4)
+    )
     p_base = [base(e.ids).softmax(-1)[0].detach().numpy() for e in test]
     a_base = [importance.attention_weights(base, e.ids).numpy() for e in test]
     for (lam, change, spread), want_lam in zip(found, (0.0, 0.3), strict=True):
@@ -780,8 +807,7 @@ def test_consistent_adversaries_by_hand(models, data):
             base.config.vocab_size,
             "bilstm",
             loss=baselines.consistent_loss(base, train, lam),
-            steps=10,
-            seed=4,
+            options=recurrent.OPTIONS.replace(steps=10, seed=4),
         )
         p_adv = [adv(e.ids).softmax(-1)[0].detach().numpy() for e in test]
         a_adv = [importance.attention_weights(adv, e.ids).numpy() for e in test]

@@ -13,7 +13,8 @@ from xai_tf.models import GPT2, KVCache
 from xai_tf.models.architecture import Architecture
 from xai_tf.models.checkpoints import load_checkpoint
 from xai_tf.models.gpt2 import HOOK_POINTS as GPT2_POINTS
-from xai_tf.models.llama import HOOK_POINTS, Llama, LlamaConfig, rotary
+from xai_tf.models.llama import HOOK_POINTS, Llama, LlamaConfig
+from xai_tf.models.rope import rotary
 
 V, D, H, L, T = 97, 32, 4, 2, 20  # vocabulary, width, query heads, layers, tokens
 FAMILIES = {

@@ -51,8 +51,20 @@ def test_both_architectures_conform_at_run_time():
 
 def test_sizes_are_named_and_frozen():
     gpt2, bert = _gpt2(), _bert()[1]
-    assert gpt2.sizes == Sizes(n_layer=2, n_head=2, d_model=16, n_ctx=16, vocab_size=60, n_kv_head=2)
-    assert bert.sizes == Sizes(n_layer=L, n_head=H, d_model=D, n_ctx=16, vocab_size=50, n_kv_head=H)
+    assert gpt2.sizes == Sizes(
+        n_layer=2, n_head=2, d_model=16, n_ctx=16, vocab_size=60, n_kv_head=2, d_head=8, d_mlp=64, gated=False
+    )
+    assert bert.sizes == Sizes(
+        n_layer=L,
+        n_head=H,
+        d_model=D,
+        n_ctx=16,
+        vocab_size=50,
+        n_kv_head=H,
+        d_head=D // H,
+        d_mlp=3 * D,
+        gated=False,
+    )
     lm = LoadedModel(bert, None, "bert")
     assert lm.sizes == bert.sizes
     assert (lm.n_layer, lm.n_head, lm.d_model, lm.n_ctx, lm.vocab_size) == (L, H, D, 16, 50)
@@ -160,7 +172,7 @@ MISSING = """
     class NoCache:  # everything but run_with_cache
         kind = "causal"
         hook_points: dict[str, str] = {}
-        sizes = Sizes(1, 1, 1, 1, 1, 1)
+        sizes = Sizes(1, 1, 1, 1, 1, 1, 1, 4, False)
 
         def check_input_ids(self, input_ids: Tensor | Sequence[int]) -> Tensor:
             raise NotImplementedError

@@ -83,7 +83,9 @@ def test_eraser_bad_inputs():
 
 def test_eraser_table_ranks_attention_above_random_on_cues():
     train, test = cues.cue_sentences(400, seed=0), cues.cue_sentences(20, seed=1)
-    model = recurrent.train_attention_classifier(train, len(cues.VOCAB), "none", steps=80, seed=0)
+    model = recurrent.train_attention_classifier(
+        train, len(cues.VOCAB), "none", options=recurrent.OPTIONS.replace(steps=80, seed=0)
+    )
     rows = eraser.eraser_table(model, test, methods=["attention"])
     assert [r.method for r in rows] == ["attention", eraser.RANDOM]
     assert rows[0].plausibility > 0.9 > 0.5 > rows[1].plausibility
@@ -179,7 +181,9 @@ def test_rationalizer_selects_planted_cues(estimator, lam1):
     0.81–1.00 (HardKuma), words kept 0.01–0.22; recall is a property of the draw (0.06–0.98), so it
     is not asserted here."""
     train, test = cues.cue_sentences(600, seed=0), cues.cue_sentences(100, seed=1)
-    model = rat.train_rationalizer(train, len(cues.VOCAB), estimator, lam1, lam1 / 2, steps=200)
+    model = rat.train_rationalizer(
+        train, len(cues.VOCAB), estimator, lam1, lam1 / 2, options=rat.OPTIONS.replace(steps=200)
+    )
     scores = rat.evaluate(model, test)
     assert scores.precision > 0.8 and scores.sparsity < 0.25  # cues: ≈ 20 % of words
     no_cues = [e._replace(cues=[0] * len(e.ids)) for e in test]
@@ -212,10 +216,18 @@ def test_tying_penalty_by_hand_leaves_out_padding():
 
 def test_diversity_lowers_conicity_and_tying_closes_h_to_e():
     train = cues.cue_sentences(300, seed=0)
-    plain = regularised.train_regularised(train, len(cues.VOCAB), "diversity", 0.0, steps=40)
-    diverse = regularised.train_regularised(train, len(cues.VOCAB), "diversity", 1.0, steps=40)
-    tied = regularised.train_regularised(train, len(cues.VOCAB), "tying", 1.0, steps=40)
-    untied = regularised.train_regularised(train, len(cues.VOCAB), "tying", 1.0, sign=-1, steps=40)
+    plain = regularised.train_regularised(
+        train, len(cues.VOCAB), "diversity", 0.0, options=regularised.OPTIONS.replace(steps=40)
+    )
+    diverse = regularised.train_regularised(
+        train, len(cues.VOCAB), "diversity", 1.0, options=regularised.OPTIONS.replace(steps=40)
+    )
+    tied = regularised.train_regularised(
+        train, len(cues.VOCAB), "tying", 1.0, options=regularised.OPTIONS.replace(steps=40)
+    )
+    untied = regularised.train_regularised(
+        train, len(cues.VOCAB), "tying", 1.0, sign=-1, options=regularised.OPTIONS.replace(steps=40)
+    )
     assert con.recurrent_conicity(diverse, train)[1] < con.recurrent_conicity(plain, train)[1]
     d = [regularised.mean_tying_distance(m, train) for m in (tied, plain, untied)]
     assert d[0] < d[1] < d[2]
@@ -296,12 +308,19 @@ def test_lagrangian_keeps_lambda_in_its_clamp_and_refuses_bad_targets():
 
 def test_controlled_hardkuma_records_every_step_and_gradient_variance_leaves_lambda_alone():
     train = cues.cue_sentences(200, seed=0)
-    model = rat.train_rationalizer(train, len(cues.VOCAB), "hardkuma", 0.0, 0.01, steps=30, selection=0.2)
+    model = rat.train_rationalizer(
+        train, len(cues.VOCAB), "hardkuma", 0.0, 0.01, selection=0.2, options=rat.OPTIONS.replace(steps=30)
+    )
     assert len(model.sparsity.history) == 30
     lam = model.sparsity.lam
     rat.gradient_variance(model, train[:8], samples=3)
     assert model.sparsity.lam == lam and len(model.sparsity.history) == 30
-    assert rat.train_rationalizer(train, len(cues.VOCAB), "hardkuma", steps=2).sparsity is None
+    assert (
+        rat.train_rationalizer(
+            train, len(cues.VOCAB), "hardkuma", options=rat.OPTIONS.replace(steps=2)
+        ).sparsity
+        is None
+    )
 
 
 # ---------------------------------------------------------------- the lesson's explainers and rows
@@ -311,8 +330,12 @@ def test_explanations_are_the_verbs_scores_a_seeded_floor_and_the_rationales():
     from xai_tf.faithfulness.importance import IMPORTANCES, METHODS
 
     train = cues.cue_sentences(100, seed=0)
-    model = recurrent.train_attention_classifier(train, len(cues.VOCAB), "bilstm", steps=5)
-    r = rat.train_rationalizer(train, len(cues.VOCAB), "reinforce", 0.0, 0.0, steps=5)
+    model = recurrent.train_attention_classifier(
+        train, len(cues.VOCAB), "bilstm", options=recurrent.OPTIONS.replace(steps=5)
+    )
+    r = rat.train_rationalizer(
+        train, len(cues.VOCAB), "reinforce", 0.0, 0.0, options=rat.OPTIONS.replace(steps=5)
+    )
     ids, g = train[0].ids, seeds.generator(3)
     got = eraser.explanations(model, ids, METHODS, {"R": r}, seeds.generator(3))
     assert list(got) == [*METHODS, eraser.RANDOM, "R"]
@@ -328,7 +351,9 @@ def test_describe_is_the_lessons_row():
     from xai_tf.faithfulness import correlation
 
     data = cues.cue_sentences(60, seed=0)
-    model = regularised.train_regularised(data, len(cues.VOCAB), "tying", 0.5, steps=5)
+    model = regularised.train_regularised(
+        data, len(cues.VOCAB), "tying", 0.5, options=regularised.OPTIONS.replace(steps=5)
+    )
     row = regularised.describe(model, data, data[:6])
     study = correlation.correlation_study(model, data[:6], regularised.PAIRS)
     assert row == {
@@ -358,15 +383,17 @@ def test_a_batch_larger_than_the_data_is_the_full_batch():
     """``minibatches``: batch_size ≥ n gives every example, in order, each step (not n draws with
     replacement): the same weights as Adam on the whole set, the HardKuma noise drawn as in training."""
     from xai_tf._threads import one_thread
-    from xai_tf.tasks.train import fit
+    from xai_tf.training import TrainOptions, fit
 
     data = cues.cue_sentences(12, seed=0)
-    big = rat.train_rationalizer(data, len(cues.VOCAB), "hardkuma", steps=3, batch_size=10**5)
+    big = rat.train_rationalizer(
+        data, len(cues.VOCAB), "hardkuma", options=rat.OPTIONS.replace(steps=3, batch_size=10**5)
+    )
     with seeds.seeded(0):
         ref = rat.Rationalizer(len(cues.VOCAB), "hardkuma", 0.02, 0.01)
     noise, everything = seeds.generator(1), recurrent.batch(data)
     with one_thread():
-        fit(ref.parameters(), lambda k: rat._objective(ref, everything, noise), 3, 0.01)
+        fit(ref.parameters(), lambda k: rat._objective(ref, everything, noise), TrainOptions(3, 0.01))
     assert all(torch.equal(a, b) for a, b in zip(big.parameters(), ref.parameters(), strict=True))
 
 
@@ -458,7 +485,9 @@ def test_rationale_panel_shows_the_trained_rationalizers_scores_and_selections()
     train, test = cues.cue_sentences(40, seed=0), cues.cue_sentences(6, seed=1)
     panel = rationale_panel(train, test, cues.VOCAB)
     panel["lam1"].value = 0.05
-    model = rat.train_rationalizer(train, len(cues.VOCAB), "hardkuma", 0.05, 0.01, steps=300)
+    model = rat.train_rationalizer(
+        train, len(cues.VOCAB), "hardkuma", 0.05, 0.01, options=rat.OPTIONS.replace(steps=300)
+    )
     s = rat.evaluate(model, test)
     head = (
         f"accuracy {s.accuracy:.2f}, precision {s.precision:.2f}, recall {s.recall:.2f}, "

@@ -30,7 +30,9 @@ from xai_tf.tasks.sentiment import SequenceClassifier
 def cue_models():
     train = cues.cue_sentences(200, seed=0)
     return {
-        enc: recurrent.train_attention_classifier(train, len(cues.VOCAB), enc, steps=40)
+        enc: recurrent.train_attention_classifier(
+            train, len(cues.VOCAB), enc, options=recurrent.OPTIONS.replace(steps=40)
+        )
         for enc in recurrent.ENCODERS
     }
 

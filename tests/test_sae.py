@@ -31,6 +31,7 @@ from xai_tf.sae.model import (
     save,
 )
 from xai_tf.sae.training import lam_at, train_sae
+from xai_tf.training import TrainOptions
 from xai_tf.transformer import corpus
 
 ROOT = Path(__file__).parents[1]
@@ -330,12 +331,18 @@ def test_label_and_html():
 
 
 def test_superposition_grows_with_sparsity_and_an_sae_recovers_the_features():
-    dense = superposition.train_toy(12, 4, 0.0, steps=600, batch=256)[0]
-    sparse = superposition.train_toy(12, 4, 0.95, steps=300, batch=256)[0]
+    dense = superposition.train_toy(12, 4, 0.0, options=superposition.TOY.replace(steps=600, batch_size=256))[
+        0
+    ]
+    sparse = superposition.train_toy(
+        12, 4, 0.95, options=superposition.TOY.replace(steps=300, batch_size=256)
+    )[0]
     assert superposition.represented(dense) <= 4 < superposition.represented(sparse)
     g = torch.Generator().manual_seed(1)
     W = torch.linalg.qr(torch.randn(8, 8, generator=g))[0][:, :6]  # 6 orthonormal directions in 8 dims
-    sae = superposition.train_toy_sae(W, 0.8, F=16, lam=0.1, steps=400, batch=256)
+    sae = superposition.train_toy_sae(
+        W, 0.8, F=16, lam=0.1, options=superposition.TOY_SAE.replace(steps=400, batch_size=256)
+    )
     assert (superposition.recovery(W, sae.W_dec) >= 0.9).all()
     assert not (superposition.recovery(W, torch.randn(8, 16, generator=g)) >= 0.9).all()
 
@@ -503,14 +510,9 @@ def test_retraining_to_the_checkpoint_reproduces_its_recorded_metrics(bundled, s
         assert scale == pytest.approx(sae.config.scale, rel=1e-6)
         batches = script.store(bundled, W, scale, args)
         want = run["checkpoint"]
+        options = TrainOptions(want["step"], args.lr, seed=args.seed)
         _, history = train_sae(
-            batches,
-            script.config(bundled, scale, args),
-            want["step"],
-            args.lr,
-            args.seed,
-            args.steps // 20,
-            progress=False,
+            batches, script.config(bundled, scale, args), options, args.steps // 20, progress=False
         )
     for k, tolerance in CHECKPOINT_TOLERANCE.items():
         assert abs(history[k][-1] - want[k]) <= tolerance, (k, history[k][-1], want[k])
@@ -591,4 +593,4 @@ def test_the_fingerprint_covers_every_module_the_training_script_imports():
                 imported.add(sub if _module(sub) else node.module)
     graph = artifacts.import_graph(*script.PRODUCED_BY)
     assert imported - {"xai_tf.artifacts"} <= graph, imported - graph
-    assert {"xai_tf.models.gpt2", "xai_tf.sae.model", "xai_tf.tasks.train"} <= graph
+    assert {"xai_tf.models.gpt2", "xai_tf.sae.model", "xai_tf.training"} <= graph

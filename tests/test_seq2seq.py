@@ -294,7 +294,7 @@ def test_log_prob_is_the_sum_of_the_greedy_steps_log_probabilities():
     model = shipped.model("additive")
     source = corpus.test[1].source
     words, _ = decoding.greedy(model, corpus, [source])
-    ids, mask = decoding._encode(model, corpus, [source])
+    ids, mask = decoding.encode_sources(model, corpus, [source])
     with torch.no_grad():
         h, s, keys, c = model.encode(ids, mask)
         y, total = torch.tensor([1]), 0.0

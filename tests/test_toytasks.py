@@ -125,7 +125,9 @@ def test_accuracy_by_count_against_a_loop():
 def test_histogram_training_draws_the_minibatches_of_tasks_train():
     """train_histogram's step k sees the rows minibatches(n_train, batch, seed + 1) draws at step k: the
     loss of step 0 (before any update) recomputed by hand from those rows."""
-    model, history = histogram.train_histogram("semantic", steps=1, batch=7, n_train=40, seed=3)
+    model, history = histogram.train_histogram(
+        "semantic", n_train=40, options=histogram.OPTIONS.replace(steps=1, batch_size=7, seed=3)
+    )
     x, y = histogram.histogram_data(40, seed=3)
     with seeds.seeded(3):
         start = histogram.HistogramModel(block="semantic")
@@ -137,9 +139,15 @@ def test_histogram_training_draws_the_minibatches_of_tasks_train():
 
 
 def test_histogram_training_is_seeded():
-    _, a = histogram.train_histogram("positional", steps=15, n_train=500, seed=2)
-    _, b = histogram.train_histogram("positional", steps=15, n_train=500, seed=2)
-    _, c = histogram.train_histogram("positional", steps=15, n_train=500, seed=3)
+    _, a = histogram.train_histogram(
+        "positional", n_train=500, options=histogram.OPTIONS.replace(steps=15, seed=2)
+    )
+    _, b = histogram.train_histogram(
+        "positional", n_train=500, options=histogram.OPTIONS.replace(steps=15, seed=2)
+    )
+    _, c = histogram.train_histogram(
+        "positional", n_train=500, options=histogram.OPTIONS.replace(steps=15, seed=3)
+    )
     assert max(abs(u - v) for u, v in zip(a, b, strict=True)) < 1e-6 and a != c
 
 
@@ -279,8 +287,12 @@ def test_stack_share_against_a_loop_and_the_uniform_closed_form():
 
 
 def test_dyck_training_is_seeded_and_refuses_long_strings():
-    _, a = dyck_model.train_dyck(seed=1, steps=6, n_train=64, batch=16, away=0.5)
-    _, b = dyck_model.train_dyck(seed=1, steps=6, n_train=64, batch=16, away=0.5)
+    _, a = dyck_model.train_dyck(
+        n_train=64, away=0.5, options=dyck_model.OPTIONS.replace(seed=1, steps=6, batch_size=16)
+    )
+    _, b = dyck_model.train_dyck(
+        n_train=64, away=0.5, options=dyck_model.OPTIONS.replace(seed=1, steps=6, batch_size=16)
+    )
     assert max(abs(u - v) for u, v in zip(a, b, strict=True)) < 1e-6
     with pytest.raises(ValueError, match="at most T_max = 48"):
         dyck_model.DyckModel()(torch.zeros(1, 50, dtype=torch.long))
@@ -311,8 +323,8 @@ def test_student_is_attention_with_tied_rank_one_scores_and_the_teacher_by_hand(
 
 def test_the_two_starts_end_in_their_own_minimum():
     x, y, Q_star = solvable.solvable_data(60, 30, seed=0)
-    sem = solvable.fit_solvable("semantic", x, y, Q_star, steps=150)
-    pos = solvable.fit_solvable("positional", x, y, Q_star, steps=150)
+    sem = solvable.fit_solvable("semantic", x, y, Q_star, options=solvable.OPTIONS.replace(steps=150))
+    pos = solvable.fit_solvable("positional", x, y, Q_star, options=solvable.OPTIONS.replace(steps=150))
     assert float(Q_star @ sem / 30) > 5 * abs(float(Q_star @ pos / 30))
     assert abs(float(pos.sum() / 30)) > 5 * abs(float(sem.sum() / 30))
 
@@ -339,12 +351,14 @@ def test_the_sweep_reports_sign_free_overlaps_of_the_fitted_minima():
     Q = torch.randn(8, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
     torch.testing.assert_close(solvable.student(Q, x), solvable.student(-Q, x))
     d, seeds, alpha = 20, 3, 1.5
-    got = solvable.alpha_sweep([alpha], d=d, seeds=seeds, n_test=50, steps=40)
+    got = solvable.alpha_sweep(
+        [alpha], d=d, seeds=seeds, n_test=50, options=solvable.OPTIONS.replace(steps=40)
+    )
     for start in ("positional", "semantic"):
         thetas, ms = [], []
         for seed in range(seeds):
             x, y, Q_star = solvable.solvable_data(30, d, seed=1000 + seed, teacher_seed=seed)
-            Q = solvable.fit_solvable(start, x, y, Q_star, steps=40)
+            Q = solvable.fit_solvable(start, x, y, Q_star, options=solvable.OPTIONS.replace(steps=40))
             thetas.append(abs(float(Q_star @ Q)) / d)
             ms.append(abs(float(Q.sum())) / d)
         assert got[start]["theta"][0] == pytest.approx(sum(thetas) / seeds)
@@ -413,7 +427,9 @@ def test_retraining_the_restricted_semantic_model_reproduces_its_recorded_metric
     hist, _, metrics = toytasks.load_toytasks()
     rec = metrics["histogram"]["semantic, restricted"]
     model, _ = histogram.train_histogram(
-        "semantic", restrict=True, steps=metrics["settings"]["histogram steps"]
+        "semantic",
+        restrict=True,
+        options=histogram.OPTIONS.replace(steps=metrics["settings"]["histogram steps"]),
     )
     x, y = histogram.histogram_data(5000, seed=999)
     assert histogram.histogram_accuracy(model, x, y) == pytest.approx(rec["test accuracy"], abs=0.002)
@@ -525,7 +541,7 @@ def test_the_fingerprint_covers_every_module_the_training_script_imports():
     }
     graph = artifacts.import_graph(*toytasks.TRAINED_BY)
     assert imported - {"xai_tf.tasks.toytasks"} <= graph, imported - graph
-    assert {"xai_tf.tasks.train", "xai_tf.seeds", "xai_tf.tasks.dyck"} <= graph
+    assert {"xai_tf.training", "xai_tf.seeds", "xai_tf.tasks.dyck"} <= graph
 
 
 def test_the_dyck_panel_sliders_follow_the_picked_model():

@@ -23,8 +23,8 @@ from xai_tf.cbm._common import check_binary, check_concepts, check_data
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.metrics import task_error
 from xai_tf.cbm.models import ConceptBottleneck
-from xai_tf.cbm.training import default_g, fit_g
-from xai_tf.tasks.train import TrainOptions
+from xai_tf.cbm.training import OPTIONS, default_g, fit_g
+from xai_tf.training import TrainOptions, checked_options
 
 
 def scramble(b: Tensor, c: Tensor, binary: Tensor, seed: int = 0) -> Tensor:
@@ -55,12 +55,11 @@ def leakage(
     model: ConceptBottleneck,
     train: ConceptData,
     test: ConceptData,
-    steps: int = 500,
-    lr: float = 1e-2,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
 ) -> dict[str, float]:
     """{"soft": err(g on b), "scrambled": err(g̃ on b̃), "leakage": their difference} on ``test``,
-    each g trained for ``steps`` Adam steps on ``train``."""
+    each g trained by ``fit_g`` with ``options`` (``OPTIONS`` by default: the whole set each step)
+    on ``train``."""
     if not isinstance(model, ConceptBottleneck):
         raise TypeError(f"model must be a ConceptBottleneck, got {type(model).__name__}")
     if model.mode == "standard":
@@ -68,7 +67,7 @@ def leakage(
             "a standard model has no concepts in its bottleneck to leak past:"
             " pick independent, sequential or joint"
         )
-    TrainOptions(steps, lr, seed=seed)
+    seed = checked_options(options).seed
     train, test = check_data("train", train, model.k), check_data("test", test, model.k)
     with torch.no_grad():
         b_train, b_test = model.bottleneck(train.x), model.bottleneck(test.x)
@@ -81,7 +80,7 @@ def leakage(
             scramble(b_test, test.c, test.binary, seed + 1),
         ),
     ):
-        g = fit_g(default_g(train, seed), fresh_train, train, steps=steps, lr=lr, seed=seed)
+        g = fit_g(default_g(train, seed), fresh_train, train, options)
         with torch.no_grad():
             errors[name] = task_error(g(fresh_test).squeeze(-1), test.y, test.task)
     return {**errors, "leakage": errors["scrambled"] - errors["soft"]}

@@ -1,5 +1,5 @@
 """The four ways to train f = g ∘ h (lesson 12; Koh et al. 2020), by Adam through the one training
-loop ``xai_tf.tasks.train.fit``:
+loop ``xai_tf.training.fit``:
 
     independent   ĥ = argmin_h L_c(h),                 ĝ = argmin_g (1/n) Σ_i ℓ(g(c_i), y_i)
     sequential    ĥ = argmin_h L_c(h),                 ĝ = argmin_g (1/n) Σ_i ℓ(g(ĥ(x_i)), y_i)
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
 from typing import Any
 
 import torch
@@ -26,9 +25,10 @@ from xai_tf.cbm._common import check_concepts, check_data, module_input, with_pa
 from xai_tf.cbm.data import ConceptData
 from xai_tf.cbm.losses import concept_loss, joint_loss, task_loss
 from xai_tf.cbm.models import ConceptBottleneck, mlp, small_cnn
-from xai_tf.tasks.train import TrainOptions, fit, minibatches
+from xai_tf.training import TrainOptions, checked_options, fit, minibatches
 
 MODES = ("independent", "sequential", "joint", "standard")
+OPTIONS = TrainOptions(steps=500, lr=1e-2)  # every fit's defaults: the whole set each step
 
 
 def _check_mode(mode: object) -> str:
@@ -85,19 +85,16 @@ def _fit(params: list[nn.Parameter], loss: Callable[[Tensor], Tensor], n: int, o
             return pick(k)
 
     with one_thread():
-        fit(params, lambda k: loss(batch(k)), opts.steps, opts.lr)
+        fit(params, lambda k: loss(batch(k)), opts)
 
 
 def fit_concepts(
     h: nn.Module,
     data: ConceptData,
-    steps: int = 500,
-    lr: float = 1e-2,
-    batch_size: int | None = None,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
 ) -> nn.Module:
     """ĥ = argmin_h L_c(h) on ``data`` (h is trained in place and returned; the options as ``train``'s)."""
-    opts = TrainOptions(steps, lr, batch_size, seed)
+    opts = checked_options(options)
     data = check_data("data", data)
     x = _concepts_of(h, data)
     _fit(list(h.parameters()), lambda i: concept_loss(h(x[i]), data.c[i], data.binary), len(data), opts)
@@ -108,14 +105,11 @@ def fit_g(
     g: nn.Module,
     b: Tensor,
     data: ConceptData,
-    steps: int = 500,
-    lr: float = 1e-2,
-    batch_size: int | None = None,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
 ) -> nn.Module:
     """ĝ = argmin_g (1/n) Σ_i ℓ(g(b_i), y_i) for fixed bottlenecks ``b [n, k]`` (true concepts or ĥ(x));
     g is trained in place and returned."""
-    opts = TrainOptions(steps, lr, batch_size, seed)
+    opts = checked_options(options)
     data = check_data("data", data)
     b = check_concepts("b", b, data.k)
     _checks.same_length("fit_g", "rows of b", b, "examples", data)
@@ -131,13 +125,10 @@ def fit_joint(
     g: nn.Module,
     data: ConceptData,
     lam: float,
-    steps: int = 500,
-    lr: float = 1e-2,
-    batch_size: int | None = None,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
 ) -> None:
     """ĥ, ĝ = argmin L_y(g ∘ h) + λ L_c(h) (λ = 0: the standard model), in place."""
-    opts = TrainOptions(steps, lr, batch_size, seed)
+    opts = checked_options(options)
     data = check_data("data", data)
     lam = _checks.at_least("lam", lam, 0)
     x = _concepts_of(h, data)
@@ -156,32 +147,29 @@ def train(
     lam: float = 1.0,
     h: nn.Module | None = None,
     g: nn.Module | None = None,
-    steps: int = 500,
-    lr: float = 1e-2,
-    batch_size: int | None = None,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
 ) -> ConceptBottleneck:
     """Train f = g ∘ h on ``data`` in one of the four modes of the module docstring (copies of ``h``
     and ``g`` are trained; defaults: ``default_h``, ``default_g``). ``lam`` is λ of the joint mode
-    (ignored by the others); ``steps`` Adam steps at rate ``lr`` for each fit, on minibatches of
-    ``batch_size`` (None: the whole set)."""
+    (ignored by the others); ``options.steps`` Adam steps at rate ``options.lr`` for each fit, on
+    minibatches of ``options.batch_size`` (None: the whole set); ``OPTIONS`` by default."""
     mode = _check_mode(mode)
     lam = _checks.at_least("lam", lam, 0)
     data = check_data("data", data)
-    opts = asdict(TrainOptions(steps, lr, batch_size, seed))
+    seed = checked_options(options).seed
     h = default_h(data, seed) if h is None else copy.deepcopy(h)
     g = _reads_k(default_g(data, seed) if g is None else copy.deepcopy(g), data.k)
     if mode in ("independent", "sequential"):
-        fit_concepts(h, data, **opts)
+        fit_concepts(h, data, options)
         model = ConceptBottleneck(
             h, g, data.binary, "probability" if mode == "independent" else "logit", mode
         )
         with torch.no_grad():
             b = data.c if mode == "independent" else model.bottleneck(data.x)
-        fit_g(g, b, data, **opts)
+        fit_g(g, b, data, options)
         return model.eval()
     lam = lam if mode == "joint" else 0.0
-    fit_joint(h, g, data, lam, **opts)
+    fit_joint(h, g, data, lam, options)
     return ConceptBottleneck(h, g, data.binary, "logit", mode, lam).eval()
 
 

@@ -16,7 +16,7 @@ that attends to the token after the earlier occurrence of the current one and co
 The model is our own ``GPT2`` (so every helper, hook and reference check of lesson 15 applies),
 trained on the mean cross entropy of every next token by AdamW (weight decay 0.01) whose learning rate
 rises linearly over the first ``WARMUP`` steps, lr_k = lr · min(1, (k + 1) / WARMUP). Not
-``tasks.train.fit``'s constant-rate Adam: with it, two runs of 2000 steps (2 and 4 heads, seed 0)
+``xai_tf.training.fit``'s constant-rate Adam: with it, two runs of 2000 steps (2 and 4 heads, seed 0)
 stayed in the stage before the phase change — they predict a repeated token only as one of the
 tokens seen recently (second-half loss near log L), with no induction head (largest induction score
 0.06) — while the warm-up run formed one within 500 steps. Even so the phase change is itself random: of
@@ -34,11 +34,12 @@ from torch import Tensor
 
 from xai_tf import _checks, seeds
 from xai_tf.models.gpt2 import GPT2, GPT2Config
-from xai_tf.tasks.train import TrainOptions
+from xai_tf.training import TrainOptions, fixed_batch_size
 
 #: The shipped model's sizes: 2 layers × 2 heads, d = 64, a vocabulary of 32 tokens, 32 positions.
 CONFIG = GPT2Config(vocab_size=32, n_ctx=32, n_embd=64, n_layer=2, n_head=2)
 WARMUP, WEIGHT_DECAY = 200, 0.01
+OPTIONS = TrainOptions(steps=2000, lr=1e-3, batch_size=64)  # the shipped model's (train_induction's defaults)
 
 
 @dataclass(frozen=True)
@@ -69,15 +70,12 @@ def repeat_batch(data: RepeatData, vocab: int, batch: int, generator: torch.Gene
 
 
 def train_induction(
-    steps: int = 2000,
-    lr: float = 1e-3,
-    batch: int = 64,
-    seed: int = 0,
-    config: GPT2Config = CONFIG,
-    data: RepeatData = RepeatData(),
+    config: GPT2Config = CONFIG, data: RepeatData = RepeatData(), options: TrainOptions = OPTIONS
 ) -> tuple[GPT2, list[float]]:
-    """A ``GPT2`` of ``config`` trained on ``repeat_batch`` sequences, and its loss at every step."""
-    options = TrainOptions(steps, lr, batch, seed)
+    """A ``GPT2`` of ``config`` trained on fresh ``repeat_batch`` batches of ``options.batch_size``
+    sequences (AdamW at ``options.lr`` with warm-up, ``options.steps`` steps), and its loss at every
+    step."""
+    batch = fixed_batch_size(options)
     if data.T > config.n_ctx:
         raise ValueError(f"data.T must be at most the context n_ctx = {config.n_ctx}, got {data.T}")
     generator = seeds.generator(options.seed)

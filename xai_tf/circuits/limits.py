@@ -1,14 +1,16 @@
 """What lesson 15's helpers refuse before they start: ids that are not one model's token ids, and
 work too large for a student's machine (lesson 15; the size rule of lessons 08–14).
 
-A forward pass of ``batch`` sequences of T tokens through a GPT-2 of L layers, H heads, width d and
-vocabulary D is estimated as
+A forward pass of ``batch`` sequences of T tokens through a model of L layers, H heads of size d_h,
+width d and vocabulary D is estimated as
 
-    FLOP  ≈ batch · T · 2 (12 L d² + d D) + batch · L · 4 T² d         (matrix products, attention)
+    FLOP  ≈ batch · T · 2 (L W + d D) + batch · L · 4 T² H d_h         (matrix products, attention)
     bytes ≈ 4 · batch · (P D + 8 T d) + 8 · batch · H · T²             (logits, one layer's buffers)
             + 4 · L · batch · T · (12 d + 2 H T)                         (the activation cache, if kept)
 
-where P is the number of positions unembedded (T, or 1 where only the last position's logits are read),
+where W is one block's weights, read from the model's sizes (``Sizes.block_weights``: 12 d² for
+GPT-2; with grouped-query attention and SwiGLU, d (2 H + 2 H_kv) d_h + 3 d d_mlp for a Llama-style
+block), P is the number of positions unembedded (T, or 1 where only the last position's logits are read),
 and a helper refuses, before allocating, a call above ``MAX_BYTES`` (1 GiB: Binder's kernel has 2 GB)
 or ``MAX_FLOP`` (about two minutes on 2 CPU cores: activation patching of a 128-token prompt on the
 bundled model, 6 layers × 128 patched runs, 1.2e12 FLOP, takes 41 s and is allowed, 256 tokens
@@ -33,9 +35,10 @@ def forward_cost(
 ) -> tuple[float, float]:
     """``(bytes, FLOP)`` of one forward pass of ``batch`` × ``T`` tokens whose logits are read at
     ``unembedded`` positions (P; all T by default), see the module docstring."""
-    L, H, d, D = lm.n_layer, lm.n_head, lm.d_model, lm.vocab_size
+    s = lm.sizes
+    L, H, d, D = s.n_layer, s.n_head, s.d_model, s.vocab_size
     P = T if unembedded is None else unembedded
-    flop = batch * (T * 2 * 12 * L * d * d + P * 2 * d * D) + batch * L * 4 * T * T * d
+    flop = batch * (T * 2 * L * s.block_weights + P * 2 * d * D) + batch * L * 4 * T * T * H * s.d_head
     size = 4 * batch * (P * D + 8 * T * d) + 8 * batch * H * T * T
     if cache:
         size += 4 * L * batch * T * (12 * d + 2 * H * T)

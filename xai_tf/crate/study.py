@@ -34,7 +34,9 @@ from xai_tf._threads import one_thread
 from xai_tf.crate import _common, mixture, rate
 from xai_tf.crate.ista import sparsity
 from xai_tf.crate.model import KINDS, Classifier
-from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
+from xai_tf.training import TrainOptions, checked_options, fit, minibatches
+
+OPTIONS = TrainOptions(steps=300, lr=3e-3, batch_size=64)  # train's defaults
 
 
 #: The task and the models of the lesson: small enough to train both in seconds on one CPU thread.
@@ -72,17 +74,16 @@ def subspace_task(
     return torch.stack(Ys).float(), classes, torch.stack(ks)
 
 
-def train(
-    kind: str, steps: int = 300, n_train: int = 2048, batch: int = 64, lr: float = 3e-3, seed: int = 0
-) -> tuple[Classifier, list[float]]:
+def train(kind: str, n_train: int = 2048, options: TrainOptions = OPTIONS) -> tuple[Classifier, list[float]]:
     """A classifier of ``kind`` ("crate" or "standard") trained on the SETUP task by Adam
-    (``tasks.train.fit``, options checked by ``TrainOptions``) on minibatches of ``batch`` sequences
-    drawn by ``tasks.train.minibatches`` (seed + 1), on one thread; returns it and its losses."""
+    (``xai_tf.training.fit``; ``OPTIONS`` by default) on minibatches of ``options.batch_size``
+    sequences drawn by ``xai_tf.training.minibatches`` (seed + 1), on one thread; returns it and its
+    losses."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     n_train = _checks.integer("n_train", n_train, 1, MAX_SEQUENCES)
-    batch = _checks.integer("batch", batch, 1, MAX_BATCH)
-    opts = TrainOptions(steps, lr, batch, seed)
+    opts = checked_options(options)
+    seed = opts.seed
     s = SETUP
     U = mixture.random_bases(s["d"], s["K"], s["r"], seed=13)
     Y, c, _ = subspace_task(U, n_train, s["T"], s["p"], s["sigma"], seed=seed)
@@ -95,7 +96,7 @@ def train(
         return F.cross_entropy(model(Y[idx]), c[idx])
 
     with one_thread():
-        history = fit(model.parameters(), loss, opts.steps, opts.lr)
+        history = fit(model.parameters(), loss, opts)
     return model.eval(), history
 
 

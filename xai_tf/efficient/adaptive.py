@@ -21,7 +21,9 @@ from torch import Tensor, nn
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.attention import entmax, sparsemax
-from xai_tf.tasks.train import TrainOptions, fit
+from xai_tf.training import TrainOptions, fit, fixed_batch_size
+
+OPTIONS = TrainOptions(steps=200, lr=0.05, batch_size=64)  # train_alpha_heads' defaults
 
 
 def _alpha(alpha: object) -> Tensor:
@@ -124,11 +126,10 @@ class AlphaHeads(nn.Module):
         return (self.weights(s) * v[:, None]).sum(-1)
 
 
-def train_alpha_heads(
-    steps: int = 200, batch: int = 64, lr: float = 0.05, seed: int = 0
-) -> tuple[AlphaHeads, list[float]]:
-    """Fit ``AlphaHeads`` to ``alpha_task`` by mean squared error (fresh seeded batches each step)."""
-    options, batch = TrainOptions(steps, lr, seed=seed), _checks.integer("batch", batch, 1, 100_000)
+def train_alpha_heads(options: TrainOptions = OPTIONS) -> tuple[AlphaHeads, list[float]]:
+    """Fit ``AlphaHeads`` to ``alpha_task`` by mean squared error (fresh seeded batches of
+    ``options.batch_size`` each step, Adam; ``OPTIONS`` by default)."""
+    batch, seed = fixed_batch_size(options), options.seed
     with seeds.seeded(seed):
         model = AlphaHeads(len(TARGETS))
 
@@ -137,4 +138,4 @@ def train_alpha_heads(
         return ((model(s, v) - y) ** 2).mean()
 
     with one_thread():
-        return model, fit(model.parameters(), loss, options.steps, options.lr)
+        return model, fit(model.parameters(), loss, options)

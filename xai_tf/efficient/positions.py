@@ -23,8 +23,9 @@ from torch import Tensor, nn
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.tasks.offsets import IGNORE, offset_batch
-from xai_tf.tasks.train import TrainOptions, fit
+from xai_tf.training import TrainOptions, fit, fixed_batch_size
 
+OPTIONS = TrainOptions(steps=300, lr=0.01, batch_size=64)  # train_offset_model's defaults
 MAX_T = 64  # the absolute model's table of positions has T_max = 64 rows; longer runs only cost
 
 
@@ -79,10 +80,11 @@ def _task(name: str, T: object, offset: object, T_max: int = MAX_T) -> tuple[int
 
 
 def train_offset_model(
-    positions: str, T: int = 16, steps: int = 300, offset: int = 3, seed: int = 0, lr: float = 0.01
+    positions: str, T: int = 16, offset: int = 3, options: TrainOptions = OPTIONS
 ) -> tuple[OffsetModel, list[float]]:
-    """Train an ``OffsetModel`` on fresh seeded batches of 64 sequences of length T, cross-entropy."""
-    options = TrainOptions(steps, lr, seed=seed)
+    """Train an ``OffsetModel`` on fresh seeded batches of ``options.batch_size`` sequences of length
+    T, cross-entropy, Adam (``OPTIONS`` by default: 64 sequences)."""
+    batch, seed = fixed_batch_size(options), options.seed
     if positions not in ("absolute", "relative"):
         raise ValueError(f"positions must be 'absolute' or 'relative', got {positions!r}")
     T, offset = _task("T", T, offset)
@@ -90,11 +92,11 @@ def train_offset_model(
         model = OffsetModel(positions)
 
     def loss(k: int) -> Tensor:
-        x, y = offset_batch(64, T, offset, seed=seed * 100_003 + k)
+        x, y = offset_batch(batch, T, offset, seed=seed * 100_003 + k)
         return F.cross_entropy(model(x).flatten(0, 1), y.flatten(), ignore_index=IGNORE)
 
     with one_thread():
-        return model, fit(model.parameters(), loss, options.steps, options.lr)
+        return model, fit(model.parameters(), loss, options)
 
 
 @torch.no_grad()

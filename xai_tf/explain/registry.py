@@ -40,48 +40,20 @@ too): ``ATTRIBUTIONS`` here (lesson 06: every "causal" method by label), ``impor
 from __future__ import annotations
 
 import importlib
-import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from torch import Tensor, nn
+from torch import nn
 
+from xai_tf.explain.method import KINDS, READS, Explanation, Method
 from xai_tf.explain.wordlevel import AGGREGATIONS, FLOW_MAX_TOKENS, Aggregate
 from xai_tf.models.architecture import Architecture
 from xai_tf.models.loaded import LoadedModel, as_model
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.sentiment import SequenceClassifier
 
-
-@dataclass
-class Explanation:
-    """``scores`` [T], one per token; for IG its completeness ``delta`` and ``n_steps`` m (NaN and
-    0 for a method without completeness); ``note`` says what the scores satisfy."""
-
-    scores: Tensor
-    delta: float = math.nan
-    n_steps: int = 0
-    note: str = ""
-
-
-#: A method: ``(model, inputs, target, **options) → Explanation``, every declared option passed.
-Method = Callable[..., Explanation]
-
-#: The model kinds a method may accept, and what ``target`` means for each.
-KINDS: dict[str, str] = {
-    "causal": "a causal language model (load_model): target is the next token whose logit is explained",
-    "attention": "an attention classifier (tasks.recurrent): target is a class (default 1), |scores|",
-    "sequence": "a transformer classifier (tasks.sentiment): target is a class (default predicted), |scores|",
-    "encoder": "an encoder (load_model('minilm')): no target, what moves the mean-pooled sentence embedding",
-}
-#: What a method reads of the model: only "forward" is model-agnostic.
-READS: dict[str, str] = {
-    "forward": "forward passes only (model-agnostic)",
-    "gradients": "gradients with respect to the input (model-specific)",
-    "activations": "internal activations such as attention weights (model-specific)",
-}
 #: The modules that register methods; ``explain`` and ``table`` import them all.
 PROVIDERS = (
     "xai_tf.explain.causal",

@@ -1,5 +1,5 @@
-"""The checks every trainer of lesson 08 runs before the first step (issue 31): its options through
-``tasks.train.TrainOptions`` (steps 1..100 000, a seed ≥ 0) and its data through
+"""The checks every trainer of lesson 08 runs before the first step (issue 31): its options (a
+``xai_tf.training.TrainOptions``, checked when made) and its data through
 ``tasks.words.check_examples`` (a non-empty list of Examples, word ids of the model's
 vocabulary, labels 0/1), so a bad argument is named before any model is built. The models
 themselves are trained by ``tasks.recurrent.train_attention_classifier`` (one Adam loop, seeded
@@ -7,16 +7,11 @@ minibatches)."""
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 
 from xai_tf import _checks
-from xai_tf.tasks.recurrent import train_attention_classifier
-from xai_tf.tasks.train import TrainOptions
 from xai_tf.tasks.words import Example, check_examples
-
-#: The learning rate of ``train_attention_classifier``, which every model of lesson 08 trains with.
-TRAINER_LR = inspect.signature(train_attention_classifier).parameters["lr"].default
+from xai_tf.training import checked_options
 
 
 def penalty_weights(lams: object) -> list[float]:
@@ -28,8 +23,8 @@ def penalty_weights(lams: object) -> list[float]:
     return [_checks.at_least("lams", lam, 0.0) for lam in lams]
 
 
-def checked(steps: int, seed: int, vocab_size: int, **data: Sequence[Example]) -> list[list[Example]]:
-    """``TrainOptions(steps, TRAINER_LR, seed=seed)`` checked, then each data set (by its keyword's
-    name) checked against ``vocab_size`` with labels 0/1; the data sets are returned in order."""
-    TrainOptions(steps, TRAINER_LR, seed=seed)
+def checked(options: object, vocab_size: int, **data: Sequence[Example]) -> list[list[Example]]:
+    """``options`` checked to be a ``TrainOptions``, then each data set (by its keyword's name)
+    checked against ``vocab_size`` with labels 0/1; the data sets are returned in order."""
+    checked_options(options)
     return [check_examples(name, examples, vocab_size) for name, examples in data.items()]

@@ -45,8 +45,16 @@ from xai_tf import _checks
 from xai_tf.faithfulness._training import checked, penalty_weights
 from xai_tf.faithfulness.divergence import jsd, kl, tvd
 from xai_tf.faithfulness.importance import vocabulary_size
-from xai_tf.tasks.recurrent import AttentionClassifier, Batch, Loss, predict, train_attention_classifier
+from xai_tf.tasks.recurrent import (
+    OPTIONS,
+    AttentionClassifier,
+    Batch,
+    Loss,
+    predict,
+    train_attention_classifier,
+)
 from xai_tf.tasks.words import Example, check_examples
+from xai_tf.training import TrainOptions
 
 
 def seed_jsd(models: Sequence[AttentionClassifier], data: Sequence[Example]) -> np.ndarray:
@@ -64,6 +72,7 @@ def seed_jsd(models: Sequence[AttentionClassifier], data: Sequence[Example]) -> 
 
 
 KL_DIRECTIONS = ("adv||base", "base||adv")
+ADVERSARY = OPTIONS.replace(seed=1)  # the adversaries' options: the classifier's, another seed
 
 
 def consistent_loss(
@@ -91,20 +100,18 @@ def consistent_adversary(
     base: AttentionClassifier,
     train: Sequence[Example],
     lam: float,
-    steps: int = 150,
-    seed: int = 1,
+    options: TrainOptions = ADVERSARY,
     kl_direction: str = "adv||base",
 ) -> AttentionClassifier:
     """One model-consistent adversary of ``base`` trained with ``consistent_loss`` (same architecture);
     its options and data are checked before it trains."""
-    (train,) = checked(steps, seed, vocabulary_size(base), train=train)
+    (train,) = checked(options, vocabulary_size(base), train=train)
     return train_attention_classifier(
         train,
         base.config.vocab_size,
         base.config.encoder,
         loss=consistent_loss(base, train, lam, kl_direction),
-        steps=steps,
-        seed=seed,
+        options=options,
         device=base.wte.weight.device,
     )
 
@@ -114,17 +121,16 @@ def consistent_adversaries(
     train: Sequence[Example],
     test: Sequence[Example],
     lams: Sequence[float] = (0.0, 0.01, 0.1),
-    steps: int = 150,
-    seed: int = 1,
+    options: TrainOptions = ADVERSARY,
     kl_direction: str = "adv||base",
 ) -> list[tuple[float, float, float]]:
     """Per λ: ``(λ, mean TVD(ŷ_adv, ŷ_base), mean JSD(α_base, α_adv))`` on ``test``."""
     lams = penalty_weights(lams)
-    train, test = checked(steps, seed, vocabulary_size(base), train=train, test=test)
+    train, test = checked(options, vocabulary_size(base), train=train, test=test)
     p_base, a_base = predict(base, test)
     out = []
     for lam in lams:
-        adv = consistent_adversary(base, train, lam, steps, seed, kl_direction)
+        adv = consistent_adversary(base, train, lam, options, kl_direction)
         p_adv, a_adv = predict(adv, test)
         out.append((float(lam), float(tvd(p_adv, p_base).mean()), float(jsd(a_adv, a_base).mean())))
     return out

@@ -22,6 +22,7 @@ from xai_tf._threads import one_thread
 from xai_tf.faithfulness._training import checked, penalty_weights
 from xai_tf.faithfulness.importance import IMPORTANCES, importances, in_dtype, vocabulary_size
 from xai_tf.tasks.recurrent import (
+    OPTIONS,
     AttentionClassifier,
     Batch,
     Loss,
@@ -30,6 +31,7 @@ from xai_tf.tasks.recurrent import (
     train_attention_classifier,
 )
 from xai_tf.tasks.words import Example, check_examples
+from xai_tf.training import TrainOptions
 
 
 def deceive_penalty(alpha: Tensor, m: Tensor) -> Tensor:
@@ -102,20 +104,19 @@ def deceive_table(
     vocab_size: int,
     lams: Sequence[float] = (0.0, 1.0, 10.0),
     encoder: str = "bilstm",
-    steps: int = 150,
-    seed: int = 0,
+    training: TrainOptions = OPTIONS,
     options: dict | None = None,
 ) -> list[DeceiveRow]:
-    """Train one model per λ with ``deceive_loss`` and measure it on ``test`` (importances with
-    ``importance.IMPORTANCES``' keywords ``options``). The options and both data sets are checked
-    before the first model trains."""
+    """Train one model per λ with ``deceive_loss`` (``train_attention_classifier`` with ``training``)
+    and measure it on ``test`` (importances with ``importance.IMPORTANCES``' keywords ``options``).
+    The options and both data sets are checked before the first model trains."""
     lams = penalty_weights(lams)
-    train, test = checked(steps, seed, vocab_size, train=train, test=test)
+    train, test = checked(training, vocab_size, train=train, test=test)
     IMPORTANCES.settings(**(options or {}))
     rows = []
     for lam in lams:
         model = train_attention_classifier(
-            train, vocab_size, encoder, loss=deceive_loss(lam), steps=steps, seed=seed
+            train, vocab_size, encoder, loss=deceive_loss(lam), options=training
         )
         attention, loo, gradient = mass_on_cues(model, test, options)
         rows.append(DeceiveRow(float(lam), accuracy(model, test), attention, loo, gradient))

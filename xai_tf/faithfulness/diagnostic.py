@@ -19,8 +19,9 @@ from torch import Tensor
 
 from xai_tf.faithfulness._training import checked
 from xai_tf.faithfulness.importance import vocabulary_size
-from xai_tf.tasks.recurrent import AttentionClassifier, Guide, accuracy, train_attention_classifier
+from xai_tf.tasks.recurrent import OPTIONS, AttentionClassifier, Guide, accuracy, train_attention_classifier
 from xai_tf.tasks.words import Example
+from xai_tf.training import TrainOptions
 
 #: The attentions W&P's table 3 compares, in its order.
 GUIDES = ("uniform", "trained MLP", "base", "adversary")
@@ -38,7 +39,10 @@ def frozen_guide(model: AttentionClassifier) -> Guide:
 
 
 def guided_mlp(
-    train: Sequence[Example], vocab_size: int, guide: AttentionClassifier, steps: int = 150, seed: int = 0
+    train: Sequence[Example],
+    vocab_size: int,
+    guide: AttentionClassifier,
+    options: TrainOptions = OPTIONS,
 ) -> AttentionClassifier:
     """A per-word MLP trained with ``guide``'s attention frozen in place of its own (``guide`` must
     read the same vocabulary)."""
@@ -47,8 +51,8 @@ def guided_mlp(
         raise ValueError(
             f"guide reads {vocabulary_size(guide)} words, vocab_size is {vocab_size}: one vocabulary"
         )
-    (train,) = checked(steps, seed, vocab_size, train=train)
-    return train_attention_classifier(train, vocab_size, "none", steps=steps, seed=seed, guide=guide_fn)
+    (train,) = checked(options, vocab_size, train=train)
+    return train_attention_classifier(train, vocab_size, "none", options=options, guide=guide_fn)
 
 
 def mlp_diagnostic(
@@ -56,8 +60,7 @@ def mlp_diagnostic(
     adversary: AttentionClassifier,
     train: Sequence[Example],
     test: Sequence[Example],
-    steps: int = 150,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
 ) -> dict[str, float]:
     """Test accuracy ``{guide: accuracy}`` of the per-word MLP with each of ``GUIDES``: uniform α,
     its own trained α, ``base``'s α frozen, ``adversary``'s α frozen."""
@@ -66,11 +69,11 @@ def mlp_diagnostic(
         raise ValueError(
             f"base and adversary must share a vocabulary, got {size} and {adversary.config.vocab_size}"
         )
-    train, test = checked(steps, seed, size, train=train, test=test)
+    train, test = checked(options, size, train=train, test=test)
     models = {
-        "uniform": train_attention_classifier(train, size, "none", "uniform", steps=steps, seed=seed),
-        "trained MLP": train_attention_classifier(train, size, "none", steps=steps, seed=seed),
-        "base": guided_mlp(train, size, base, steps, seed),
-        "adversary": guided_mlp(train, size, adversary, steps, seed),
+        "uniform": train_attention_classifier(train, size, "none", "uniform", options=options),
+        "trained MLP": train_attention_classifier(train, size, "none", options=options),
+        "base": guided_mlp(train, size, base, options),
+        "adversary": guided_mlp(train, size, adversary, options),
     }
     return {name: accuracy(model, test) for name, model in models.items()}

@@ -23,9 +23,16 @@ from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.conicity import conicity, recurrent_conicity
 from xai_tf.faithfulness.correlation import correlation_study
-from xai_tf.tasks.recurrent import AttentionClassifier, RecurrentConfig, accuracy, batch, checked_data
-from xai_tf.tasks.train import TrainOptions, fit, minibatches
+from xai_tf.tasks.recurrent import (
+    OPTIONS,
+    AttentionClassifier,
+    RecurrentConfig,
+    accuracy,
+    batch,
+    checked_data,
+)
 from xai_tf.tasks.words import Example, check_examples
+from xai_tf.training import TrainOptions, checked_options, fit, minibatches
 
 PENALTIES = ("diversity", "tying")
 #: The pairs of importances whose Kendall τ ``describe`` reports (lesson 08's τ).
@@ -52,20 +59,18 @@ def train_regularised(
     penalty: str,
     lam: float,
     sign: int = 1,
-    steps: int = 150,
-    batch_size: int = 32,
-    lr: float = 0.02,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
 ) -> AttentionClassifier:
     """Lesson 08's BiLSTM classifier (d_e = 32, d_h = 16) trained on NLL + sign · λ · penalty, as
-    ``train_attention_classifier`` does (same seeds and batches). ``sign = −1`` is the slide's version."""
+    ``train_attention_classifier`` does (same options, seeds and batches). ``sign = −1`` is the
+    slide's version."""
     if penalty not in PENALTIES:
         raise ValueError(f"penalty must be one of {PENALTIES}, got {penalty!r}")
     lam = _checks.real("lam", lam, 0.0, float("inf"), open_hi=True)
     if sign not in (1, -1):
         raise ValueError(f"sign must be 1 or -1, got {sign!r}")
     data = check_examples("data", data, vocab_size)
-    options = TrainOptions(steps, lr, batch_size, seed)
+    options = checked_options(options)
     with seeds.seeded(options.seed):
         model = AttentionClassifier(RecurrentConfig(vocab_size, d_e=32, d_h=16))
     draw = minibatches(len(data), options.batch_size, options.seed)
@@ -80,7 +85,7 @@ def train_regularised(
         return nn.functional.cross_entropy(scores, b.labels) + sign * lam * extra.mean()
 
     with one_thread():
-        fit(model.parameters(), step_loss, options.steps, options.lr)
+        fit(model.parameters(), step_loss, options)
     return model.eval()
 
 

@@ -4,7 +4,7 @@
 
     model.kind                         "causal" (predicts the next token) or "encoder" (reads it all)
     model.sizes                        Sizes(n_layer=L, n_head=H, d_model=d_e, n_ctx=T_max, vocab_size=D,
-                                             n_kv_head=H_kv)
+                                             n_kv_head=H_kv, d_head=d_h, d_mlp=…, gated=…)
     model.hook_points                  {hook name: "[shape] what it is"}, one activation per layer each
     model.check_input_ids(ids)         ids as a validated ``[batch, T]`` long tensor on the model's device
     model(ids, hooks=…)                the output: logits ``[batch, T, D]`` (causal), last states (encoder)
@@ -38,9 +38,11 @@ from xai_tf.models.kv_cache import KVCache
 
 @dataclass(frozen=True)
 class Sizes:
-    """The shape of a transformer: L layers of H heads, width d_e, context T_max, vocabulary D, and
+    """The shape of a transformer: L layers of H heads, width d_e, context T_max, vocabulary D,
     H_kv = ``n_kv_head`` key/value heads (H for multi-head attention; fewer, each shared by H / H_kv
-    query heads, for grouped-query attention)."""
+    query heads, for grouped-query attention), head size d_h = ``d_head`` (d_e / H in GPT-2 and BERT),
+    and an MLP of hidden width ``d_mlp`` that is ``gated`` (SwiGLU: W_down (SiLU(W_gate u) ⊙ W_up u),
+    three matrices) or not (W_out GELU(W_in u), two)."""
 
     n_layer: int
     n_head: int
@@ -48,6 +50,19 @@ class Sizes:
     n_ctx: int
     vocab_size: int
     n_kv_head: int
+    d_head: int
+    d_mlp: int
+    gated: bool
+
+    @property
+    def block_weights(self) -> int:
+        """The weights one block multiplies each token by (biases and norms left out):
+
+            d_e H d_h (W_Q) + 2 d_e H_kv d_h (W_K, W_V) + H d_h d_e (W_O) + (3 if gated else 2) d_e d_mlp
+
+        which is GPT-2's 12 d_e² (d_h H = d_e, d_mlp = 4 d_e)."""
+        d, attention = self.d_model, (2 * self.n_head + 2 * self.n_kv_head) * self.d_head
+        return d * attention + (3 if self.gated else 2) * d * self.d_mlp
 
 
 @runtime_checkable

@@ -68,6 +68,9 @@ class BertEncoder(nn.Module):
             c.max_position_embeddings,
             c.vocab_size,
             c.num_attention_heads,
+            c.hidden_size // c.num_attention_heads,
+            c.intermediate_size,
+            gated=False,
         )
 
     def check_input_ids(self, input_ids: Tensor | Sequence[int]) -> Tensor:

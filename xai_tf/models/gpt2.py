@@ -32,7 +32,6 @@ over the whole text, at a cost per step that grows with T instead of T².
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -42,6 +41,7 @@ from torch import Tensor, nn
 
 from xai_tf import _checks
 from xai_tf.models import gpt2_reads
+from xai_tf.models._gpt2_init import init_weights
 from xai_tf.models.architecture import HeadWeights, Sizes, check_embeddings, check_token_ids
 from xai_tf.models.gpt2_config import CONFIGS, GPT2Config
 from xai_tf.models.hooks import ActivationCache, Hooks, Tap
@@ -151,7 +151,7 @@ class GPT2(nn.Module):
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         if not config.tie_word_embeddings:
             self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
-        _init_weights(self)
+        init_weights(self)
 
     @property
     def unembedding(self) -> Tensor:
@@ -291,18 +291,3 @@ class GPT2(nn.Module):
         except RuntimeError as err:
             raise ValueError(f"the weights do not fit a GPT-2 with {config}: {err}") from err
         return model.eval()
-
-
-def _init_weights(model: GPT2) -> None:
-    """GPT-2's initialisation (Radford et al., 2019, §2.3): N(0, 0.02) weights and zero biases, except
-    the residual projections (``c_proj`` of attention and MLP, the 2L layers that write into the
-    residual stream), drawn from N(0, 0.02/√(2L)) so that the stream's variance does not grow with
-    depth."""
-    for name, module in model.named_modules():
-        if isinstance(module, (nn.Linear, nn.Embedding)):
-            residual = name.endswith("c_proj")
-            nn.init.normal_(
-                module.weight, std=0.02 / math.sqrt(2 * model.config.n_layer) if residual else 0.02
-            )
-        if isinstance(module, nn.Linear) and module.bias is not None:
-            nn.init.zeros_(module.bias)

@@ -60,8 +60,10 @@ class GPT2Config:
 
     @property
     def sizes(self) -> Sizes:
-        """L, H, d_e, T_max, D (and H_kv = H: every GPT-2 head has its own keys and values)."""
-        return Sizes(self.n_layer, self.n_head, self.n_embd, self.n_ctx, self.vocab_size, self.n_head)
+        """L, H, d_e, T_max, D (and H_kv = H: every GPT-2 head has its own keys and values; d_h = d_e / H;
+        an ungated MLP of width 4 d_e)."""
+        d, H = self.n_embd, self.n_head
+        return Sizes(self.n_layer, H, d, self.n_ctx, self.vocab_size, H, d // H, 4 * d, gated=False)
 
     def attn_scale(self, layer: int) -> float:
         """s_l, the factor of layer ``layer``'s (from 0) scores Q Kᵀ: 1/√d_h for GPT-2, as Hugging

@@ -43,6 +43,7 @@ from xai_tf.models.architecture import HeadWeights, Sizes, check_embeddings, che
 from xai_tf.models.hooks import ActivationCache, Hooks, Tap
 from xai_tf.models.kv_cache import KVCache
 from xai_tf.models.llama_config import LlamaConfig
+from xai_tf.models.rope import rotary, rotation
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
@@ -77,32 +78,6 @@ class RMSNorm(nn.Module):
         u = x.to(torch.promote_types(x.dtype, torch.float32))
         u = u * torch.rsqrt(u.pow(2).mean(-1, keepdim=True) + self.eps)
         return self.weight * u.to(x.dtype)
-
-
-def rotary(x: Tensor, positions: Tensor, theta: float) -> Tensor:
-    """R_p x for ``x`` ``[batch, heads, T, d_h]`` at ``positions`` ``[T]``: dimensions c and c + d_h/2
-    turn by p θ^(−2c/d_h) (rotate-half layout). The angles are computed in float32, as Hugging Face does."""
-    d_h = x.size(-1)
-    if x.dim() < 2 or d_h % 2 or positions.shape != (x.size(-2),):
-        raise ValueError(
-            f"x must be [..., T, d_h] with d_h even and positions [T], got {tuple(x.shape)} and "
-            f"{tuple(positions.shape)}"
-        )
-    if not theta > 0:
-        raise ValueError(f"theta must be a positive base, got {theta}")
-    inv_freq = 1.0 / (theta ** (torch.arange(0, d_h, 2, dtype=torch.float, device=x.device) / d_h))
-    angles = positions.float()[:, None] * inv_freq  # (T, d_h/2)
-    angles = torch.cat([angles, angles], dim=-1)  # (T, d_h): pair c and c + d_h/2 share an angle
-    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-    x1, x2 = x.chunk(2, dim=-1)
-    return x * cos + torch.cat([-x2, x1], dim=-1) * sin
-
-
-def rotation(d_h: int, theta: float, offset: int, device: torch.device | None = None) -> Tensor:
-    """R_δ ``[d_h, d_h]`` for δ = ``offset``: rotary(q, i) · rotary(k, j) = q R_{i−j} · k, since
-    R_i R_jᵀ = R_{i−j} (row r of the identity, turned by the angles of position δ, is row r of R_δ)."""
-    eye = torch.eye(d_h, device=device)[None, None]  # d_h rows, each at position δ
-    return rotary(eye, torch.full((d_h,), offset, device=device), theta)[0, 0]
 
 
 class GroupedQueryAttention(nn.Module):
@@ -209,7 +184,9 @@ class Llama(nn.Module):
     @property
     def sizes(self) -> Sizes:
         c = self.config
-        return Sizes(c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.vocab_size, c.n_kv_head)
+        return Sizes(
+            c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.vocab_size, c.n_kv_head, c.d_head, c.d_mlp, gated=True
+        )
 
     def backward_bytes(self, T: int) -> int:
         """``LlamaConfig.backward_bytes``: one position's output back to the embeddings of T tokens."""

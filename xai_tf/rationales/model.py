@@ -31,10 +31,11 @@ from xai_tf.rationales import hardkuma, reinforce
 from xai_tf.rationales.penalty import check_lambdas, omega
 from xai_tf.rationales.sparsity import Lagrangian
 from xai_tf.tasks.recurrent import Batch, batch
-from xai_tf.tasks.train import TrainOptions, fit, minibatches
 from xai_tf.tasks.words import Example, check_examples
+from xai_tf.training import TrainOptions, checked_options, fit, minibatches
 
 ESTIMATORS = ("reinforce", "hardkuma", "sparsemax")
+OPTIONS = TrainOptions(steps=300, lr=0.01, batch_size=32)  # train_rationalizer's defaults
 MAX_D = 1024  # the width of a lesson's toy generator: 16 in the lesson, 1024 already slow on a CPU
 MAX_SAMPLES = 10_000  # draws of z for gradient_variance: one backward pass each
 
@@ -147,23 +148,21 @@ def train_rationalizer(
     estimator: str,
     lam1: float = 0.02,
     lam2: float = 0.01,
-    steps: int = 300,
-    batch_size: int = 32,
-    lr: float = 0.01,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
     selection: float | None = None,
 ) -> Rationalizer:
     """Train generator and predictor together by ``fit`` (Adam) on seeded minibatches
-    (``tasks.train.minibatches``), one thread. ``data``: labelled sentences (labels 0 and 1) of the
-    model's vocabulary (ids < ``vocab_size``). ``selection`` = ξ ∈ (0, 1) (HardKuma only): aim at that
-    share of selected words by controlled sparsity (``sparsity``; λ₁ is then unused)."""
-    options = TrainOptions(steps, lr, batch_size, seed)
+    (``xai_tf.training.minibatches``; ``OPTIONS`` by default), one thread. ``data``: labelled
+    sentences (labels 0 and 1) of the model's vocabulary (ids < ``vocab_size``). ``selection`` =
+    ξ ∈ (0, 1) (HardKuma only): aim at that share of selected words by controlled sparsity
+    (``sparsity``; λ₁ is then unused)."""
+    seed = checked_options(options).seed
     data = check_examples("data", data, vocab_size)
     with seeds.seeded(seed):
         model = Rationalizer(vocab_size, estimator, lam1, lam2, selection=selection)
     draw, noise = minibatches(len(data), options.batch_size, seed), seeds.generator(seed + 1)
     with one_thread():
-        fit(model.parameters(), lambda k: _objective(model, batch(data, draw(k).tolist()), noise), steps, lr)
+        fit(model.parameters(), lambda k: _objective(model, batch(data, draw(k).tolist()), noise), options)
     return model.eval()
 
 

@@ -22,9 +22,11 @@ from xai_tf._threads import one_thread
 from xai_tf.models.loaded import LoadedModel, causal
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
 from xai_tf.sae.training import train_sae
-from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit
+from xai_tf.training import TrainOptions, fit, fixed_batch_size
 
 MAX_FEATURES = 10_000  # the lesson's toy has n = 20 features; n² weights beyond this only cost memory
+TOY = TrainOptions(steps=1500, lr=1e-2, batch_size=1024)  # train_toy's defaults
+TOY_SAE = TrainOptions(steps=800, lr=3e-3, batch_size=1024, seed=1)  # train_toy_sae's defaults
 
 
 def sparse_features(n: int, batch: int, S: float, generator: torch.Generator) -> Tensor:
@@ -39,16 +41,15 @@ def sparse_features(n: int, batch: int, S: float, generator: torch.Generator) ->
     return x * (torch.rand(batch, n, generator=generator) >= S)
 
 
-def train_toy(
-    n: int, m: int, S: float, r: float = 0.9, steps: int = 1500, batch: int = 1024, seed: int = 0
-) -> tuple[Tensor, Tensor]:
-    """``(W [m, n], b [n])`` of the toy model trained by Adam (lr 1e-2) on a fresh batch of
-    ``sparse_features`` each step (drawn, not sampled from a fixed set, so no minibatcher)."""
+def train_toy(n: int, m: int, S: float, r: float = 0.9, options: TrainOptions = TOY) -> tuple[Tensor, Tensor]:
+    """``(W [m, n], b [n])`` of the toy model trained by Adam (``TOY`` by default: lr 1e-2) on a fresh
+    batch of ``options.batch_size`` ``sparse_features`` each step (drawn, not sampled from a fixed
+    set, so no minibatcher)."""
     n = _checks.integer("n", n, 2, MAX_FEATURES)
     _checks.integer("m", m, 1, n - 1)
     _checks.real("r", r, 0, 1, open_lo=True)
     _checks.real("S", S, 0, 1, open_hi=True)
-    options = TrainOptions(steps, 1e-2, _checks.integer("batch", batch, 1, MAX_BATCH), seed)
+    batch, seed = fixed_batch_size(options), options.seed
     g = seeds.generator(seed)
     W = torch.nn.Parameter(torch.randn(m, n, generator=g) * (2 / (m + n)) ** 0.5)
     b = torch.nn.Parameter(torch.zeros(n))
@@ -60,26 +61,26 @@ def train_toy(
         return (importance * (x - x_hat) ** 2).sum(-1).mean()
 
     with one_thread():  # matrices this small only wait for a second thread
-        fit([W, b], loss, options.steps, options.lr)
+        fit([W, b], loss, options)
     return W.detach(), b.detach()
 
 
 def train_toy_sae(
-    W: Tensor, S: float, F: int, lam: float, steps: int = 800, batch: int = 1024, seed: int = 1
+    W: Tensor, S: float, F: int, lam: float, options: TrainOptions = TOY_SAE
 ) -> SparseAutoencoder:
-    """An SAE of width F trained (lr 3e-3) on the toy model's hidden vectors h = W x, fresh sparse x
-    each step."""
+    """An SAE of width F trained (``TOY_SAE`` by default: lr 3e-3) on the toy model's hidden vectors
+    h = W x, a fresh batch of ``options.batch_size`` sparse x each step."""
     W = _checks.real_tensor("W", W)
     if W.dim() != 2:
         raise ValueError(f"W must be the toy model's [m, n] matrix, got shape {tuple(W.shape)}")
     m, n = W.shape
     _checks.real("S", S, 0, 1, open_hi=True)
-    options = TrainOptions(steps, 3e-3, _checks.integer("batch", batch, 1, MAX_BATCH), seed)
+    batch = fixed_batch_size(options)
     config = SAEConfig(d=m, F=F, lam=lam)
-    g = seeds.generator(seed)
+    g = seeds.generator(options.seed)
     data = (sparse_features(n, batch, S, g) @ W.T for _ in iter(int, 1))
     with one_thread():
-        return train_sae(data, config, options.steps, options.lr, options.seed, progress=False)[0]
+        return train_sae(data, config, options, progress=False)[0]
 
 
 def represented_features(W: Tensor, threshold: float = 0.5) -> list[int]:

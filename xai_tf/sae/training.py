@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 from xai_tf import _checks
 from xai_tf.sae import metrics
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder
-from xai_tf.tasks.train import TrainOptions, fit
+from xai_tf.training import TrainOptions, checked_options, fit
 
 
 def lam_at(k: int, warmup: int, lam: float) -> float:
@@ -30,18 +30,18 @@ def lam_at(k: int, warmup: int, lam: float) -> float:
 def train_sae(
     batches: Iterable[Tensor],
     config: SAEConfig,
-    steps: int,
-    lr: float = 1e-3,
-    seed: int = 0,
+    options: TrainOptions,
     warmup: int | None = None,
     progress: bool = True,
 ) -> tuple[SparseAutoencoder, dict[str, list[float]]]:
-    """An SAE of ``config``'s d, F, λ trained for ``steps`` steps on ``batches`` (each ``[n, d]``),
-    λ warmed up over ``warmup`` steps (default: the first 5%); returns it with the history
-    {"loss", "L0", "FVU"} of every step. Each batch is converted once to the SAE's float32."""
+    """An SAE of ``config``'s d, F, λ trained for ``options.steps`` steps of Adam at ``options.lr``
+    (initialised from ``options.seed``) on ``batches`` (each ``[n, d]``: the batches set the batch
+    size, ``options.batch_size`` is unused), λ warmed up over ``warmup`` steps (default: the first
+    5%); returns it with the history {"loss", "L0", "FVU"} of every step. Each batch is converted
+    once to the SAE's float32."""
     if not isinstance(config, SAEConfig):
         raise TypeError(f"config must be an SAEConfig, got {type(config).__name__}")
-    options = TrainOptions(steps, lr, seed=seed)
+    steps, seed = checked_options(options).steps, options.seed
     warmup = max(1, steps // 20) if warmup is None else _checks.integer("warmup", warmup, 1)
     if isinstance(batches, Tensor) or not isinstance(batches, Iterable):
         raise TypeError(f"batches must be an iterable of tensors [n, d], got {type(batches).__name__}")
@@ -59,7 +59,7 @@ def train_sae(
         bar.set_postfix(L0=f"{history['L0'][-1]:.1f}", FVU=f"{history['FVU'][-1]:.3f}")
         return value
 
-    history["loss"] = fit(sae.parameters(), loss, options.steps, options.lr)
+    history["loss"] = fit(sae.parameters(), loss, options)
     bar.close()
     return sae.eval().requires_grad_(False), history
 

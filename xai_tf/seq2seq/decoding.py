@@ -26,7 +26,11 @@ BOS_ID, EOS_ID = 1, 2
 StepFn = Callable[[Tensor, Tensor], tuple[Tensor, Tensor]]
 
 
-def _encode(model: Seq2Seq, corpus: data.Corpus, sources: Sequence[Sequence[str]]) -> tuple[Tensor, Tensor]:
+def encode_sources(
+    model: Seq2Seq, corpus: data.Corpus, sources: Sequence[Sequence[str]]
+) -> tuple[Tensor, Tensor]:
+    """``(ids [batch, |x|], mask)``: ``sources`` (sentences, each a list of source words) as padded ids
+    of ``corpus``'s source vocabulary on ``model``'s device, and mask = ids ≠ 0 (the padding)."""
     if not isinstance(model, Seq2Seq):
         raise TypeError(f"model must be a Seq2Seq, got {type(model).__name__}")
     if not isinstance(corpus, data.Corpus):
@@ -52,7 +56,7 @@ def greedy(
     """Greedy translations of ``sources`` (lists of words) and, per sentence, its attention α [|y|+1, S]
     (the last row is <eos>'s; None without attention)."""
     max_length = _checks.integer("max_length", max_length, 1, 500)
-    source, mask = _encode(model, corpus, sources)
+    source, mask = encode_sources(model, corpus, sources)
     h, s, keys, c = model.encode(source, mask)
     y = torch.full((len(sources),), BOS_ID, dtype=torch.long, device=source.device)
     out, alphas = [], []
@@ -132,7 +136,7 @@ def beam_translate(
     max_length: int = 80,
 ) -> list[str]:
     """The beam-search translation of one source sentence (a list of words)."""
-    ids, mask = _encode(model, corpus, [source])
+    ids, mask = encode_sources(model, corpus, [source])
     h, s0, keys, c = model.encode(ids, mask)
 
     def step(tokens: Tensor, s: Tensor) -> tuple[Tensor, Tensor]:
@@ -171,7 +175,7 @@ def position_accuracy(
 def log_prob(model: Seq2Seq, corpus: data.Corpus, source: Sequence[str], target: Sequence[str]) -> float:
     """log p(y | x) = Σ_i log p(y_i | y_<i, x) of the ``target`` words followed by <eos>, given ``source``
     (an empty ``target`` is the translation that stops at once)."""
-    ids, mask = _encode(model, corpus, [source])
+    ids, mask = encode_sources(model, corpus, [source])
     y = corpus.target_vocab.encode(target) if len(target) else []  # an empty translation is <eos> alone
     logits, _ = model(ids, mask, torch.tensor([[BOS_ID, *y]], device=ids.device))
     gold = torch.tensor([*y, EOS_ID], device=ids.device)[:, None]

@@ -14,14 +14,14 @@ from collections.abc import Sequence
 import torch
 
 from xai_tf.seq2seq import data, metrics
-from xai_tf.seq2seq.decoding import _device, _encode, _on, greedy
+from xai_tf.seq2seq.decoding import _device, _on, encode_sources, greedy
 from xai_tf.seq2seq.model import Seq2Seq
 
 
 @torch.no_grad()
 def forced_attention(model: Seq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]) -> list[torch.Tensor]:
     """α [|y|, |x|] per pair under teacher forcing on its reference (the <eos> row left out)."""
-    _encode(model, corpus, [p.source for p in pairs])
+    encode_sources(model, corpus, [p.source for p in pairs])
     if model.scorer is None:
         raise ValueError("this model has no attention (score=None): there is no α to read")
     b = _on(data.batch(list(pairs), corpus), _device(model))

@@ -18,7 +18,9 @@ import torch.nn.functional as F
 from xai_tf import seeds
 from xai_tf.seq2seq import data
 from xai_tf.seq2seq.model import Config, Seq2Seq
-from xai_tf.tasks.train import TrainOptions, fit, minibatches
+from xai_tf.training import TrainOptions, fit, fixed_batch_size, minibatches
+
+OPTIONS = TrainOptions(steps=600, lr=3e-3, batch_size=32)  # train's defaults
 
 
 @dataclass
@@ -47,23 +49,20 @@ def _loss(model: Seq2Seq, b: data.Batch) -> torch.Tensor:
 
 def train(
     score: str | None = "additive",
-    steps: int = 600,
-    batch_size: int = 32,
-    lr: float = 3e-3,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
     d_h: int = 32,
     snapshot_every: int = 0,
 ) -> Trained:
     """An encoder–decoder (``score`` None: without attention) trained on ``data.make_corpus(0)`` for
-    ``steps`` Adam steps of ``batch_size`` pairs; same arguments and offset → the same cached object."""
-    TrainOptions(steps, lr, batch_size, seed)
-    return _train(score, steps, batch_size, lr, seeds.effective(seed), d_h, snapshot_every)
+    ``options.steps`` Adam steps of ``options.batch_size`` pairs (``OPTIONS`` by default); same
+    arguments and offset → the same cached object."""
+    fixed_batch_size(options)
+    return _train(score, options.replace(seed=seeds.effective(options.seed)), d_h, snapshot_every)
 
 
 @cache
-def _train(
-    score: str | None, steps: int, batch_size: int, lr: float, seed: int, d_h: int, every: int
-) -> Trained:
+def _train(score: str | None, options: TrainOptions, d_h: int, every: int) -> Trained:
+    steps, batch_size, seed = options.steps, fixed_batch_size(options), options.seed
     corpus = data.make_corpus(0)
     c = Config(len(corpus.source_vocab), len(corpus.target_vocab), d_h=d_h, score=score)
     with torch.random.fork_rng(devices=[]):
@@ -78,7 +77,7 @@ def _train(
             trained.snapshots[k] = {n: p.detach().clone() for n, p in model.state_dict().items()}
         return _loss(model, data.batch(batches[int(draw(k)[0])], corpus))
 
-    trained.losses = fit(model.parameters(), step_loss, steps, lr)
+    trained.losses = fit(model.parameters(), step_loss, options)
     if every:
         trained.snapshots[steps] = {n: p.detach().clone() for n, p in model.state_dict().items()}
     model.eval()

@@ -23,7 +23,7 @@ from torch import Tensor
 from xai_tf import _checks
 from xai_tf.attention.maps import fusedmax, softmax, sparsemax
 from xai_tf.seq2seq import data
-from xai_tf.seq2seq.decoding import _encode
+from xai_tf.seq2seq.decoding import encode_sources
 from xai_tf.seq2seq.model import Seq2Seq
 
 Links = set[tuple[int, int]]
@@ -78,7 +78,7 @@ def gold_mass(alpha: Tensor, links: Links) -> Tensor:
 def forced_scores(model: Seq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]) -> list[Tensor]:
     """The scores e_ij = score(s_{i−1}, h_j) [|y|, |x|] of a lesson-16 model with attention under
     teacher forcing on each pair's reference (the <eos> row left out)."""
-    source, mask = _encode(model, corpus, [p.source for p in pairs])
+    source, mask = encode_sources(model, corpus, [p.source for p in pairs])
     if model.scorer is None:
         raise ValueError("this model has no attention (score=None): there are no scores to read")
     b = data.batch(list(pairs), corpus)

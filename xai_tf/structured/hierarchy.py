@@ -32,7 +32,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.tasks.train import TrainOptions, fit, minibatches
+from xai_tf.training import TrainOptions, checked_options, fit, minibatches
 
 N_SENTENCES, SENTENCE_LENGTH = 6, 5
 KEY = ("good", "service")
@@ -147,6 +147,7 @@ TRAIN, TEST = 3000, 1000
 #: Every draw of ``scripts/train_hierarchy.py`` and the fingerprint of the code that made them.
 METRICS = Path(str(files("xai_tf") / "data")) / "hierarchy.json"
 TRAINED_BY = ("xai_tf.structured.hierarchy",)
+OPTIONS = TrainOptions(steps=200, lr=0.01, batch_size=32)  # train's defaults
 
 
 def recorded() -> dict:
@@ -161,26 +162,26 @@ class Trained(NamedTuple):
     curve: dict[int, float]
 
 
-def train(
-    kind: str, seed: int = 0, steps: int = 200, batch_size: int = 32, lr: float = 0.01, every: int = 25
-) -> Trained:
+def train(kind: str, options: TrainOptions = OPTIONS, every: int = 25) -> Trained:
     """A ``kind`` model ("hierarchical" or "flat") trained by Adam on ``make_documents(TRAIN, 0)``
-    (seed shifted by ``XAI_TF_SEED_OFFSET``), its accuracy on ``make_documents(TEST, 1)`` measured
-    every ``every`` steps; cached per arguments and offset."""
+    with ``options`` (``OPTIONS`` by default; the seed shifted by ``XAI_TF_SEED_OFFSET``), its
+    accuracy on ``make_documents(TEST, 1)`` measured every ``every`` steps; cached per arguments and
+    offset."""
     if kind not in MODELS:
         raise ValueError(f"kind must be one of {', '.join(MODELS)}, got {kind!r}")
-    TrainOptions(steps, lr, batch_size, seed)
-    every = _checks.integer("every", every, 1, steps)
-    return _train(kind, seeds.effective(seed), steps, batch_size, lr, every)
+    seed = checked_options(options).seed
+    every = _checks.integer("every", every, 1, options.steps)
+    return _train(kind, options.replace(seed=seeds.effective(seed)), every)
 
 
 @cache
-def _train(kind: str, seed: int, steps: int, batch_size: int, lr: float, every: int) -> Trained:
+def _train(kind: str, options: TrainOptions, every: int) -> Trained:
     docs, test = make_documents(TRAIN, 0), make_documents(TEST, 1)
+    seed, steps = options.seed, options.steps
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = MODELS[kind]()
-    draw = minibatches(TRAIN, batch_size, seed)
+    draw = minibatches(TRAIN, options.batch_size, seed)
     curve: dict[int, float] = {}
 
     def loss(k: int) -> Tensor:
@@ -189,7 +190,7 @@ def _train(kind: str, seed: int, steps: int, batch_size: int, lr: float, every: 
         idx = draw(k)
         return F.cross_entropy(model(docs.ids[idx])[0], docs.labels[idx])
 
-    fit(model.parameters(), loss, steps, lr)
+    fit(model.parameters(), loss, options)
     curve[steps] = accuracy(model.eval(), test)
     return Trained(model, curve)
 

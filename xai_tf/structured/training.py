@@ -15,6 +15,7 @@ mean Σ_j α_ij (1 for softmax and sparsemax; free for sigmoid and the CRF).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -23,9 +24,16 @@ from xai_tf import _checks, seeds
 from xai_tf.seq2seq import data, decoding, metrics
 from xai_tf.seq2seq.model import Config
 from xai_tf.structured.decoder import StructuredSeq2Seq, same_length_batches
-from xai_tf.tasks.train import TrainOptions, fit, minibatches
+from xai_tf.training import TrainOptions, fit, fixed_batch_size, minibatches
 
-SETTINGS = {"steps": 800, "batch_size": 32, "lr": 0.005, "d_h": 32, "max_length": 12}
+OPTIONS = TrainOptions(steps=800, lr=0.005, batch_size=32)  # train's defaults, the shipped models'
+SETTINGS: dict[str, Any] = {  # what the shipped JSON records
+    "steps": OPTIONS.steps,
+    "batch_size": OPTIONS.batch_size,
+    "lr": OPTIONS.lr,
+    "d_h": 32,
+    "max_length": 12,
+}
 SUPPORT_EPS = 1e-3
 
 
@@ -47,18 +55,13 @@ def build(normalizer: str, corpus: data.Corpus, d_h: int = 32) -> StructuredSeq2
 
 
 def train(
-    normalizer: str,
-    seed: int = 0,
-    steps: int = 800,
-    batch_size: int = 32,
-    lr: float = 0.005,
-    d_h: int = 32,
-    max_length: int = 12,
+    normalizer: str, options: TrainOptions = OPTIONS, d_h: int = 32, max_length: int = 12
 ) -> tuple[StructuredSeq2Seq, list[float]]:
-    """A structured decoder trained on the pairs of ``data.make_corpus(0)``'s train split with at most
-    ``max_length`` source words (seed shifted by ``XAI_TF_SEED_OFFSET``); returns the model (eval mode)
-    and the loss of every step."""
-    TrainOptions(steps, lr, batch_size, seed)
+    """A structured decoder trained by Adam with ``options`` (``OPTIONS`` by default) on the pairs of
+    ``data.make_corpus(0)``'s train split with at most ``max_length`` source words, in batches of
+    ``options.batch_size`` pairs of one source length (seed shifted by ``XAI_TF_SEED_OFFSET``);
+    returns the model (eval mode) and the loss of every step."""
+    batch_size, seed = fixed_batch_size(options), options.seed
     corpus = data.make_corpus(0)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seeds.effective(seed))
@@ -71,7 +74,7 @@ def train(
         logits, _ = model(b.source, b.source_mask, b.target_in)
         return F.cross_entropy(logits.flatten(0, 1), b.target_out.flatten(), ignore_index=0)
 
-    losses = fit(model.parameters(), step_loss, steps, lr)
+    losses = fit(model.parameters(), step_loss, options)
     return model.eval(), losses
 
 

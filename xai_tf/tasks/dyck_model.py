@@ -25,9 +25,10 @@ from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
 from xai_tf.tasks.dyck import BRACKETS, MAX_BRACKETS, encode_dyck, next_close_targets, sample_dyck
-from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
+from xai_tf.training import TrainOptions, checked_options, fit, minibatches
 
 MAX_D, MAX_LAYERS, MAX_T = 4096, 16, 4096  # the lesson's model: d = 32, 2 layers, T_max = 48
+OPTIONS = TrainOptions(steps=1500, lr=3e-3, batch_size=128)  # train_dyck's defaults
 
 
 class DyckModel(nn.Module):
@@ -121,20 +122,18 @@ def stack_share(A: Tensor, top: Tensor) -> Tensor:
 
 
 def train_dyck(
-    seed: int = 0,
     uniform_first: bool = False,
     away: float = 0.0,
-    steps: int = 1500,
     N: int = 24,
     D: int = 4,
     n_train: int = 4000,
-    batch: int = 128,
-    lr: float = 3e-3,
+    options: TrainOptions = OPTIONS,
 ) -> tuple[DyckModel, list[float]]:
     """Train a ``DyckModel`` on ``n_train`` seeded strings of Dyck_{2,D} of length N: cross-entropy of
-    the next-closing class at every position (+ ``away`` · mean stack share, see the module)."""
+    the next-closing class at every position (+ ``away`` · mean stack share, see the module), Adam on
+    seeded minibatches (``OPTIONS`` by default)."""
     away = _checks.at_least("away", away, 0.0)
-    options = TrainOptions(steps, lr, _checks.integer("batch", batch, 1, MAX_BATCH), seed)
+    seed = checked_options(options).seed
     N = _checks.integer("N", N, 2, MAX_T)
     n_train = _checks.integer("n_train", n_train, 1, MAX_BRACKETS // N)
     strings = sample_dyck(n_train, N, 2, D, seed=seed)
@@ -149,7 +148,7 @@ def train_dyck(
         value = F.cross_entropy(logits.flatten(0, 1), c[i].flatten())
         return value + away * stack_share(A, top[i]).mean() if away else value
 
-    return model, fit(model.parameters(), loss, options.steps, options.lr)
+    return model, fit(model.parameters(), loss, options)
 
 
 @torch.no_grad()

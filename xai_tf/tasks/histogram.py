@@ -23,12 +23,13 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
+from xai_tf.training import TrainOptions, checked_options, fit, minibatches
 
 BLOCKS = ("semantic", "positional")
 MAX_L, MAX_T = 64, 1000  # the lesson's L = 10, T = 15; longer sequences only cost memory (L² per sequence)
 MAX_WIDTH = 4096  # the model's widths: the lesson's are 16..128
 MAX_TRAIN = 1_000_000  # 50 times the lesson's 20,000 training sequences
+OPTIONS = TrainOptions(steps=1500, lr=3e-3, batch_size=256)  # train_histogram's defaults
 
 
 def histogram_labels(x: Tensor) -> Tensor:
@@ -142,22 +143,19 @@ def off_block_share(model: HistogramModel, block: str) -> float:
 def train_histogram(
     start: str = "semantic",
     restrict: bool = False,
-    steps: int = 1500,
-    batch: int = 256,
-    lr: float = 3e-3,
+    options: TrainOptions = OPTIONS,
     n_train: int = 20_000,
-    seed: int = 0,
     init: HistogramModel | None = None,
 ) -> tuple[HistogramModel, list[float]]:
     """Train a ``HistogramModel`` by cross-entropy on ``n_train`` seeded sequences (L = 10, T = 15),
-    seeded minibatches of ``batch``, Adam. ``start`` picks the block W starts in (the other block is
-    0); ``restrict=True`` keeps it there. ``init`` continues from a trained model (its weights are
-    copied, the block restriction lifted unless ``restrict``)."""
+    seeded minibatches of ``options.batch_size``, Adam (``OPTIONS`` by default). ``start`` picks the
+    block W starts in (the other block is 0); ``restrict=True`` keeps it there. ``init`` continues
+    from a trained model (its weights are copied, the block restriction lifted unless ``restrict``)."""
     if start not in BLOCKS:
         raise ValueError(f"start must be 'semantic' or 'positional', got {start!r}")
     if not isinstance(restrict, bool):
         raise TypeError(f"restrict must be True or False, got {restrict!r}")
-    options = TrainOptions(steps, lr, _checks.integer("batch", batch, 1, MAX_BATCH), seed)
+    seed = checked_options(options).seed
     x, y = histogram_data(_checks.integer("n_train", n_train, 1, MAX_TRAIN), seed=seed)
     with seeds.seeded(seed):
         model = HistogramModel(block=start)
@@ -174,7 +172,7 @@ def train_histogram(
         logits, _ = model(x[i])
         return F.cross_entropy(logits.flatten(0, 1), y[i].flatten())
 
-    return model, fit(model.parameters(), loss, options.steps, options.lr)
+    return model, fit(model.parameters(), loss, options)
 
 
 def _check_init(init: object, model: HistogramModel) -> None:

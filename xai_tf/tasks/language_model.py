@@ -21,7 +21,9 @@ from xai_tf import seeds
 from xai_tf.models.gpt2 import GPT2
 from xai_tf.models.gpt2_config import GPT2Config
 from xai_tf.models.loaded import LoadedModel, causal
-from xai_tf.tasks.train import TrainOptions, fit
+from xai_tf.training import TrainOptions, checked_options, fit
+
+OPTIONS = TrainOptions(steps=100, lr=3e-3)  # train_from_scratch's defaults
 
 
 def next_token_loss(model: LoadedModel | GPT2, ids: Sequence[int] | Tensor) -> Tensor:
@@ -36,14 +38,15 @@ def next_token_loss(model: LoadedModel | GPT2, ids: Sequence[int] | Tensor) -> T
 
 
 def train_from_scratch(
-    ids: Sequence[int], config: GPT2Config, steps: int = 100, lr: float = 3e-3, seed: int = 0
+    ids: Sequence[int], config: GPT2Config, options: TrainOptions = OPTIONS
 ) -> tuple[GPT2, list[float]]:
     """A GPT-2 of ``config``, randomly initialised (seeded), trained by Adam on ``next_token_loss``
-    of ``ids`` (one text, the whole of it every step): ``(model, loss of every step)``."""
-    options = TrainOptions(steps, lr, seed=seed)
+    of ``ids`` (one text, the whole of it every step; ``OPTIONS`` by default): ``(model, loss of every
+    step)``."""
+    seed = checked_options(options).seed
     if any(not 0 <= int(i) < config.vocab_size for i in ids):
         raise ValueError(f"ids must lie in 0..{config.vocab_size - 1} (the config's vocabulary)")
     with seeds.seeded(seed):
         model = GPT2(config)
-    history = fit(model.parameters(), lambda _k: next_token_loss(model, ids), options.steps, options.lr)
+    history = fit(model.parameters(), lambda _k: next_token_loss(model, ids), options)
     return model.eval(), history

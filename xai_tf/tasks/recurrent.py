@@ -24,9 +24,10 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from xai_tf import _checks, seeds
 from xai_tf._threads import one_thread
-from xai_tf.tasks.train import MAX_BATCH, TrainOptions, fit, minibatches
 from xai_tf.tasks.words import Example, check_examples
+from xai_tf.training import TrainOptions, checked_options, fit, minibatches
 
+OPTIONS = TrainOptions(steps=150, lr=0.02, batch_size=32)  # train_attention_classifier's defaults
 ENCODERS = ("bilstm", "none")
 #: α ``[batch, T]`` for padded ids ``[batch, T]`` and lengths ``[batch]`` (or None): a frozen attention.
 Guide = Callable[[Tensor, Tensor | None], Tensor]
@@ -196,19 +197,16 @@ def train_attention_classifier(
     encoder: str = "bilstm",
     attention: str = "additive",
     loss: Loss = nll,
-    steps: int = 150,
-    batch_size: int = 32,
-    lr: float = 0.02,
-    seed: int = 0,
+    options: TrainOptions = OPTIONS,
     device: torch.device | str = "cpu",
     guide: Guide | None = None,
 ) -> AttentionClassifier:
-    """Train by Adam on seeded minibatches of ``batch_size`` (``xai_tf.tasks.train.minibatches``: all
-    of ``data`` each step when it holds no more) for ``steps`` steps on one thread
-    (``xai_tf.tasks.train.fit``), on ``device``. With a ``guide``, α is ``guide(ids, lengths)``,
-    computed without gradient (frozen), in training and after."""
+    """Train by Adam on seeded minibatches of ``options.batch_size`` (``xai_tf.training.minibatches``:
+    all of ``data`` each step when it holds no more, or None) for ``options.steps`` steps on one thread
+    (``xai_tf.training.fit``; ``OPTIONS`` by default), on ``device``. With a ``guide``, α is
+    ``guide(ids, lengths)``, computed without gradient (frozen), in training and after."""
     _checks.integer("vocab_size", vocab_size, 2)
-    options = TrainOptions(steps, lr, _checks.integer("batch_size", batch_size, 1, MAX_BATCH), seed)
+    seed = checked_options(options).seed
     data = check_examples("data", data, vocab_size)  # ids of the vocabulary, labels of the 2 classes
     if guide is not None and not callable(guide):
         raise TypeError(f"guide must be a callable (ids, lengths) → α or None, got {type(guide).__name__}")
@@ -224,7 +222,7 @@ def train_attention_classifier(
         return loss(scores, alpha, b)
 
     with one_thread():
-        fit(model.parameters(), step_loss, options.steps, options.lr)
+        fit(model.parameters(), step_loss, options)
     return model.eval()
 
 

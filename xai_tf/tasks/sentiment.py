@@ -21,9 +21,10 @@ from xai_tf import _checks, seeds
 from xai_tf.models.architecture import CausalLM
 from xai_tf.models.hooks import Hooks
 from xai_tf.models.loaded import LoadedModel, causal
-from xai_tf.tasks.train import TrainOptions, fit
 from xai_tf.tasks.words import CLASSES
+from xai_tf.training import TrainOptions, checked_options, fit
 
+OPTIONS = TrainOptions(steps=300, lr=0.05)  # train_classifier's defaults (full batch)
 ADJECTIVES = {
     "positive": ["sweet", "gentle", "noble", "fair", "good", "kind", "brave", "honest", "lovely", "true"],
     "negative": [
@@ -93,11 +94,11 @@ class SequenceClassifier(nn.Module):
 
 
 def train_classifier(
-    lm: LoadedModel, data: list[tuple[str, int]], steps: int = 300, lr: float = 0.05, seed: int = 0
+    lm: LoadedModel, data: list[tuple[str, int]], options: TrainOptions = OPTIONS
 ) -> SequenceClassifier:
-    """Fit the head by full-batch Adam on the cross-entropy; the body's features are computed once.
-    Labels are class indices 0..len(CLASSES)−1."""
-    options = TrainOptions(steps, lr, seed=seed)
+    """Fit the head by full-batch Adam on the cross-entropy (``OPTIONS`` by default); the body's
+    features are computed once. Labels are class indices 0..len(CLASSES)−1."""
+    seed = checked_options(options).seed
     if not data:
         raise ValueError("data is empty: give at least one (phrase, label) pair")
     for i, (_, y) in enumerate(data):
@@ -111,8 +112,7 @@ def train_classifier(
     fit(
         clf.head.parameters(),
         lambda _step: nn.functional.cross_entropy(clf.head(features), labels),
-        options.steps,
-        options.lr,
+        options,
     )
     return clf.eval()
 

@@ -26,9 +26,10 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.tasks.train import TrainOptions, fit
+from xai_tf.training import TrainOptions, checked_options, fit
 
 A_TEACHER = ((0.6, 0.4), (0.4, 0.6))
+OPTIONS = TrainOptions(steps=600, lr=0.05)  # fit_solvable's defaults (full batch, no random draw)
 
 #: The paper's replica-theory curves (d → ∞) at σ = 0.5, λ = 0.01, ω = 0.3, read from its authors'
 #: repository (SPOC-group/positional-and-semantic-attention, theory/repl_softmax_Mixed_sig0.5_lamb0.01_
@@ -93,19 +94,25 @@ def solvable_loss(Q: Tensor, x: Tensor, y: Tensor, lam: float = 0.01) -> Tensor:
 
 
 def fit_solvable(
-    start: str, x: Tensor, y: Tensor, Q_star: Tensor, lam: float = 0.01, steps: int = 600, lr: float = 0.05
+    start: str,
+    x: Tensor,
+    y: Tensor,
+    Q_star: Tensor,
+    lam: float = 0.01,
+    options: TrainOptions = OPTIONS,
 ) -> Tensor:
-    """Q after Adam on L(Q) from the ``"positional"`` start Q = 1_d or the ``"semantic"`` start Q = Q*."""
+    """Q after Adam on L(Q) (full batch, ``options.steps`` at ``options.lr``) from the
+    ``"positional"`` start Q = 1_d or the ``"semantic"`` start Q = Q*."""
     if start not in ("positional", "semantic"):
         raise ValueError(f"start must be 'positional' or 'semantic', got {start!r}")
-    lam, options = _checks.at_least("lam", lam, 0.0), TrainOptions(steps, lr)
+    lam, options = _checks.at_least("lam", lam, 0.0), checked_options(options)
     Q_star, x = _checks.real_tensor("Q_star", Q_star), _checks.real_tensor("x", x)
     if Q_star.dim() != 1 or x.dim() != 3 or Q_star.size(0) != x.size(-1):
         raise ValueError(
             f"Q_star must be [d] = [{x.size(-1)}] for x {tuple(x.shape)}, got {tuple(Q_star.shape)}"
         )
     Q = nn.Parameter(torch.ones_like(Q_star) if start == "positional" else Q_star.clone())
-    fit([Q], lambda _k: solvable_loss(Q, x, y, lam), options.steps, options.lr)
+    fit([Q], lambda _k: solvable_loss(Q, x, y, lam), options)
     return Q.detach()
 
 
@@ -117,13 +124,14 @@ def alpha_sweep(
     lam: float = 0.01,
     seeds: int = 3,
     n_test: int = 5000,
-    steps: int = 600,
+    options: TrainOptions = OPTIONS,
     first_seed: int = 0,
 ) -> dict[str, dict[str, list[float]]]:
     """For each α and start (positional, semantic): the training loss L(Q)/n, the test error
     mean ‖y − f_Q(x)‖²/(2d), and the overlaps |θ| = |Q*ᵀQ|/d, |m| = |1_dᵀQ|/d (the sign of Q is
     arbitrary: f_Q = f_{−Q}) — means over ``seeds`` training sets (teacher and test set per seed),
-    those of seeds ``first_seed`` … ``first_seed + seeds − 1``."""
+    those of seeds ``first_seed`` … ``first_seed + seeds − 1``, each fitted by ``fit_solvable`` with
+    ``options``."""
     if not alphas:
         raise ValueError("alphas must be a non-empty list of sample complexities α = n/d > 0")
     for i, a in enumerate(alphas):
@@ -139,7 +147,7 @@ def alpha_sweep(
             )
             xt, yt, _ = solvable_data(n_test, d, sigma, omega, seed=2000 + seed, teacher_seed=seed)
             for s in out:
-                Q = fit_solvable(s, x, y, Q_star, lam, steps)
+                Q = fit_solvable(s, x, y, Q_star, lam, options)
                 with torch.no_grad():
                     runs[s]["train"].append(float(solvable_loss(Q, x, y, lam)))
                     runs[s]["test"].append(float(solvable_loss(Q, xt, yt, 0.0)))

@@ -88,7 +88,7 @@ def rationale_panel(
 
     @cache
     def trained(l1: float, l2: float) -> rat.Rationalizer:
-        return rat.train_rationalizer(train, len(vocab), estimator, l1, l2, steps=300)
+        return rat.train_rationalizer(train, len(vocab), estimator, l1, l2)
 
     def render() -> str:
         model = trained(round(lam1.value, 3), round(lam2.value, 3))

@@ -6,14 +6,15 @@ a fixed number of steps.
 
 ``loss(k)`` computes step k's loss, so a task chooses its own batches (the full set, or
 ``minibatches``: a seeded draw per step); the loop returns the loss of every step, for a learning
-curve. Every trainer checks its options once through ``TrainOptions``.
+curve. Every trainer takes its options as one ``TrainOptions`` (each trainer's defaults are a
+module constant; ``options.replace(steps=300)`` changes one of them), checked once when made.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import torch
 from torch import Tensor, nn
@@ -43,6 +44,29 @@ class TrainOptions:
             _checks.integer("batch_size", self.batch_size, 1, MAX_BATCH)
         seeds.effective(self.seed)
 
+    def replace(self, **changes: object) -> TrainOptions:
+        """These options with ``changes`` (field names as keywords), checked again."""
+        unknown = sorted(set(changes) - {f.name for f in fields(self)})
+        if unknown:
+            raise TypeError(f"changes must name fields of TrainOptions, got {unknown}")
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def checked_options(options: object) -> TrainOptions:
+    """``options`` if it is a ``TrainOptions``, else a TypeError naming the argument."""
+    if not isinstance(options, TrainOptions):
+        raise TypeError(f"options must be a TrainOptions, got {type(options).__name__}")
+    return options
+
+
+def fixed_batch_size(options: object) -> int:
+    """``options.batch_size`` for a trainer that has no whole-set step (it draws a fresh batch each
+    step, or groups its data in batches once), else a ValueError naming it."""
+    batch_size = checked_options(options).batch_size
+    if batch_size is None:
+        raise ValueError("options.batch_size must be an integer for this trainer, got None")
+    return batch_size
+
 
 def minibatches(n: int, batch_size: int | None, seed: int) -> Callable[[int], Tensor]:
     """Step k's examples as indices into 0..n−1: ``batch_size`` drawn uniformly with replacement by a
@@ -57,14 +81,14 @@ def minibatches(n: int, batch_size: int | None, seed: int) -> Callable[[int], Te
 
 
 def fit(
-    parameters: Iterable[nn.Parameter], loss: Callable[[int], Tensor], steps: int, lr: float
+    parameters: Iterable[nn.Parameter], loss: Callable[[int], Tensor], options: TrainOptions
 ) -> list[float]:
-    """Minimise ``loss(k)`` over ``parameters`` by ``steps`` steps of Adam with learning rate ``lr``;
-    a loss that becomes NaN or infinite stops training with an error naming ``lr``."""
+    """Minimise ``loss(k)`` over ``parameters`` by ``options.steps`` steps of Adam with learning rate
+    ``options.lr``; a loss that becomes NaN or infinite stops training with an error naming ``lr``."""
     parameters = list(parameters)
     if not parameters:
         raise ValueError("parameters is empty: nothing to train")
-    options = TrainOptions(steps, lr)
+    options = checked_options(options)
     optimizer = torch.optim.Adam(parameters, lr=options.lr)
     history = []
     for k in range(options.steps):
@@ -76,6 +100,6 @@ def fit(
         if not math.isfinite(history[-1]):
             raise ValueError(
                 f"the loss became {history[-1]} at step {k}: training diverged; choose a smaller lr "
-                f"(got {lr:g}) or check the data for NaN"
+                f"(got {options.lr:g}) or check the data for NaN"
             )
     return history
