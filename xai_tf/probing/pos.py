@@ -1,10 +1,11 @@
 """Part of speech as a probe label (lesson 19), from TextBlob's PatternTagger, offline.
 
-The tagger: TextBlob's ``PatternTagger`` (Tom De Smedt's Pattern: a Brill-style tagger whose lexicon and
+The tagger: TextBlob's ``PatternTagger`` (Tom De Smedt's Pattern: a Brill tagger whose lexicon and
 contextual rules ship inside the ``textblob`` wheel; it needs no NLTK data, unlike TextBlob's default
-sentence splitting and its NLTK tagger). It tags words with the Penn Treebank tag set and was built from
-*modern* English (the Penn Treebank's Wall Street Journal and Brown corpora): Shakespeare's Early Modern
-English ("thou art", "thy", "'tis") is outside its training data, so its tags are a noisy label here.
+sentence splitting and its NLTK tagger). It tags words with the Penn Treebank tag set; its lexicon and
+rules come from Brill's tagger v1.14, trained on the Brown corpus and the Penn Treebank (the wheel's
+``en-lexicon.txt`` says so): *modern* English. Shakespeare's Early Modern English ("thou art", "thy",
+"'tis") lies outside that, so its tags are a noisy label here.
 
 Penn tags are mapped to a coarse tag set after Petrov, Das & McDonald (2012), "A Universal Part-of-Speech
 Tagset", with NUM, X and tokens that belong to no tagged word (line breaks, spaces) merged into "other":
