@@ -21,6 +21,7 @@ line cut by the window's end is tagged as cut).
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -54,7 +55,7 @@ def coarse(penn: str) -> str:
 
 
 @cache
-def _tagger() -> object:
+def _tagger() -> Any:
     from textblob.en.taggers import PatternTagger  # imports nltk: done once, when first tagging
 
     return PatternTagger()
@@ -64,7 +65,7 @@ def tag_words(text: str) -> list[tuple[str, str]]:
     """TextBlob's PatternTagger on ``text``: ``[(word, Penn tag), …]`` (its own tokenization)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
-    return [(str(w), str(t)) for w, t in _tagger().tag(text)] if text.strip() else []  # type: ignore[attr-defined]
+    return [(str(w), str(t)) for w, t in _tagger().tag(text)] if text.strip() else []
 
 
 def byte_tags(line: bytes) -> list[str]:
