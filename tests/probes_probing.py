@@ -6,7 +6,18 @@ import torch
 from probe_kit import NAN, TE, VE, lm, z
 
 from xai_tf.exercises import probing as ex
-from xai_tf.probing import by_layer, control, data, erasure, features, heads, identifiability, mdl, probes
+from xai_tf.probing import (
+    by_layer,
+    control,
+    data,
+    erasure,
+    features,
+    heads,
+    identifiability,
+    mdl,
+    pos,
+    probes,
+)
 from xai_tf.widgets import probing as wp
 
 P = "xai_tf.probing"
@@ -104,6 +115,16 @@ RAISES = [
         VE,
         r"input_ids must lie in 0\.\.4095",
     ),
+    (f"{P}.pos.coarse", lambda: pos.coarse(None), TE, "penn must be a Penn Treebank tag"),
+    (f"{P}.pos.tag_words", lambda: pos.tag_words(["Is", "this"]), TE, "text must be a string"),
+    (f"{P}.pos.byte_tags", lambda: pos.byte_tags(b"two\nlines"), TE, "line must be one line"),
+    (
+        f"{P}.pos.token_tags",
+        lambda: pos.token_tags(lm(), [1, 5000]),
+        VE,
+        r"ids must be token ids in 0\.\.4095",
+    ),
+    (f"{P}.pos.pos_labels", lambda: pos.pos_labels(lm(), torch.tensor([1, 2])), VE, "a 2-d tensor"),
     ("xai_tf.widgets.probing.plot_study", lambda: wp.plot_study({}), TE, "tables must be a non-empty dict"),
     (
         "xai_tf.widgets.probing.probing_panel",

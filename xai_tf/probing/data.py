@@ -1,4 +1,4 @@
-"""Labels the text defines exactly, one per token, for probing (lesson 19).
+"""Probe labels, one per token (lesson 19): three the text defines exactly, and part of speech.
 
 A play's text is tokenized once; every token t gets, from the text alone (no tagger, no annotator):
 
@@ -9,7 +9,9 @@ A play's text is tokenized once; every token t gets, from the text alone (no tag
 - ``word start``: 1 if the token starts a word, 0 if it continues one (lesson 07's ``word_groups``:
   a leading space or newline, or punctuation, starts a word).
 
-and its ``type`` (token id), which the control task of Hewitt & Liang (2019) keys its random labels on.
+and, from a tagger, ``part of speech``: the coarse tag of the word the token lies in (``pos``: TextBlob's
+PatternTagger, offline, trained on modern English). And its ``type`` (token id), which the control task
+of Hewitt & Liang (2019) keys its random labels on.
 Windows of T tokens start at line starts (so a token's position in its line is visible to the model)
 and are split into probe-training and test windows, never tokens of one window on both sides.
 """
@@ -25,6 +27,7 @@ from torch import Tensor
 from xai_tf import _checks, seeds
 from xai_tf.explain.wordlevel import words_of
 from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.probing import pos
 
 MAX_POSITION = 7
 LINE_KINDS = ("heading", "direction", "speech")
@@ -32,6 +35,7 @@ LABELS = {
     "line kind": list(LINE_KINDS),
     "position": [str(i) for i in range(MAX_POSITION)] + [f"{MAX_POSITION}+"],
     "word start": ["continues a word", "starts a word"],
+    "part of speech": list(pos.COARSE),
 }
 _HEADING = re.compile(r"^[A-Z][A-Z '\-]*\.$")
 
@@ -123,5 +127,6 @@ def play_data(lm: LoadedModel, text: str, n_windows: int = 48, T: int = 64) -> P
         "line kind": torch.tensor(kind),
         "position": torch.tensor(position),
         "word start": torch.tensor(start),
+        "part of speech": pos.pos_labels(lm, ids_t),
     }
     return ProbeData(ids_t, labels, ids_t.flatten())

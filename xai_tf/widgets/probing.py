@@ -28,7 +28,7 @@ def plot_study(tables: Tables, kind: str = "linear") -> plt.Figure:
     """One column per label: accuracy (task, control, majority), selectivity, MDL compression by layer."""
     if not isinstance(tables, Mapping) or not tables:
         raise TypeError("tables must be a non-empty dict: label → by_layer.study(...) table")
-    fig, axes = plt.subplots(3, len(tables), figsize=(4.2 * len(tables), 8.4), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(3, len(tables), figsize=(3.4 * len(tables), 8.4), sharex=True, squeeze=False)
     for j, (label, t) in enumerate(tables.items()):
         x = np.arange(len(t["majority"]))
         top, mid, low = axes[:, j]
