@@ -9,7 +9,7 @@ from functools import cache
 import torch
 from probe_kit import NAN, TE, VE, z
 
-from xai_tf.cbm import arthritis, intervention, leakage, losses, metrics, models, shapes, training
+from xai_tf.cbm import arthritis, intervention, leakage, losses, metrics, models, posthoc, shapes, training
 from xai_tf.cbm.data import ConceptData
 from xai_tf.widgets import cbm as cbm_w
 
@@ -591,6 +591,119 @@ RAISES = [
         "test must be a ConceptData",
     ),
     ("xai_tf.cbm.leakage.leakage", lambda: leakage.leakage(M(), D(), img()), VE, "test has 9"),
+    # the post-hoc concept bottleneck
+    (
+        "xai_tf.cbm.posthoc.features",
+        lambda: posthoc.features("m", z(3, 16)),
+        TE,
+        "model must be a ConceptBottleneck",
+    ),
+    (
+        "xai_tf.cbm.posthoc.features",
+        lambda: posthoc.features(
+            models.ConceptBottleneck(torch.nn.Linear(16, 2), torch.nn.Linear(2, 1), B, "logit", "s"), z(3, 16)
+        ),
+        VE,
+        "model.h must be an nn.Sequential",
+    ),
+    ("xai_tf.cbm.posthoc.features", lambda: posthoc.features(M(), z(3, 5)), VE, r"x must be \[n, 16\]"),
+    (
+        "xai_tf.cbm.posthoc.linear_probe",
+        lambda: posthoc.linear_probe(z(4, 2), z(4), "ordinal"),
+        VE,
+        "task must be one of",
+    ),
+    (
+        "xai_tf.cbm.posthoc.linear_probe",
+        lambda: posthoc.linear_probe(z(4, 2), z(4), "regression", mu=0),
+        VE,
+        "mu must be a finite number > 0",
+    ),
+    (
+        "xai_tf.cbm.posthoc.linear_probe",
+        lambda: posthoc.linear_probe(z(4), z(4), "regression"),
+        VE,
+        "X must have 2 dimensions",
+    ),
+    (
+        "xai_tf.cbm.posthoc.linear_probe",
+        lambda: posthoc.linear_probe(z(4, 2), z(3), "regression"),
+        VE,
+        "rows of X",
+    ),
+    (
+        "xai_tf.cbm.posthoc.linear_probe",
+        lambda: posthoc.linear_probe(z(4, 2), z(4), "binary"),
+        VE,
+        "target of a binary task must be 0 or 1",
+    ),
+    (
+        "xai_tf.cbm.posthoc.linear_probe",
+        lambda: posthoc.linear_probe(z(4, 2), z(4), "regression", offset=z(3)),
+        VE,
+        "offset",
+    ),
+    (
+        "xai_tf.cbm.posthoc.linear_probe",
+        lambda: posthoc.linear_probe(torch.full((4, 2), NAN), z(4), "regression"),
+        VE,
+        "X has NaN",
+    ),
+    (
+        "xai_tf.cbm.posthoc.elastic_net",
+        lambda: posthoc.elastic_net(z(4, 2), z(4), "regression", alpha=1.5),
+        VE,
+        r"alpha must be a finite number in \[0, 1\]",
+    ),
+    (
+        "xai_tf.cbm.posthoc.elastic_net",
+        lambda: posthoc.elastic_net(z(4, 2), z(4), "regression", lam=-1),
+        VE,
+        "lam must be a finite number ≥ 0",
+    ),
+    (
+        "xai_tf.cbm.posthoc.elastic_net",
+        lambda: posthoc.elastic_net(z(4, 2), z(4), "regression", max_iter=0),
+        VE,
+        "max_iter must be an integer ≥ 1",
+    ),
+    (
+        "xai_tf.cbm.posthoc.elastic_net",
+        lambda: posthoc.elastic_net(z(4, 2).long(), z(4), "regression"),
+        TE,
+        "X must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.cbm.posthoc.posthoc_cbm",
+        lambda: posthoc.posthoc_cbm("m", D()),
+        TE,
+        "standard must be a ConceptBottleneck",
+    ),
+    ("xai_tf.cbm.posthoc.posthoc_cbm", lambda: posthoc.posthoc_cbm(M(), img()), VE, "train has 9"),
+    (
+        "xai_tf.cbm.posthoc.posthoc_cbm",
+        lambda: posthoc.posthoc_cbm(M(), D(), alpha=-0.1),
+        VE,
+        "alpha must be",
+    ),
+    (
+        "xai_tf.cbm.posthoc.hybrid",
+        lambda: posthoc.hybrid(M(), D()),
+        TE,
+        "pcbm must be a post-hoc ConceptBottleneck",
+    ),
+    (
+        "xai_tf.cbm.posthoc.hybrid",
+        lambda: posthoc.hybrid(posthoc.posthoc_cbm(M(), D()), img()),
+        VE,
+        "train has 9",
+    ),
+    (
+        "xai_tf.cbm.posthoc.hybrid",
+        lambda: posthoc.hybrid(posthoc.posthoc_cbm(M(), D()), D(), mu=-1.0),
+        VE,
+        "mu must be a finite number > 0",
+    ),
     # the panel, given what it cannot show
     ("xai_tf.widgets.cbm.concept_panel", lambda: cbm_w.concept_panel({}, D()), TE, "models must map names"),
     (

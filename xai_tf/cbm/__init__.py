@@ -9,6 +9,8 @@ g: ℝ^k → ℝ the output from them (Koh et al. 2020), one idea a module:
 - ``training``: the four ways to train f — independent, sequential, joint (λ) and standard;
 - ``metrics``: task error and concept error of a trained model;
 - ``intervention``: replacing predicted concepts by true ones at test time, in random or uncertainty order;
+- ``posthoc``: a post-hoc concept bottleneck (PCBM, PCBM-h) on a trained model's frozen features
+  (Yuksekgonul et al. 2023);
 - ``leakage``: how much the soft concept outputs say about y beyond the concepts (Mahinpei et al. 2021;
   Margeloiu et al. 2021).
 """
