@@ -105,7 +105,7 @@ def test_elastic_net_hand_case():
 @pytest.fixture(scope="module")
 def tabular():
     train, test = arthritis.arthritis(300, seed=0), arthritis.arthritis(200, seed=1)
-    return train, test, training.train("standard", train, steps=30)
+    return train, test, training.train("standard", train, options=training.OPTIONS.replace(steps=30))
 
 
 def test_the_pcbm_is_probes_then_head_on_the_frozen_features(tabular):
@@ -134,4 +134,8 @@ def test_the_pcbm_is_probes_then_head_on_the_frozen_features(tabular):
         np.testing.assert_allclose(hyb.residual.weight[0].numpy(), ref.coef_, atol=1e-5)
         assert hyb(test.x).shape == (200,)
     assert 0 <= metrics.evaluate(pcbm, test)["binary concept error"] <= 1
-    assert set(leakage.leakage(pcbm, train, test, steps=5)) == {"soft", "scrambled", "leakage"}
+    assert set(leakage.leakage(pcbm, train, test, leakage.OPTIONS.replace(steps=5))) == {
+        "soft",
+        "scrambled",
+        "leakage",
+    }

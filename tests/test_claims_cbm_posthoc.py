@@ -37,7 +37,10 @@ def _pcbm_of(seed: int, offset: str) -> dict:
     with torch.no_grad():
         hybrid = metrics.task_error(posthoc.hybrid(pcbm, train)(test.x), test.y, test.task)
     models = {"pcbm": pcbm, "sequential": trained["sequential"], "joint λ=1": trained["joint λ=1"]}
-    leaks = {n: leakage.leakage(m, train, test, steps=300, seed=seed)["leakage"] for n, m in models.items()}
+    leaks = {
+        n: leakage.leakage(m, train, test, leakage.OPTIONS.replace(steps=300, seed=seed))["leakage"]
+        for n, m in models.items()
+    }
     return {"model": pcbm, "score": metrics.evaluate(pcbm, test), "hybrid": hybrid, "leak": leaks, **d}
 
 
