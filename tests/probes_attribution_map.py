@@ -250,6 +250,18 @@ RAISES = [
         r"scores must have one entry per token \(5\)",
     ),
     (
+        "xai_tf.explain.properties.output_difference",
+        lambda: pr.output_difference(lm(), IDS, 7, baseline="nothing"),
+        VE,
+        "baseline must be 'token0'",
+    ),
+    (
+        "xai_tf.explain.properties.completeness_gap",
+        lambda: pr.completeness_gap(lm(), IDS, 7, torch.zeros(5), difference=NAN),
+        VE,
+        "difference must be a finite",
+    ),
+    (
         "xai_tf.explain.properties.cascading_randomisation",
         lambda: pr.cascading_randomisation(lm(), seed=-1).__enter__(),
         VE,

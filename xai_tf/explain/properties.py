@@ -19,6 +19,7 @@ Rank agreement between methods (Kendall's τ) is ``agreement.rank_agreement``.
 
 from __future__ import annotations
 
+import math
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -88,25 +89,38 @@ def explain_with_cost(
     return found, cost
 
 
+def output_difference(
+    model: nn.Module | LoadedModel, input_ids: Sequence[int], target: int, baseline: Any = "token0"
+) -> float:
+    """F(x) − F(x′): the logit of ``target`` after the prompt minus after the ``baseline`` x′ (see
+    ``attribution.baseline_ids``)."""
+    module, ids, F = attr._explained(model, input_ids, target, -1, "logit")
+    E, E_base = attr._embeddings(module, ids, baseline)
+    with torch.no_grad():
+        f_x, f_b = (float(v) for v in F(torch.stack([E, E_base])))
+    return f_x - f_b
+
+
 def completeness_gap(
     model: nn.Module | LoadedModel,
     input_ids: Sequence[int],
     target: int,
     scores: Tensor,
     baseline: Any = "token0",
+    difference: float | None = None,
 ) -> tuple[float, float]:
     """``(gap, relative gap)``: Σ scores − (F(x) − F(x′)) and its share of |F(x) − F(x′)|, for the logit
-    of ``target`` after the prompt and the ``baseline`` x′ (see ``attribution.baseline_ids``)."""
-    module, ids, F = attr._explained(model, input_ids, target, -1, "logit")
+    of ``target`` after the prompt and the ``baseline`` x′; ``difference`` is F(x) − F(x′) where the
+    caller has it already (``output_difference``: a panel redrawing one prompt), else computed."""
+    ids = attr._explained(model, input_ids, target, -1, "logit")[1]
     if scores.shape != ids.shape:
         raise ValueError(
             f"scores must have one entry per token ({len(ids)}), got shape {tuple(scores.shape)}"
         )
-    E, E_base = attr._embeddings(module, ids, baseline)
-    with torch.no_grad():
-        f_x, f_b = (float(v) for v in F(torch.stack([E, E_base])))
-    gap = float(scores.double().sum()) - (f_x - f_b)
-    return gap, abs(gap) / max(abs(f_x - f_b), 1e-12)
+    if difference is None:
+        difference = output_difference(model, input_ids, target, baseline)
+    gap = float(scores.double().sum()) - _checks.real("difference", difference, -math.inf, math.inf)
+    return gap, abs(gap) / max(abs(difference), 1e-12)
 
 
 @contextmanager
