@@ -250,6 +250,48 @@ RAISES = [
         r"scores must have one entry per token \(5\)",
     ),
     (
+        "xai_tf.explain.properties.output_difference",
+        lambda: pr.output_difference(lm(), IDS, 7, baseline="nothing"),
+        VE,
+        "baseline must be 'token0'",
+    ),
+    (
+        "xai_tf.explain.properties.completeness_gap",
+        lambda: pr.completeness_gap(lm(), IDS, 7, torch.zeros(5), difference=NAN),
+        VE,
+        "difference must be a finite",
+    ),
+    (
+        "xai_tf.explain.properties.cascading_randomisation",
+        lambda: pr.cascading_randomisation(lm(), seed=-1).__enter__(),
+        VE,
+        r"seed must be an integer ≥ 0",
+    ),
+    (
+        "xai_tf.explain.deeplift.deeplift_shap",
+        lambda: dl.deeplift_shap(F, z(3, 2), []),
+        VE,
+        r"baselines must be a list of 1\.\.256",
+    ),
+    (
+        "xai_tf.explain.deeplift.random_token_baselines",
+        lambda: dl.random_token_baselines(50, 4, 0),
+        VE,
+        r"n_samples \(baselines\) must be an integer in 1\.\.256",
+    ),
+    (
+        "xai_tf.explain.deeplift.linearisation_gap",
+        lambda: dl.linearisation_gap(F, z(3, 2), z(2, 3, 2), [0.0]),
+        VE,
+        r"scale s must be .*\(0, 1\]",
+    ),
+    (
+        "xai_tf.explain.deeplift.linearisation_gap",
+        lambda: dl.linearisation_gap(F, z(3, 2), z(2, 3, 3), [1.0]),
+        VE,
+        r"baselines must have shape \[K, 3, 2\]",
+    ),
+    (
         "xai_tf.explain.properties.randomised_top_blocks",
         lambda: pr.randomised_top_blocks(lm(), 99).__enter__(),
         VE,

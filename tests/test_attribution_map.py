@@ -24,6 +24,7 @@ from captum.attr import (
 )
 from torch import nn
 
+from xai_tf import seeds
 from xai_tf.exercises.attribution_map import check_exact_shapley
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import deeplift as dl
@@ -142,9 +143,44 @@ def test_deeplift_shap_equals_captum(setting):
     bundled, ids, target, F, E, _ = setting
     base_ids = torch.randint(4096, (3, len(ids)), generator=torch.Generator().manual_seed(0))
     bases = bundled.model.wte(base_ids).detach()
-    ref = DeepLiftShap(_Wrap(bundled.model, F)).attribute(E[None], bases, target=0)[0]
-    ours, _ = dl.deeplift(bundled, ids, target, list(base_ids), rescale=False)
-    torch.testing.assert_close(ours, ref, atol=1e-5 * float(ref.abs().max()), rtol=1e-4)
+    ref, deltas = DeepLiftShap(_Wrap(bundled.model, F)).attribute(
+        E[None], bases, target=0, return_convergence_delta=True
+    )
+    ours, difference = dl.deeplift(bundled, ids, target, list(base_ids), rescale=False)
+    torch.testing.assert_close(ours, ref[0], atol=1e-5 * float(ref.abs().max()), rtol=1e-4)
+    # Captum's delta per baseline, Σ attributions_k − (F(x) − F(x′_k)); their mean is ours
+    own = float(ours.double().sum()) - difference
+    assert float(deltas.double().mean()) == pytest.approx(own, abs=1e-4 * max(1.0, abs(difference)))
+    ((diff_1, delta_1),) = dl.linearisation_gap(F, E, bases, [1.0], rescale=False)
+    assert (diff_1, delta_1) == pytest.approx((difference, own), abs=1e-5)
+
+
+def test_random_token_baselines_are_seeded_and_in_range(monkeypatch):
+    monkeypatch.setenv(seeds.VARIABLE, "0")
+    drawn = torch.stack(dl.random_token_baselines(50, 7, 4, seed=3))
+    assert drawn.shape == (4, 7) and 0 <= int(drawn.min()) and int(drawn.max()) < 50
+    torch.testing.assert_close(drawn, torch.randint(50, (4, 7), generator=torch.Generator().manual_seed(3)))
+
+
+def test_the_linearisation_gap_is_zero_for_elementwise_networks_and_shrinks_as_s_squared():
+    """For y = w₂ · GELU(W₁ x) the rescale rule is exact: delta(s) = 0 at every s. Through a softmax
+    (linearised at x) delta(s) is O(s²) against ΔF(s) = O(s): the share |delta| / |ΔF| falls ~10× per
+    10× smaller s (a closed-form Taylor argument, on a fixed seeded function)."""
+    g = torch.Generator().manual_seed(4)
+    W1, w2, c = (torch.randn(*shape, generator=g, dtype=torch.float64) for shape in [(9, 5), (9,), (9,)])
+    x, bases = (
+        torch.randn(5, generator=g, dtype=torch.float64),
+        torch.randn(3, 5, generator=g, dtype=torch.float64),
+    )
+
+    def mlp(X):
+        return nn.functional.gelu(X @ W1.T) @ w2
+
+    for _, delta in dl.linearisation_gap(mlp, x, bases, [1.0, 0.3, 0.01]):
+        assert abs(delta) < 1e-12
+    softmax = lambda X: (X @ W1.T).softmax(-1) @ c  # noqa: E731
+    shares = [abs(d) / abs(f) for f, d in dl.linearisation_gap(softmax, x, bases, [1.0, 0.1, 0.01])]
+    assert shares[0] > 1e-3 and 0.05 < shares[2] / shares[1] < 0.2
 
 
 def _recorded(F, E, E_base, seen):
@@ -280,6 +316,33 @@ def test_contrastive_completeness_and_every_entry_on_the_classifier(bundled):
         assert abs(ATTRIBUTIONS.explain("shapley", clf, ids, 1).delta) < 1e-4
 
 
+@pytest.mark.parametrize("method", ["smoothgrad", "vargrad", "deeplift-shap", "lime", "kernel-shap"])
+def test_the_seed_offset_moves_every_draw(setting, monkeypatch, method):
+    """Seed s under XAI_TF_SEED_OFFSET=N draws what seed s + N draws without it (``xai_tf.seeds``)."""
+    bundled, ids, target, *_ = setting
+
+    def scores(seed, offset):
+        monkeypatch.setenv(seeds.VARIABLE, str(offset))
+        return ATTRIBUTIONS.explain(method, bundled, ids, target, seed=seed, n_samples=16).scores
+
+    shifted = scores(2, 13)
+    assert torch.equal(shifted, scores(15, 0))
+    assert not torch.equal(shifted, scores(2, 0))
+
+
+def test_the_seed_offset_moves_the_randomised_weights(setting, monkeypatch):
+    bundled, ids, *_ = setting
+
+    def randomised(seed, offset):
+        monkeypatch.setenv(seeds.VARIABLE, str(offset))
+        with torch.no_grad(), pr.randomised_top_blocks(bundled, 1, seed):
+            return bundled.model(ids)
+
+    shifted = randomised(2, 13)
+    assert torch.equal(shifted, randomised(15, 0))
+    assert not torch.equal(shifted, randomised(2, 0))
+
+
 # --- the properties ---------------------------------------------------------------------------------
 
 
@@ -315,6 +378,17 @@ def test_randomised_blocks_change_the_output_and_are_restored(setting):
     assert torch.equal(before, after)
     rho = pr.randomisation_check(bundled, ids, 5, ["G-L2", "occlusion"])
     assert set(rho) == {"G-L2", "occlusion"} and rho["G-L2"].shape == (model.sizes.n_layer,)
+
+
+def test_cascading_randomisation_keeps_each_blocks_draw(setting):
+    """Block L − 1 holds the same random weights after 1 and after 3 steps (drawn from the top down)."""
+    bundled, *_ = setting
+    top = list(pr._blocks(bundled))[-1]
+    with pr.randomised_top_blocks(bundled, 1, seed=4):
+        once = [p.clone() for p in top.parameters()]
+    with pr.randomised_top_blocks(bundled, 3, seed=4):
+        assert all(torch.equal(a, p) for a, p in zip(once, top.parameters(), strict=True))
+    assert not any(torch.equal(a, p) for a, p in zip(once, top.parameters(), strict=True) if p.numel() > 1)
 
 
 def test_the_classifier_reads_the_same_with_hooks(bundled):

@@ -11,7 +11,7 @@ and DeepLIFT's reference; each method declares the ones it reads, ``ENTRIES``):
     n_samples    None (each method's default, ``DEFAULT_SAMPLES``) or the noisy copies / coalitions /
                  baselines drawn;
     noise_scale  SmoothGrad's σ as a share of the embeddings' range, in (0, 1];
-    seed         the seed of every draw;
+    seed         the seed s of every draw (the generators take s′ = s + XAI_TF_SEED_OFFSET, ``xai_tf.seeds``);
     window, stride   occlusion's window and stride (tokens);
     kernel_width LIME's kernel width w;
     layer        Grad-CAM's residual stream h_l;
@@ -21,20 +21,22 @@ and DeepLIFT's reference; each method declares the ones it reads, ``ENTRIES``):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import deeplift as dl
 from xai_tf.explain import gradcam as gc
 from xai_tf.explain import perturbation as pt
 from xai_tf.explain import smoothgrad as sg
+from xai_tf.explain._readout import inputs_only
 from xai_tf.explain.causal import IG_OPTIONS
 from xai_tf.explain.path_integral import path_integrated_gradients
 from xai_tf.explain.registry import Explanation, register
+from xai_tf.models.architecture import CausalLM
 
 #: Every option's default (``baseline``, ``n_steps`` and ``quadrature`` are lesson 06's IG options).
 DEFAULTS: dict[str, Any] = IG_OPTIONS | {
@@ -109,12 +111,10 @@ def _deeplift(shap: bool) -> Callable[..., Any]:
     def method(model: Any, ids: Any, target: int, **o: Any) -> Any:
         if shap:
             module, t_ids, _ = attr._explained(model, ids, target, -1, "logit")
-            g = torch.Generator().manual_seed(_checks.integer("seed", o["seed"], 0))
-            k = _checks.integer("n_samples (baselines)", _samples("deeplift-shap", o), 1, 256)
-            vocab = module.embedding.size(0)
-            baselines = list(
-                torch.randint(vocab, (k, len(t_ids)), generator=g, device="cpu").to(t_ids.device)
+            drawn = dl.random_token_baselines(
+                module.embedding.size(0), len(t_ids), _samples("deeplift-shap", o), o["seed"]
             )
+            baselines = [b.to(t_ids.device) for b in drawn]
         else:
             baselines = [o["baseline"]]
         a, difference = dl.deeplift(model, ids, target, baselines)
@@ -131,7 +131,7 @@ def _deeplift(shap: bool) -> Callable[..., Any]:
 def _sampled(kind: str) -> Callable[..., Any]:
     def method(model: Any, ids: Any, target: int, **o: Any) -> Any:
         E, E_base, F = _setting(model, ids, target, o["baseline"])
-        g = torch.Generator().manual_seed(_checks.integer("seed", o["seed"], 0))
+        g = seeds.generator(o["seed"])
         if kind == "lime":
             z = pt.lime_coalitions(len(E), _samples(kind, o), g)
             w = pt.lime_weights(z, o["kernel_width"])
@@ -181,15 +181,18 @@ def _contrastive(model: Any, ids: Any, target: int, **o: Any) -> Any:
     F = gc.contrast_function(model, target, _checks.integer("foil", foil, 0), len(t_ids))
     E, E_base = attr._embeddings(module, t_ids, o["baseline"])
     batch = attr._fitting_batch(module, len(t_ids))  # path points per pass, within IG_MEMORY
-    scores = path_integrated_gradients(F, E, E_base, o["n_steps"], o["quadrature"], batch).sum(-1)
+    with inputs_only(cast(nn.Module, module)):  # no weight-gradient edges: less kept for the backward
+        scores = path_integrated_gradients(F, E, E_base, o["n_steps"], o["quadrature"], batch).sum(-1)
     delta, note = _gap(scores, F, E, E_base)
     return _explanation(scores, delta, f"z(target) − z(foil {foil}); {note}")
 
 
 def _all_scores(module: attr.Explained, E: Tensor) -> Tensor:
-    """Every token's logit (a classifier: every class score) at the last position, [D]."""
-    out = module.forward_embeddings(E)
-    return out[0, -1] if out.dim() == 3 else out[0]
+    """Every token's logit at the last position, LN_f(h_L)[−1] W_Uᵀ (``CausalLM.readout``: one position,
+    not T × D logits), or a classifier's every class score, [D]."""
+    if isinstance(module, CausalLM):
+        return module.readout(E, -1)[0] @ module.unembedding.T
+    return module.forward_embeddings(E)[0]
 
 
 #: Each entry: (id, label (lesson 20's name, the key of ``ATTRIBUTIONS``), reads, method, its options).

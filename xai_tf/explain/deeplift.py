@@ -42,13 +42,15 @@ import torch
 import torch.nn.functional as Fn
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.explain import attribution as attr
 from xai_tf.explain.path_integral import Scalar
 from xai_tf.models.loaded import LoadedModel
 
 #: Below this |z − z′| the rescale multiplier is the gradient (Captum's eps).
 EPS = 1e-10
+#: The most baselines DeepLIFT-SHAP averages over.
+MAX_BASELINES = 256
 _ELEMENTWISE = ("gelu", "silu", "relu")
 
 
@@ -109,6 +111,24 @@ def rescale_attributions(F: Scalar, x: Tensor, baseline: Tensor, rescale: bool =
     return (x - baseline).detach() * m[0]
 
 
+def deeplift_shap(
+    F: Scalar, x: Tensor, baselines: Sequence[Tensor], rescale: bool = True
+) -> tuple[Tensor, float]:
+    """``(attributions, ΔF)`` of any F at ``x`` from K ``baselines`` (each shaped as x): the mean of
+    DeepLIFT over them, (1/K) Σ_k (x − x′_k) ⊙ m_x(x′_k), and ΔF = F(x) − (1/K) Σ_k F(x′_k). Completeness
+    would be Σ attributions = ΔF; delta = Σ attributions − ΔF is what the linearised operations miss."""
+    if not 1 <= len(baselines) <= MAX_BASELINES:
+        raise ValueError(f"baselines must be a list of 1..{MAX_BASELINES} baselines, got {len(baselines)}")
+    total, f_base = torch.zeros_like(x), 0.0
+    for b in baselines:
+        total += rescale_attributions(F, x, b, _checks.flag("rescale", rescale))
+        with torch.no_grad():
+            f_base += float(F(b.detach()[None])[0])
+    with torch.no_grad():
+        f_x = float(F(x.detach()[None])[0])
+    return total / len(baselines), f_x - f_base / len(baselines)
+
+
 def deeplift(
     model: nn.Module | LoadedModel,
     input_ids: Sequence[int] | Tensor,
@@ -121,16 +141,39 @@ def deeplift(
     """``(attributions [T, d_e], F(x) − mean_k F(x′_k))``: DeepLIFT on the token embeddings from each of
     ``baselines`` (see ``attribution.baseline_ids``) averaged — DeepLIFT for one baseline, DeepLIFT-SHAP
     for several. Completeness: the attributions' sum against the returned difference."""
-    if not isinstance(baselines, list | tuple) or not 1 <= len(baselines) <= 256:
-        raise ValueError(f"baselines must be a list of 1..256 baselines, got {baselines!r}")
+    if not isinstance(baselines, list | tuple):
+        raise ValueError(f"baselines must be a list of 1..{MAX_BASELINES} baselines, got {baselines!r}")
     module, ids, F = attr._explained(model, input_ids, target, position, output)
     E = module.embed(ids).detach()
-    total, f_base = torch.zeros_like(E), 0.0
-    for b in baselines:
-        _, E_base = attr._embeddings(module, ids, b)
-        total += rescale_attributions(F, E, E_base, _checks.flag("rescale", rescale))
-        with torch.no_grad():
-            f_base += float(F(E_base[None])[0])
-    with torch.no_grad():
-        f_x = float(F(E[None])[0])
-    return total / len(baselines), f_x - f_base / len(baselines)
+    return deeplift_shap(F, E, [attr._embeddings(module, ids, b)[1] for b in baselines], rescale)
+
+
+def random_token_baselines(vocab: int, T: int, k: int, seed: int = 0) -> list[Tensor]:
+    """DeepLIFT-SHAP's reference distribution: ``k`` baselines of ``T`` token ids each, uniform over
+    0..``vocab`` − 1, drawn on the CPU from ``seeds.generator(seed)`` (s′ = s + XAI_TF_SEED_OFFSET)."""
+    k = _checks.integer("n_samples (baselines)", k, 1, MAX_BASELINES)
+    size = (k, _checks.integer("T (tokens)", T, 1))
+    return list(torch.randint(_checks.integer("vocab", vocab, 1), size, generator=seeds.generator(seed)))
+
+
+def linearisation_gap(
+    F: Scalar, x: Tensor, baselines: Tensor, scales: Sequence[float], rescale: bool = True
+) -> list[tuple[float, float]]:
+    """``(ΔF(s), delta(s))`` per s in ``scales`` for DeepLIFT-SHAP from the K ``baselines`` ``[K, *x.shape]``
+    moved towards x, x′_k(s) = x + s (x′_k − x) (s = 1: the baselines themselves; 0 < s ≤ 1).
+
+    What delta means: the rescale rule is exact at the elementwise functions (Δf/Δz), and every other
+    operation (softmax, LayerNorm, Q Kᵀ, A V) passes its Jacobian at x — it is linearised at x. So
+    delta(s) = Σ attributions − ΔF(s) is what those first-order expansions at x miss: O(s²) for a smooth
+    F, against ΔF(s) = O(s), so |delta| / |ΔF| → 0 as s → 0; and 0 at every s for a network of linear
+    maps and elementwise functions alone."""
+    if baselines.shape[1:] != x.shape:
+        raise ValueError(
+            f"baselines must have shape [K, {', '.join(map(str, x.shape))}], got {tuple(baselines.shape)}"
+        )
+    rows = []
+    for s in scales:
+        s = _checks.real("scale s", s, 0.0, 1.0, open_lo=True)
+        a, difference = deeplift_shap(F, x, list(x + s * (baselines - x)), rescale)
+        rows.append((difference, float(a.double().sum()) - difference))
+    return rows

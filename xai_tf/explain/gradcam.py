@@ -27,6 +27,7 @@ from torch import Tensor, nn
 from xai_tf import _checks
 from xai_tf.explain import attribution as attr
 from xai_tf.explain.path_integral import Scalar
+from xai_tf.models.architecture import CausalLM
 from xai_tf.models.hooks import Hooks
 from xai_tf.models.loaded import LoadedModel
 
@@ -67,9 +68,24 @@ def contrast_function(
     model: nn.Module | LoadedModel, target: int, foil: int, T: int, position: int = -1
 ) -> Scalar:
     """F_c(E) = F_target(E) − F_foil(E) (logits; a classifier's class scores) for embeddings
-    ``[n, T, d_e]``."""
+    ``[n, T, d_e]``, in one pass: a language model's as LN_f(h_L)[position] · (W_U[target] − W_U[foil])
+    (``CausalLM.readout``: one direction of the unembedding, not all T × D logits)."""
     if target == foil:
         raise ValueError(f"foil must differ from target, both are {target}")
-    f_target = attr.target_function(model, target, position, "logit", T)
-    f_foil = attr.target_function(model, foil, position, "logit", T)
-    return lambda E: f_target(E) - f_foil(E)
+    _checks.integer("position", position, -T, T - 1)
+    module = attr._module(model)
+    if isinstance(module, CausalLM):
+        W_U = module.unembedding.detach()
+        w = (
+            W_U[_checks.integer("target", target, 0, len(W_U) - 1)]
+            - W_U[_checks.integer("foil", foil, 0, len(W_U) - 1)]
+        )
+        return lambda E: module.readout(E, position) @ w
+
+    def F_c(E: Tensor) -> Tensor:
+        scores = module.forward_embeddings(E)  # [n, classes]
+        for name, k in (("target", target), ("foil", foil)):
+            _checks.integer(name, k, 0, scores.size(-1) - 1)
+        return scores[:, target] - scores[:, foil]
+
+    return F_c

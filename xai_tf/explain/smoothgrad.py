@@ -19,12 +19,14 @@ the gradient at token t changes under the noise, not which way F moves).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import torch
 from torch import Tensor, nn
 
-from xai_tf import _checks
+from xai_tf import _checks, seeds
 from xai_tf.explain import attribution as attr
+from xai_tf.explain._readout import inputs_only
 from xai_tf.explain.path_integral import Scalar
 from xai_tf.models.loaded import LoadedModel
 
@@ -70,13 +72,14 @@ def smoothgrad(
 ) -> tuple[Tensor, Tensor, Tensor]:
     """``(SmoothGrad [T, d_e], VarGrad [T, d_e], E [T, d_e])`` of one prediction (``output`` of
     ``target``, see ``attribution.target_function``) over ``n_samples`` noisy copies of the token
-    embeddings E, with σ = ``noise_scale`` · (max E − min E) and the noise drawn from a generator
-    seeded by ``seed`` on E's device."""
+    embeddings E, with σ = ``noise_scale`` · (max E − min E) and the noise drawn on E's device from a
+    generator seeded by s′ = ``seed`` + XAI_TF_SEED_OFFSET (``xai_tf.seeds``)."""
     n = _checks.integer("n_samples", n_samples, 1, MAX_SAMPLES)
     module, ids, F = attr._explained(model, input_ids, target, position, output)
     E = module.embed(ids).detach()
     sigma = noise_sigma(E, noise_scale)
-    g = torch.Generator(device=E.device).manual_seed(_checks.integer("seed", seed, 0))
+    g = seeds.generator(seed, device=E.device)  # s′ = s + XAI_TF_SEED_OFFSET
     noise = torch.randn((n, *E.shape), generator=g, device=E.device, dtype=E.dtype) * sigma
-    mean, var = noisy_gradient_moments(F, E, noise)
+    with inputs_only(cast(nn.Module, module)):  # no weight-gradient edges: less kept for the backward
+        mean, var = noisy_gradient_moments(F, E, noise)
     return mean, var, E

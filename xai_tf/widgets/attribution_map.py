@@ -42,6 +42,8 @@ def attribution_map_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what
         description="Grad-CAM layer",
     )
 
+    known: dict[str, tuple[int, float]] = {}  # the prompt's target and F(x) − F(x′), once per prompt
+
     def render() -> str:
         ids = lm.encode(text.value)
         if len(ids) > MAX_TOKENS:
@@ -50,14 +52,18 @@ def attribution_map_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what
             )
         if not methods.value:
             raise ValueError("pick at least one method")
-        with torch.no_grad():
-            target = int(lm.model(ids)[0, -1].argmax())
+        if text.value not in known:
+            with torch.no_grad():
+                predicted = int(lm.model(ids)[0, -1].argmax())
+            known.clear()
+            known[text.value] = predicted, pr.output_difference(lm, ids, predicted)
+        target, difference = known[text.value]
         tokens = lm.token_strings(ids)
         options = {"n_samples": samples.value, "noise_scale": noise.value, "window": window.value}
         parts = [f"<p>explaining the logit of {html.escape(repr(lm.token_strings([target])[0]))}</p>"]
         for name in methods.value:
             found, cost = pr.explain_with_cost(name, lm, ids, target, layer=layer.value, **options)
-            gap, rel = pr.completeness_gap(lm, ids, target, found.scores)
+            gap, rel = pr.completeness_gap(lm, ids, target, found.scores, difference=difference)
             parts.append(viz.html_token_scores(tokens, found.scores.tolist(), name))
             passes = f"{cost.forward} sequences forward, {cost.backward} backward"
             gaps = f"Σ − (F(x) − F(x')) = {gap:+.3f} ({100 * rel:.0f}%)"
