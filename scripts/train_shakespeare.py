@@ -31,7 +31,7 @@ from safetensors.torch import save_file
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from tqdm import tqdm
 
-from xai_tf import seeds
+from xai_tf import artifacts, seeds
 from xai_tf.models.gpt2 import GPT2, GPT2Config
 from xai_tf.models.llama import Llama, LlamaConfig
 from xai_tf.transformer import corpus, tokenization
@@ -39,6 +39,31 @@ from xai_tf.transformer.decoding import generate
 from xai_tf.transformer.lm_eval import loss_per_char
 
 DATA = Path(__file__).resolve().parents[1] / "xai_tf" / "data"
+#: The modules this script trains and evaluates with (the fingerprint follows their imports).
+PRODUCED_BY = (
+    "xai_tf.seeds",
+    "xai_tf.models.gpt2",
+    "xai_tf.models.llama",
+    "xai_tf.transformer.corpus",
+    "xai_tf.transformer.tokenization",
+    "xai_tf.transformer.decoding",
+    "xai_tf.transformer.lm_eval",
+)
+#: The options that shape the model (not --threads or --device).
+SETTINGS = (
+    "arch",
+    "n_kv_head",
+    "steps",
+    "batch",
+    "n_ctx",
+    "n_embd",
+    "n_layer",
+    "vocab_size",
+    "lr",
+    "warmup",
+    "dropout",
+    "seed",
+)
 SAMPLE_PROMPT = "ROMEO.\n"
 
 
@@ -198,10 +223,7 @@ def write(model: GPT2 | Llama, ranks: dict[bytes, int], args: argparse.Namespace
     sizes = (
         {"layer_norm_epsilon": c.layer_norm_epsilon}
         if isinstance(c, GPT2Config)
-        else {
-            k: getattr(c, k)
-            for k in ("n_kv_head", "d_mlp", "rms_norm_eps", "rope_theta", "tie_word_embeddings")
-        }
+        else {k: getattr(c, k) for k in LLAMA_CARD_KEYS}
     )
     card = {
         "name": name,
@@ -227,6 +249,7 @@ def write(model: GPT2 | Llama, ranks: dict[bytes, int], args: argparse.Namespace
         "seed": args.seed,
         "torch": torch.__version__,
         "sha256": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (weights, vocab)},
+        "fingerprint": fingerprint(args),
     }
     (DATA / f"{name}.json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")
     what = (
@@ -252,7 +275,14 @@ def write(model: GPT2 | Llama, ranks: dict[bytes, int], args: argparse.Namespace
     )
 
 
-def parse_args() -> argparse.Namespace:
+def fingerprint(args: argparse.Namespace) -> str:
+    """The code and settings that made a model: ``artifacts.script_fingerprint`` of this script, the
+    import graph of ``PRODUCED_BY`` and the ``SETTINGS`` of ``args``."""
+    settings = {k: getattr(args, k) for k in SETTINGS}
+    return artifacts.script_fingerprint(Path(__file__), PRODUCED_BY, settings)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--arch", choices=sorted(ARCHITECTURES), default="gpt2")
     p.add_argument("--n-kv-head", type=int, default=2, help="key/value heads of the Llama-style model")
@@ -268,7 +298,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1564)
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    return p.parse_args()
+    return p.parse_args(argv)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import json
 from functools import cache
 from pathlib import Path
 
@@ -33,6 +34,16 @@ def fingerprint(*modules: str) -> str:
     for name in sorted(import_graph(*modules) - NEUTRAL):
         h.update(name.encode())
         h.update(_normalised(_path(name)).encode())
+    return h.hexdigest()
+
+
+def script_fingerprint(script: Path, modules: tuple[str, ...], settings: dict) -> str:
+    """sha256 of ``fingerprint(*modules)``, the training script's syntax tree (compared as modules are:
+    without comments, docstrings and annotations) and its settings (JSON, sorted keys): an artifact the
+    script wrote is current while this is unchanged."""
+    h = hashlib.sha256(fingerprint(*modules).encode())
+    h.update(_normalised(Path(script)).encode())
+    h.update(json.dumps(settings, sort_keys=True).encode())
     return h.hexdigest()
 
 
