@@ -45,7 +45,9 @@ def test_data() -> list[Example]:
 def key(lam1: float, lam2: float) -> str:
     """The setting's name in the record and the weights' prefix: ``"0.02/0.01"``."""
     if lam1 not in LAM1 or lam2 not in LAM2:
-        raise ValueError(f"(λ₁, λ₂) must lie on the shipped grid {LAM1} × {LAM2}, got ({lam1}, {lam2})")
+        raise ValueError(
+            f"lam1, lam2 must lie on the shipped grid λ₁ ∈ {LAM1}, λ₂ ∈ {LAM2}, got {lam1}, {lam2}"
+        )
     return f"{lam1:g}/{lam2:g}"
 
 
