@@ -30,7 +30,7 @@ test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy xai_tf
-	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist worksteal
+	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist worksteal --durations=30
 
 bench: setup
 	for script in benchmarks/bench_*.py; do $(VENV)/bin/python $$script || exit 1; done

@@ -2,10 +2,12 @@
 
 50 right-Riemann steps on a 32-token prompt, target = the most likely next token's logit, token-0
 baseline, each with its default batching (ours: the path points that fit ``IG_MEMORY`` at a time;
-Captum: all 50 at once). Models: the bundled model and a randomly initialised GPT-2-small-sized one
-(124M). Prints median times (interleaved runs after a warm-up, ``xai_tf.timing``), the ratio
-ours/Captum (< 1: ours is faster), and the peak resident memory of one attribution above the loaded
-model, each measured in a fresh process (Linux VmHWM), with its ratio.
+Captum: all 50 at once). Models: the bundled model, a randomly initialised GPT-2-small-sized one
+(124M), and a random Llama of the bundled Llama's shape (6 layers, d = 256, 4 query over 2 key/value
+heads, SwiGLU 768 wide, tied 4,096-token vocabulary). Prints median times (interleaved runs after a
+warm-up, ``xai_tf.timing``), the ratio ours/Captum (< 1: ours is faster), and the peak resident memory
+of one attribution above the loaded model, each measured in a fresh process (Linux VmHWM), with its
+ratio.
 
     python benchmarks/bench_attribution.py [--runs 5] [--threads 1,2]
 
@@ -26,23 +28,34 @@ from captum.attr import LayerIntegratedGradients
 import xai_tf
 from xai_tf.explain.attribution import integrated_gradients
 from xai_tf.models import GPT2
+from xai_tf.models.llama import Llama, LlamaConfig
 
 from timing import median_seconds, peak_mb, reset_peak, rss_mb  # isort: skip
 
 
-def _model(name: str) -> GPT2:
+MODELS = ("bundled", "gpt2-small-size", "llama-bundled-size")
+
+
+def _model(name: str) -> GPT2 | Llama:
     if name == "bundled":
         return xai_tf.load_model("shakespeare").model
     torch.manual_seed(0)
+    if name == "llama-bundled-size":
+        shape = dict(vocab_size=4096, n_ctx=256, n_embd=256, n_layer=6, n_head=4, n_kv_head=2, d_mlp=768)
+        llama = Llama(LlamaConfig(**shape, tie_word_embeddings=True)).eval()
+        for p in llama.parameters():
+            torch.nn.init.normal_(p, std=0.05)
+        return llama
     return GPT2.from_hf(transformers.GPT2LMHeadModel(transformers.GPT2Config()))
 
 
-def _attributions(model: GPT2) -> dict:
+def _attributions(model: GPT2 | Llama) -> dict:
     """The two attribution functions on the same prompt and target."""
     ids = torch.randint(0, model.config.vocab_size, (32,), generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
         target = int(model(ids)[0, -1].argmax())
-    lig = LayerIntegratedGradients(lambda b: model(b)[:, -1, target], model.wte)
+    embedding = model.wte if isinstance(model, GPT2) else model.embed_tokens
+    lig = LayerIntegratedGradients(lambda b: model(b)[:, -1, target], embedding)
     return {
         "ours": lambda: (
             integrated_gradients(model, ids, target, n_steps=50, method="riemann_right").attributions
@@ -103,7 +116,7 @@ def main() -> None:
             print(json.dumps(child(*args.child)))
             return
         print(f"IG, 50 steps, 32 tokens, median of {args.runs} runs, {threads} threads")
-        for model_name in ("bundled", "gpt2-small-size"):
+        for model_name in MODELS:
             compare(model_name, args.runs)
 
 

@@ -14,6 +14,7 @@ EXEMPT = {
     "xai_tf.models.gpt2_reads.head_weights": "called only by GPT2.head_weights, which checks the layer",
     "xai_tf.models.gpt2_reads.readout": "called only by GPT2.readout, which checks the embeddings",
     "xai_tf.models.llama_reads.head_weights": "called only by Llama.head_weights, which checks the layer",
+    "xai_tf.models.llama_reads.readout": "called only by Llama.readout, which checks the embeddings",
 }
 SIZES = Sizes(
     n_layer=1, n_head=1, d_model=4, n_ctx=8, vocab_size=10, n_kv_head=1, d_head=4, d_mlp=16, gated=False

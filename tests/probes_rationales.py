@@ -10,14 +10,21 @@ import torch
 from probe_kit import NAN, TE, VE, lm, z
 
 from xai_tf.faithfulness import conicity, regularised
-from xai_tf.rationales import eraser, hardkuma, penalty, reinforce
+from xai_tf.rationales import eraser, grid, hardkuma, penalty, reinforce
 from xai_tf.rationales import model as rat
 from xai_tf.rationales.sparsity import Lagrangian
 from xai_tf.tasks import cues, recurrent, words
 from xai_tf.tasks.words import Example, Vocabulary
 from xai_tf.widgets import rationales as rationale_panels
 
-EXEMPT = {}
+EXEMPT = {
+    "xai_tf.rationales.grid.fingerprint": "takes no argument",
+    "xai_tf.rationales.grid.recorded": "takes no argument",
+    "xai_tf.rationales.grid.training_data": "takes no argument",
+    "xai_tf.rationales.grid.test_data": "takes no argument",
+    "xai_tf.rationales.grid.covers": "a yes/no question: any sentences and estimator give True or False",
+}
+GRID = "xai_tf.rationales.grid"
 V = len(cues.VOCAB)  # 38
 
 
@@ -60,6 +67,8 @@ NAN3 = torch.tensor([0.1, NAN, 0.3])
 ERASER = "xai_tf.rationales.eraser"
 RAT = "xai_tf.rationales.model"
 RAISES = [
+    (GRID + ".key", lambda: grid.key(0.03, 0.01), VE, r"must lie on the shipped grid"),
+    (GRID + ".model", lambda: grid.model(0.02, float("nan")), VE, r"must lie on the shipped grid"),
     ("xai_tf.faithfulness.conicity.conicity", lambda: conicity.conicity(z(0, 3)), VE, "H must be vectors"),
     (
         "xai_tf.faithfulness.conicity.recurrent_conicity",

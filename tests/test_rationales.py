@@ -502,3 +502,49 @@ def test_rationale_panel_shows_the_trained_rationalizers_scores_and_selections()
     assert shown == want
     shades = __import__("re").findall(r"title='([^']*)'", panel.view.value)
     assert shades == [f"{float(c):+.4f}" for e in test[:SHOWN] for c in e.cues]  # the planted cues
+
+
+def test_the_shipped_grid_is_current_and_rescores_its_record():
+    """``rationales.grid``: trained by the code as it is now (fingerprint), one model per (λ₁, λ₂) of the
+    panel, and each scores its recorded accuracy, precision, recall and sparsity on the test sentences
+    (an empty selection raises as recorded)."""
+    from xai_tf.rationales import grid
+
+    record = grid.recorded()
+    assert record["fingerprint"] == grid.fingerprint(), (
+        "stale: OMP_NUM_THREADS=1 python scripts/train_rationale_grid.py"
+    )
+    assert len(record["scores"]) == len(grid.LAM1) * len(grid.LAM2)
+    test = grid.test_data()
+    for lam1 in grid.LAM1:
+        for lam2 in grid.LAM2:
+            want = record["scores"][grid.key(lam1, lam2)]
+            m = grid.model(lam1, lam2)
+            assert (m.lam1, m.lam2) == (lam1, lam2)
+            if "error" in want:
+                with pytest.raises(ValueError, match="every rationale is empty"):
+                    rat.evaluate(m, test)
+                continue
+            got = rat.evaluate(m, test)
+            for name, value in want.items():
+                assert getattr(got, name) == pytest.approx(value, abs=1e-6, nan_ok=True), (lam1, lam2, name)
+    with pytest.raises(ValueError, match="shipped grid"):
+        grid.key(0.03, 0.01)
+
+
+def test_the_lambda_panel_loads_the_shipped_rationalizers_on_the_lessons_data(monkeypatch):
+    """On lesson 11's cue sentences a change of λ loads a model (nothing is trained) and shows its scores;
+    on other sentences it trains (the test above this one)."""
+    from xai_tf.rationales import grid
+    from xai_tf.widgets.rationales import rationale_panel
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("the panel trained a rationalizer")
+
+    monkeypatch.setattr(rat, "train_rationalizer", no_training)
+    panel = rationale_panel(grid.training_data(), grid.test_data(), cues.VOCAB)
+    assert not panel._slow and panel.message.value == ""
+    for lam1, lam2 in ((0.05, 0.025), (0.0, 0.0)):
+        panel["lam1"].value, panel["lam2"].value = lam1, lam2
+        s = grid.recorded()["scores"][grid.key(lam1, lam2)]
+        assert f"precision {s['precision']:.2f}, recall {s['recall']:.2f}" in panel.view.value

@@ -330,3 +330,39 @@ def test_attention_panels_draw_the_hand_computed_weights():
     masks["mask"].value, masks["length"].value = "causal + padding", 3
     visible = torch.ones(5, 5, dtype=torch.bool).tril() & (torch.arange(5) < 3)
     assert torch.allclose(_heatmap_cells(_view(masks), 5), _by_hand(X, W[0], W[1], visible), atol=6e-4)
+
+
+def test_a_slow_panel_answers_the_browser_in_the_background_and_drops_stale_settings():
+    """A change from the browser (ipywidgets' ``set_state``) of a slow panel renders in a worker thread:
+    the message says "computing…" at once, the changes that arrive while it works are not computed one
+    by one, the stale result is never shown, and the newest setting is. A change from Python renders
+    at once, in the caller's thread."""
+    import threading
+
+    from xai_tf.widgets._panel import COMPUTING
+
+    slider = widgets.IntSlider(value=0, min=0, max=10)
+    started, release, rendered = threading.Event(), threading.Event(), []
+
+    def render() -> str:
+        rendered.append(slider.value)
+        if slider.value == 2:  # the first browser change: held until three more arrived
+            started.set()
+            assert release.wait(10)
+        return f"value {slider.value}"
+
+    panel = Panel({"n": slider}, render, slow=True)
+    slider.value = 1  # from Python: at once
+    assert rendered == [0, 1] and panel.view.value == "value 1"
+    rendered.append("built")
+    slider.set_state({"value": 2})  # from the browser
+    assert started.wait(10) and panel.message.value == COMPUTING and panel.view.value == "value 1"
+    for v in (3, 4, 5):
+        slider.set_state({"value": v})
+    release.set()
+    for _ in range(1000):
+        if panel.view.value == "value 5" and panel.message.value == "":
+            break
+        threading.Event().wait(0.01)
+    assert panel.view.value == "value 5" and panel.message.value == ""
+    assert rendered == [0, 1, "built", 2, 5]  # 3 and 4 were never computed; 2's result was dropped

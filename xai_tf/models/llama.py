@@ -205,11 +205,11 @@ class Llama(nn.Module):
         return llama_reads.head_weights(self, _checks.integer("layer", layer, 0, c.n_layer - 1), R)
 
     def readout(self, token_embeddings: Tensor, position: int) -> Tensor:
-        """RMS_f(h_L)[:, position] ``[n, d]``: the final states of positions 0..p only (nothing after
-        p reaches p in a causal model), equal to ``final_states(E)[:, position]``."""
+        """RMS_f(h_L)[:, position] ``[n, d]`` for E ``[n, T, d]``: ``final_states(E)[:, position]`` without
+        the work it does not depend on (``llama_reads.readout``)."""
         self._check_embeddings(token_embeddings)
-        p = position % token_embeddings.size(1)
-        return self._stream(token_embeddings[:, : p + 1], self._tap(None, None), None)[:, p]
+        rotate = partial(rotary, theta=self.config.rope_theta)
+        return llama_reads.readout(self, token_embeddings, position, rotate)
 
     def _tap(self, cache: ActivationCache | None, hooks: Hooks | None) -> Tap:
         return Tap(HOOK_POINTS, self.config.n_layer, cache, hooks or {})

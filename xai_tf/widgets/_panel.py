@@ -5,6 +5,11 @@ markup (SVG or HTML from ``xai_tf.viz.svg``, drawn by the browser in millisecond
 when built and once per change of any control; an error shows as a one-line message above an empty
 view, never as a traceback. Tests, benchmarks and lessons reach a control by name: ``panel["layer"]``.
 
+A slow panel answers a change made in the browser in a worker thread, so that the kernel stays free to
+receive the next change: while it works the message line says "computing…", changes that arrive meanwhile
+are not computed one by one, and a result that a newer change has made stale is dropped (the worker
+then computes the newest setting). A change made from Python (a lesson cell, a test) renders at once.
+
 A panel that needs a kind of model (``@needs("causal", "next-token prediction")``) shows only the
 model handle's one-line message when given another kind.
 """
@@ -12,6 +17,7 @@ model handle's one-line message when given another kind.
 from __future__ import annotations
 
 import html
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import wraps
@@ -20,6 +26,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from xai_tf.models.loaded import as_model
+
+COMPUTING = "<i style='color:#666'>computing…</i>"
 
 
 class Panel(widgets.VBox):
@@ -40,6 +48,7 @@ class Panel(widgets.VBox):
         self.controls = dict(controls)
         self.note, self.message, self.view = widgets.HTML(), widgets.HTML(), widgets.HTML()
         self._render, self._held, self._slow = render, 0, slow
+        self._lock, self._wanted, self._worker = threading.Lock(), 0, False
         rows = [[name] for name in self.controls] if rows is None else rows
         if sorted(n for r in rows for n in r) != sorted(self.controls):
             raise ValueError(f"rows {rows} must name each control once: {list(self.controls)}")
@@ -61,13 +70,49 @@ class Panel(widgets.VBox):
         """Render the view now (the controls call this on every change)."""
         if self._held:
             return
-        self.note.value = _range_note(getattr(_change, "owner", None))
+        owner = getattr(_change, "owner", None)
+        self.note.value = _range_note(owner)
+        if self._slow and getattr(owner, "_property_lock", None):  # ipywidgets locks what the browser sets
+            self._in_background()
+            return
         if self._slow:
-            self.message.value = "<i style='color:#666'>computing…</i>"
+            self.message.value = COMPUTING
+        self._show(self._attempt())
+
+    def _attempt(self) -> tuple[str, Exception | None]:
         try:
-            self.view.value, self.message.value = self._render(), ""
+            return self._render(), None
         except Exception as err:  # a student sees a short message, never a traceback
+            return "", err
+
+    def _show(self, result: tuple[str, Exception | None]) -> None:
+        view, err = result
+        if err is None:
+            self.view.value, self.message.value = view, ""
+        else:
             self.show_message(err)
+
+    def _in_background(self) -> None:
+        """Ask the worker for the controls' newest setting; start it unless it is running."""
+        with self._lock:
+            self._wanted += 1
+            self.message.value = COMPUTING
+            if self._worker:
+                return
+            self._worker = True
+        threading.Thread(target=self._work, daemon=True).start()
+
+    def _work(self) -> None:
+        """Render until no change arrived during the render, then show that result."""
+        while True:
+            with self._lock:
+                asked = self._wanted
+            result = self._attempt()
+            with self._lock:  # shown under the lock: a newer worker's result cannot be overwritten
+                if asked == self._wanted:
+                    self._show(result)
+                    self._worker = False
+                    return
 
     def _update(self, update: Callable[[], None]) -> None:
         with self.held():

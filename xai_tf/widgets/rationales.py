@@ -1,6 +1,7 @@
 """Lesson 11's panels: ERASER's comprehensiveness and sufficiency of one sentence's top-k words under
 each of ``eraser.explanations`` (or a rationalizer's own selection), and the λ₁/λ₂ trade-off of a
-rationalizer trained live (compactness against contiguity)."""
+rationalizer (compactness against contiguity): shipped for the lesson's cue task (``rationales.grid``),
+trained live otherwise."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from torch import Tensor
 from xai_tf import seeds, viz
 from xai_tf._threads import one_thread
 from xai_tf.faithfulness.importance import METHODS
-from xai_tf.rationales import eraser
+from xai_tf.rationales import eraser, grid
 from xai_tf.rationales import model as rat
 from xai_tf.tasks.recurrent import AttentionClassifier
 from xai_tf.tasks.words import Example, Vocabulary, check_examples, same_vocabulary
@@ -77,21 +78,25 @@ def eraser_panel(
 def rationale_panel(
     train: Sequence[Example], test: Sequence[Example], vocab: Vocabulary, estimator: str = "hardkuma"
 ) -> Panel:
-    """Move λ₁ (compactness) and λ₂ (contiguity): a rationalizer is trained (300 steps, cached per
-    setting) and its precision, recall and sparsity on ``test`` shown with a few rationales (planted
-    cues shaded, selected words [bracketed])."""
+    """Move λ₁ (compactness) and λ₂ (contiguity) over ``grid.LAM1 × grid.LAM2``: the rationalizer of that
+    setting, its precision, recall and sparsity on ``test`` and a few rationales (planted cues shaded,
+    selected words [bracketed]). On the lesson's cue task (``grid.covers``) each setting's rationalizer is
+    the shipped one (loaded, not trained); on other data it is trained (300 steps, cached per setting)."""
     if not isinstance(vocab, Vocabulary):
         raise TypeError(f"vocab must be a Vocabulary, got {type(vocab).__name__}")
     train, test = check_examples("train", train, len(vocab)), check_examples("test", test, len(vocab))
-    lam1 = widgets.FloatSlider(value=0.02, min=0.0, max=0.1, step=0.01, description="λ₁ (compact)")
-    lam2 = widgets.FloatSlider(value=0.01, min=0.0, max=0.1, step=0.01, description="λ₂ (contiguous)")
+    lam1 = widgets.SelectionSlider(options=grid.LAM1, value=0.02, description="λ₁ (compact)")
+    lam2 = widgets.SelectionSlider(options=grid.LAM2, value=0.01, description="λ₂ (contiguous)")
+    shipped = grid.covers(train, estimator)
 
     @cache
     def trained(l1: float, l2: float) -> rat.Rationalizer:
+        if shipped:
+            return grid.model(l1, l2)
         return rat.train_rationalizer(train, len(vocab), estimator, l1, l2)
 
     def render() -> str:
-        model = trained(round(lam1.value, 3), round(lam2.value, 3))
+        model = trained(lam1.value, lam2.value)
         s = rat.evaluate(model, test)
         head = (
             f"<div><b>{estimator}</b>: accuracy {s.accuracy:.2f}, precision {s.precision:.2f}, "
@@ -103,4 +108,4 @@ def rationale_panel(
             rows.append(_marked(vocab.decode(e.ids), [float(c) for c in e.cues], chosen, ""))
         return head + "".join(rows)
 
-    return Panel({"lam1": lam1, "lam2": lam2}, render, rows=[["lam1", "lam2"]], slow=True)
+    return Panel({"lam1": lam1, "lam2": lam2}, render, rows=[["lam1", "lam2"]], slow=not shipped)
