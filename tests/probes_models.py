@@ -91,7 +91,12 @@ PANELS: dict = {}
 # issue 43: load_model(None) was a raw TypeError from pathlib, a missing device torch's RuntimeError
 LOAD = "xai_tf.models.hub.load_model"
 RAISES += [
-    (LOAD, lambda: xai_tf.load_model(None), TE, r"name must be a model name \(auto, shakespeare, gpt2"),
+    (
+        LOAD,
+        lambda: xai_tf.load_model(None),
+        TE,
+        r"name must be a model name \(auto, shakespeare, shakespeare_llama, gpt2",
+    ),
     (LOAD, lambda: xai_tf.load_model(2), TE, r"or a directory path, got 2: leave it out for 'auto'"),
     (LOAD, lambda: xai_tf.load_model(Path("/nonexistent/gpt2")), VE, "unknown model '/nonexistent/gpt2'"),
     (LOAD, lambda: xai_tf.load_model("shakespeare", device=None), TE, "device must be 'cpu', 'cuda'"),
