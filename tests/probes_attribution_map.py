@@ -229,7 +229,7 @@ RAISES = [
         "xai_tf.explain.gradcam.contrast_function",
         _explain("contrastive", foil=10**6),
         VE,
-        r"target must be an integer in 0\.\.4095",
+        r"foil must be an integer in 0\.\.4095, got 1000000",
     ),
     (
         "xai_tf.explain.properties.counting",

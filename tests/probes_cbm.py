@@ -10,7 +10,7 @@ import torch
 from probe_kit import NAN, TE, VE, z
 
 from xai_tf.cbm import arthritis, intervention, leakage, losses, metrics, models, posthoc, shapes, training
-from xai_tf.cbm.data import ConceptData
+from xai_tf.cbm.data import ConceptData, check_data
 from xai_tf.widgets import cbm as cbm_w
 
 
@@ -834,5 +834,20 @@ RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesso
         ),
         TE,
         "g must be a torch.nn.Module with parameters",
+    ),
+]
+
+RAISES += [  # check_data is public (the panel reads it; it was cbm._common's)
+    (
+        "xai_tf.cbm.data.check_data",
+        lambda: check_data("data", [1, 2]),
+        TE,
+        "data must be a ConceptData, got list",
+    ),
+    (
+        "xai_tf.cbm.data.check_data",
+        lambda: check_data("test", D(), D().k + 1),
+        VE,
+        "the model has k = .* concepts but test has .*: data of another task",
     ),
 ]

@@ -137,6 +137,18 @@ RAISES = [
     ),
     ("xai_tf.artifacts.fingerprint", lambda: artifacts.fingerprint(), VE, "modules is empty"),
     (
+        "xai_tf.artifacts.script_fingerprint",
+        lambda: artifacts.script_fingerprint(artifacts.Path(__file__), (), {}),
+        VE,
+        "modules is empty",
+    ),
+    (
+        "xai_tf.artifacts.script_fingerprint",
+        lambda: artifacts.script_fingerprint(artifacts.Path("/nonexistent.py"), ("xai_tf.seeds",), {}),
+        VE,
+        "script must be the path of an existing Python file, got PosixPath.'/nonexistent.py'.",
+    ),
+    (
         "xai_tf.artifacts.import_graph",
         lambda: artifacts.import_graph("torch"),
         VE,

@@ -691,3 +691,21 @@ RAISES += [  # issue 44 §2, "all-zero tokens": step_errors' relative errors wer
         r"Y gives an exact update of 0 .*: the relative errors ‖Δ − Δ_G‖ / ‖Δ_G‖ are 0/0",
     ),
 ]
+
+RAISES += [  # rate.bases is public (lesson 13's panel checks U with it; it was crate._common's)
+    ("xai_tf.crate.rate.bases", lambda: rate.bases(z(4, 3)), VE, r"U must be \[K, d, r\]"),
+    ("xai_tf.crate.rate.bases", lambda: rate.bases(z(1, 4, 5)), VE, "r ≤ d, got r = 5 > d = 4"),
+    (
+        "xai_tf.crate.rate.bases",
+        lambda: rate.bases(z(1, 4, 2), d=3),
+        VE,
+        "U has d = 4 rows but the tokens have d = 3",
+    ),
+    (
+        "xai_tf.crate.rate.bases",
+        lambda: rate.bases(torch.ones(1, 4, 2), orthonormal=True),
+        VE,
+        "U must have orthonormal columns",
+    ),
+    ("xai_tf.crate.rate.bases", lambda: rate.bases([[[1.0]]]), TE, "U must be a torch.Tensor"),
+]

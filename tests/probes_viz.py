@@ -66,6 +66,18 @@ RAISES = [
         r"A is \(2, 2\) but there are 1 row and 1 column labels",
     ),
     (
+        "xai_tf.viz.svg.svg_heatmap",
+        lambda: viz.svg_heatmap(z(2, 2), ["a", "b"], outline=[0, 2]),
+        VE,
+        r"outline must give one column in -1\.\.1 \(-1: none\) for each of the 2 rows, got \[0, 2\]",
+    ),
+    (
+        "xai_tf.viz.svg.svg_heatmap",
+        lambda: viz.svg_heatmap(z(2, 2), ["a", "b"], outline=[0]),
+        VE,
+        "for each of the 2 rows",
+    ),
+    (
         "xai_tf.viz.svg.html_ranked_table",
         lambda: viz.html_ranked_table(["a", "b"], [[("x", 0.5)]]),
         VE,

@@ -227,3 +227,18 @@ def test_html_rows_is_one_row_per_dict_with_escaped_cells():
     assert "<td style='padding:2px 10px;text-align:left'>a&lt;b</td>" in found
     assert ">forward, gradients<" in found and ">m=2, q=x<" in found
     assert found.count(">none<") == 2  # the empty list and the empty dict
+
+
+def test_a_heatmap_outlines_one_cell_per_row_where_asked():
+    """outline[i] = j boxes cell (i, j) in blue at that cell's place; −1 boxes nothing in row i."""
+    A = np.full((3, 3), 0.5)
+    drawn = viz.svg_heatmap(A, ["a", "b", "c"], outline=[0, -1, 2])
+    boxes = re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" [^>]*stroke="#1f77b4"', drawn)
+    assert len(boxes) == 2
+    cells = re.findall(r'<rect x="(\d+)" y="(\d+)"', viz.svg_heatmap(A, ["a", "b", "c"]))
+    (x0, y0), (x2, y2) = cells[0], cells[8]  # cells (0, 0) and (2, 2), row by row
+    assert [(float(x), float(y)) for x, y in boxes] == [
+        (int(x0) + 1.5, int(y0) + 1.5),
+        (int(x2) + 1.5, int(y2) + 1.5),
+    ]
+    assert "#1f77b4" not in viz.svg_heatmap(A, ["a", "b", "c"])

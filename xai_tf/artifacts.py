@@ -41,6 +41,8 @@ def script_fingerprint(script: Path, modules: tuple[str, ...], settings: dict) -
     """sha256 of ``fingerprint(*modules)``, the training script's syntax tree (compared as modules are:
     without comments, docstrings and annotations) and its settings (JSON, sorted keys): an artifact the
     script wrote is current while this is unchanged."""
+    if not Path(script).is_file():
+        raise ValueError(f"script must be the path of an existing Python file, got {script!r}")
     h = hashlib.sha256(fingerprint(*modules).encode())
     h.update(_normalised(Path(script)).encode())
     h.update(json.dumps(settings, sort_keys=True).encode())

@@ -11,7 +11,7 @@ from torch import Tensor, nn
 from xai_tf import _checks
 
 if TYPE_CHECKING:
-    from xai_tf.cbm.data import ConceptData
+    pass
 
 
 def check_concepts(name: str, value: object, k: int) -> Tensor:
@@ -47,17 +47,6 @@ def check_targets(name: str, y: object, task: str) -> Tensor:
         bad = y[(y != 0) & (y != 1)][0].item()
         raise ValueError(f"{name} of a binary task must be 0 or 1, got {bad:g}")
     return y
-
-
-def check_data(name: str, data: object, k: int | None = None) -> ConceptData:
-    """A ``ConceptData`` (with k concepts, the model's, when ``k`` is given)."""
-    from xai_tf.cbm.data import ConceptData
-
-    if not isinstance(data, ConceptData):
-        raise TypeError(f"{name} must be a ConceptData, got {type(data).__name__}")
-    if k is not None and data.k != k:
-        raise ValueError(f"the model has k = {k} concepts but {name} has {data.k}: data of another task?")
-    return data
 
 
 def with_parameters(name: str, module: object) -> nn.Module:

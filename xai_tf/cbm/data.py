@@ -79,3 +79,12 @@ class ConceptData:
         return ConceptData(
             self.x[index], self.c[index], self.y[index], self.binary, self.names, self.groups, self.task
         )
+
+
+def check_data(name: str, data: object, k: int | None = None) -> ConceptData:
+    """A ``ConceptData`` (with k concepts, the model's, when ``k`` is given)."""
+    if not isinstance(data, ConceptData):
+        raise TypeError(f"{name} must be a ConceptData, got {type(data).__name__}")
+    if k is not None and data.k != k:
+        raise ValueError(f"the model has k = {k} concepts but {name} has {data.k}: data of another task?")
+    return data

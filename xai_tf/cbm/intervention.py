@@ -26,8 +26,8 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks, seeds
-from xai_tf.cbm._common import check_concepts, check_data
-from xai_tf.cbm.data import ConceptData
+from xai_tf.cbm._common import check_concepts
+from xai_tf.cbm.data import ConceptData, check_data
 from xai_tf.cbm.metrics import task_error
 from xai_tf.cbm.models import ConceptBottleneck
 

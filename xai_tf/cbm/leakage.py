@@ -19,8 +19,8 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks, seeds
-from xai_tf.cbm._common import check_binary, check_concepts, check_data
-from xai_tf.cbm.data import ConceptData
+from xai_tf.cbm._common import check_binary, check_concepts
+from xai_tf.cbm.data import ConceptData, check_data
 from xai_tf.cbm.metrics import task_error
 from xai_tf.cbm.models import ConceptBottleneck
 from xai_tf.cbm.training import OPTIONS, default_g, fit_g

@@ -14,8 +14,8 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.cbm._common import check_binary, check_concepts, check_data, check_targets
-from xai_tf.cbm.data import TASKS, ConceptData
+from xai_tf.cbm._common import check_binary, check_concepts, check_targets
+from xai_tf.cbm.data import TASKS, ConceptData, check_data
 from xai_tf.cbm.models import ConceptBottleneck
 
 

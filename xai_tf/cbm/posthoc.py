@@ -30,8 +30,8 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.cbm._common import check_data, check_targets, module_input
-from xai_tf.cbm.data import TASKS, ConceptData
+from xai_tf.cbm._common import check_targets, module_input
+from xai_tf.cbm.data import TASKS, ConceptData, check_data
 from xai_tf.cbm.models import ConceptBottleneck
 
 

@@ -21,8 +21,8 @@ from torch import Tensor, nn
 
 from xai_tf import _checks
 from xai_tf._threads import one_thread
-from xai_tf.cbm._common import check_concepts, check_data, module_input, with_parameters
-from xai_tf.cbm.data import ConceptData
+from xai_tf.cbm._common import check_concepts, module_input, with_parameters
+from xai_tf.cbm.data import ConceptData, check_data
 from xai_tf.cbm.losses import concept_loss, joint_loss, task_loss
 from xai_tf.cbm.models import ConceptBottleneck, mlp, small_cnn
 from xai_tf.training import TrainOptions, checked_options, fit, minibatches

@@ -24,7 +24,7 @@ from xai_tf.crate import _common, rate
 
 def _inputs(x: Tensor, U: Tensor, sigma: float) -> tuple[Tensor, Tensor, float]:
     x = _common.tokens("x", x)
-    U = _common.bases(U, x.size(-2), orthonormal=True)
+    U = rate.bases(U, x.size(-2), orthonormal=True)
     _common.same_dtype(x, U, ("x", "U"))
     return x, U, _noise_scale(sigma)
 

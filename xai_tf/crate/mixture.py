@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks, seeds
-from xai_tf.crate import _common
+from xai_tf.crate import rate
 
 
 def random_bases(
@@ -49,7 +49,7 @@ def sample_tokens(
     """T tokens y_t = U_{k_t} a_t + σ w_t: returns ``(Y [d, T], Z [d, T] noise-free, k [T])``;
     components drawn from ``weights`` (uniform when None). The draws are made on the CPU (the same
     on every device) and moved to U's device."""
-    U = _common.bases(U)
+    U = rate.bases(U)
     T = _checks.integer("T", T, 1)
     sigma = _checks.at_least("sigma", sigma, 0.0)
     K, d, r = U.shape

@@ -52,7 +52,7 @@ def neumann_step(Y: Tensor, U: Tensor, eps: float, gamma: float) -> Tensor:
 def mssa_step(Y: Tensor, U: Tensor, eps: float, gamma: float) -> Tensor:
     """(1 − γ̂) Y + γ̂ MSSA(Y) with γ̂ = γα, α = r/(Tε²): the step CRATE's attention block takes."""
     gamma = _checks.positive("gamma", gamma)
-    Y, U = _common.tokens("Y", Y), _common.bases(U)
+    Y, U = _common.tokens("Y", Y), rate.bases(U)
     a = rate.alpha(U.size(-1), Y.size(-1), _common.epsilon(eps))
     return (1 - gamma * a) * Y + gamma * a * mssa(Y, U)
 
@@ -72,7 +72,7 @@ def step_errors(Y: Tensor, U: Tensor, eps: float, gamma: float) -> dict[str, flo
     tokens Y, or Y with no component in any subspace U_k beyond rounding, ‖U_kᵀY‖ ≤ 16 ε ‖Y‖), where
     every relative error is 0/0 or rounding noise over rounding noise."""
     Y = _common.tokens("Y", Y)
-    U = _common.bases(U, Y.size(-2), orthonormal=True)
+    U = rate.bases(U, Y.size(-2), orthonormal=True)
     Z = rate.project(Y, U)
     if torch.linalg.vector_norm(Z) <= 16 * torch.finfo(Y.dtype).eps * torch.linalg.vector_norm(Y):
         raise ValueError(

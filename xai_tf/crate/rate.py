@@ -25,6 +25,27 @@ from xai_tf import _checks
 from xai_tf.crate import _common
 
 
+def bases(U: object, d: int | None = None, orthonormal: bool = False) -> Tensor:
+    """``U [K, d, r]``: K bases U_k ∈ ℝ^{d×r} with 1 ≤ r ≤ d (and d features when ``d`` is given).
+    With ``orthonormal`` (where a derivation assumes it) each U_kᵀU_k must be I to 1e-4."""
+    U = _common.tokens("U", U)
+    if U.dim() != 3:
+        raise ValueError(f"U must be [K, d, r] (K bases U_k ∈ ℝ^(d×r)), got {tuple(U.shape)}")
+    if U.size(2) > U.size(1):
+        raise ValueError(f"each U_k must be d × r with r ≤ d, got r = {U.size(2)} > d = {U.size(1)}")
+    if d is not None and U.size(1) != d:
+        raise ValueError(f"U has d = {U.size(1)} rows but the tokens have d = {d} features: they must match")
+    if orthonormal:
+        gram = U.transpose(1, 2) @ U
+        off = (gram - torch.eye(U.size(2), dtype=U.dtype, device=U.device)).abs().max().item()
+        if off > 1e-4:
+            raise ValueError(
+                f"U must have orthonormal columns (U_kᵀU_k = I, which this derivation assumes), "
+                f"got max |U_kᵀU_k − I| = {off:.3g}"
+            )
+    return U
+
+
 def alpha(d: int, T: int, eps: float) -> float:
     """α = d / (T ε²), the scale of the Gram matrix inside the rate."""
     d, T = _checks.integer("d", d, 1), _checks.integer("T", T, 1)
@@ -64,7 +85,7 @@ def coding_rate_grad(Y: Tensor, eps: float = 0.5) -> Tensor:
 def project(Y: Tensor, U: Tensor) -> Tensor:
     """U_kᵀY for every k: ``Y [..., d, T]``, ``U [K, d, r]`` → ``[..., K, r, T]``."""
     Y = _common.tokens("Y", Y)
-    U = _common.bases(U, Y.size(-2))
+    U = bases(U, Y.size(-2))
     _common.same_dtype(Y, U)
     return U.mT @ Y.unsqueeze(-3)
 

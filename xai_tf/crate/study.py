@@ -59,7 +59,7 @@ def subspace_task(
 ) -> tuple[Tensor, Tensor, Tensor]:
     """``n`` sequences (1 ≤ n ≤ 100 000: one seeded draw per sequence, about 1 s per thousand): tokens
     ``Y [n, d, T]`` (float32, the models' dtype, whatever U's), classes ``[n]``, components ``[n, T]``."""
-    U = _common.bases(U, orthonormal=True)
+    U = rate.bases(U, orthonormal=True)
     n, T = _checks.integer("n", n, 1, MAX_SEQUENCES), _checks.integer("T", T, 1)
     p = _checks.real("p", p, 0.0, 1.0)
     K = U.size(0)
@@ -203,7 +203,7 @@ def energy_rule_accuracy(U: Tensor, Y: Tensor, classes: Tensor) -> float:
     Y = _common.tokens("Y", Y)
     if Y.dim() != 3:
         raise ValueError(f"Y must be [n, d, T] (tokens are columns), got {tuple(Y.shape)}")
-    U = _common.bases(U, Y.size(1))
+    U = rate.bases(U, Y.size(1))
     classes = _labels("classes", classes, Y, U.size(0))
     energy = (rate.project(Y.double(), U.double()) ** 2).sum((-2, -1))  # [n, K]
     return float((energy.argmax(-1) == classes).float().mean())

@@ -149,14 +149,22 @@ def _cells_raster(A: np.ndarray, left: int, top: int, cell: int) -> list[str]:
     ]
 
 
-def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title: str = "") -> str:
+def svg_heatmap(
+    A,
+    rows: Sequence[str],
+    cols: Sequence[str] | None = None,
+    title: str = "",
+    outline: Sequence[int] | None = None,
+) -> str:
     """An attention matrix as an SVG string: row i = query, column j = key, darker = more weight.
     Cells shrink so that the grid stays about 720 px wide (numbers are printed while a cell is
     30 px or more; hover a cell for its value); column labels are written at a slant. Above
-    ``RASTER_ABOVE`` rows or columns the cells are one image of the same colours (no hover values)."""
+    ``RASTER_ABOVE`` rows or columns the cells are one image of the same colours (no hover values).
+    ``outline``: one column per row (−1: none) whose cell (i, outline[i]) is boxed in blue."""
     A = host_array(A)
     cols = rows if cols is None else cols
     _checks.matrix_labels(A, rows, cols)
+    boxed = _outline(outline, len(rows), len(cols))
     rows, cols = [_short(r) for r in rows], [_short(c) for c in cols]
     cell = int(min(40, max(14, 720 / max(len(cols), 1))))
     font = min(12, int(cell * 0.75))
@@ -170,6 +178,12 @@ def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title
         )
     for i, row in enumerate(rows):
         parts.append(_text(left - 6, top + i * cell + cell * 0.62, row, size=font, anchor="end"))
+    parts += [
+        f'<rect x="{left + j * cell + 1.5}" y="{top + i * cell + 1.5}" width="{cell - 3}" '
+        f'height="{cell - 3}" fill="none" stroke="#1f77b4" stroke-width="3"/>'
+        for i, j in enumerate(boxed)
+        if j >= 0
+    ]
     y_labels = top + len(A) * cell + 10
     for j, col in enumerate(cols):
         x = left + j * cell + cell / 2
@@ -177,6 +191,19 @@ def svg_heatmap(A, rows: Sequence[str], cols: Sequence[str] | None = None, title
             _text(x, y_labels, col, size=font, anchor="end", transform=f"rotate(-60 {x:.1f} {y_labels})")
         )
     return _svg(left + cell * len(cols) + 10, y_labels + bottom, title, parts)
+
+
+def _outline(outline: Sequence[int] | None, n_rows: int, n_cols: int) -> list[int]:
+    """``outline`` checked: one integer in −1..n_cols − 1 per row (none given: no boxes)."""
+    if outline is None:
+        return []
+    boxed = list(outline)
+    if len(boxed) != n_rows or not all(type(j) is int and -1 <= j < n_cols for j in boxed):
+        raise ValueError(
+            f"outline must give one column in -1..{n_cols - 1} (-1: none) for each of the {n_rows} rows, "
+            f"got {outline!r}"
+        )
+    return boxed
 
 
 def html_ranked_table(

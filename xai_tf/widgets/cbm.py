@@ -12,8 +12,7 @@ from collections.abc import Mapping
 import ipywidgets as widgets
 import torch
 
-from xai_tf.cbm._common import check_data
-from xai_tf.cbm.data import ConceptData
+from xai_tf.cbm.data import ConceptData, check_data
 from xai_tf.cbm.intervention import intervene
 from xai_tf.cbm.models import ConceptBottleneck
 from xai_tf.widgets._panel import Panel

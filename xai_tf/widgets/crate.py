@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.crate import _common, ista, study
+from xai_tf.crate import ista, rate, study
 from xai_tf.crate.model import Classifier
 from xai_tf.viz import svg_bars, svg_heatmap
 from xai_tf.widgets._panel import Panel, side_by_side
@@ -48,7 +48,7 @@ def layer_panel(
         raise TypeError(f"model must be an xai_tf.crate.model.Classifier, got {type(model).__name__}")
     n_tokens = _checks.integer("n_tokens", n_tokens, 1)
     if U is not None:
-        U = _common.bases(U, model.d, orthonormal=True)
+        U = rate.bases(U, model.d, orthonormal=True)
     Y = _checks.tensor("Y", Y)
     components = _checks.tensor("components", components)
     if Y.dim() == 3 and components.shape != (Y.size(0), Y.size(-1)):

@@ -8,14 +8,12 @@ from collections.abc import Sequence
 
 import ipywidgets as widgets
 import torch
-from torch import Tensor
 
 from xai_tf import viz
 from xai_tf.tasks.dyck import encode_dyck, parse_dyck
 from xai_tf.tasks.dyck_model import DyckModel
 from xai_tf.tasks.histogram import HistogramModel, histogram_labels
 from xai_tf.tasks.toytasks import LETTERS, encode_letters
-from xai_tf.viz.svg import _hex, _text
 from xai_tf.widgets._panel import Panel, position_labels, side_by_side
 
 TRAINED_LENGTH = 24  # the Dyck models saw strings of 24 brackets
@@ -60,34 +58,6 @@ def histogram_panel(models: dict[str, HistogramModel], sequence: str = "DATAIAIA
     return Panel({"text": text, "model": model}, render, rows=[["text"], ["model"]])
 
 
-def _svg_outlined(A: Tensor, labels: list[str], outline: list[int], title: str) -> str:
-    """An attention map (row = query i, column = key j) with cell (i, outline[i]) boxed in blue."""
-    n, cell = len(labels), 22
-    left, top = 14 + 7 * max(len(s) for s in labels), 30
-    parts = []
-    for i, row in enumerate(A.tolist()):
-        parts.append(_text(left - 6, top + i * cell + cell * 0.65, labels[i], size=12, anchor="end"))
-        for j, a in enumerate(row):
-            parts.append(
-                f'<rect x="{left + j * cell}" y="{top + i * cell}" width="{cell}" height="{cell}" '
-                f'fill="{_hex(a)}" stroke="#fff"><title>{i} → {j}: {a:.3f}</title></rect>'
-            )
-    for i, j in enumerate(outline):
-        if j >= 0:
-            parts.append(
-                f'<rect x="{left + j * cell + 1.5}" y="{top + i * cell + 1.5}" width="{cell - 3}" '
-                f'height="{cell - 3}" fill="none" stroke="#1f77b4" stroke-width="3"/>'
-            )
-    base = top + n * cell + 10
-    for j, label in enumerate(labels):
-        x = left + j * cell + cell / 2
-        parts.append(_text(x, base, label, size=12, anchor="end", transform=f"rotate(-60 {x:.1f} {base})"))
-    width, height = max(left + n * cell + 10, left + 8 * len(title)), base + 40
-    head = _text(left, 18, title, size=14, anchor="start", font_weight="bold")
-    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
-    return svg + head + "".join(parts) + "</svg>"
-
-
 def dyck_panel(models: dict[str, DyckModel], string: str = "([[]()])[(())]") -> Panel:
     """Type a Dyck_{2,4} string (at most 24 brackets), pick a model, layer and head; see the head's
     attention with each query's last unmatched open bracket s(i) outlined, and the head's share
@@ -115,7 +85,7 @@ def dyck_panel(models: dict[str, DyckModel], string: str = "([[]()])[(())]") -> 
         seen = [i for i, t in enumerate(parsed.top) if t >= 0]
         share = sum(float(A[i, parsed.top[i]]) for i in seen) / max(len(seen), 1)
         title = f"{model.value}, layer {layer.value}, head {head.value}: share on s(i) = {share:.2f}"
-        return _svg_outlined(A, position_labels(list(s)), parsed.top, title)
+        return viz.svg_heatmap(A, position_labels(list(s)), title=title, outline=parsed.top)
 
     def fit_sliders() -> None:
         picked = models[model.value]
