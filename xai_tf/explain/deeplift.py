@@ -153,7 +153,8 @@ def random_token_baselines(vocab: int, T: int, k: int, seed: int = 0) -> list[Te
     0..``vocab`` − 1, drawn on the CPU from ``seeds.generator(seed)`` (s′ = s + XAI_TF_SEED_OFFSET)."""
     k = _checks.integer("n_samples (baselines)", k, 1, MAX_BASELINES)
     size = (k, _checks.integer("T (tokens)", T, 1))
-    return list(torch.randint(_checks.integer("vocab", vocab, 1), size, generator=seeds.generator(seed)))
+    gen = seeds.generator(seed)
+    return list(torch.randint(_checks.integer("vocab", vocab, 1), size, generator=gen, device=gen.device))
 
 
 def linearisation_gap(
