@@ -173,23 +173,17 @@ def build(args: argparse.Namespace, vocab_size: int) -> GPT2 | Llama:
     """The untrained model: GPT-2 with its own initialisation, or a Llama-style model initialised as
     Hugging Face's ``LlamaPreTrainedModel`` does (every linear map and the embedding N(0, 0.02²), norm
     gains 1)."""
+    sizes = {
+        "vocab_size": vocab_size,
+        "n_ctx": args.n_ctx,
+        "n_embd": args.n_embd,
+        "n_layer": args.n_layer,
+        "n_head": args.n_embd // 64,
+    }
     if args.arch == "gpt2":
-        return GPT2(
-            GPT2Config(
-                vocab_size=vocab_size,
-                n_ctx=args.n_ctx,
-                n_embd=args.n_embd,
-                n_layer=args.n_layer,
-                n_head=args.n_embd // 64,
-                dropout=args.dropout,
-            )
-        )
+        return GPT2(GPT2Config(**sizes, dropout=args.dropout))
     config = LlamaConfig(
-        vocab_size=vocab_size,
-        n_ctx=args.n_ctx,
-        n_embd=args.n_embd,
-        n_layer=args.n_layer,
-        n_head=args.n_embd // 64,
+        **sizes,
         n_kv_head=args.n_kv_head,
         d_mlp=256 * math.ceil(2 * 4 * args.n_embd / 3 / 256),
         rms_norm_eps=1e-5,

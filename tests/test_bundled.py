@@ -1,20 +1,17 @@
 """The bundled model: its card is true, its files are small, and it writes (bad) Shakespeare."""
 
-import ast
 import hashlib
-import importlib.util
 import json
 import os
 import re
-import sys
 from importlib.resources import files
-from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
 import transformers
 from claims import SEEDS
+from scripts_kit import load_script, xai_tf_imports
 
 import xai_tf
 from xai_tf import artifacts
@@ -199,19 +196,10 @@ def test_tokenizer_round_trips_a_heldout_speech(bundled):
     assert bundled.tokenizer.decode(ids) == speech and len(ids) < len(speech) / 2
 
 
-def _training_script():
-    path = Path(__file__).resolve().parents[1] / "scripts" / "train_shakespeare.py"
-    spec = importlib.util.spec_from_file_location("train_shakespeare", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_shakespeare"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_llama_style_model_was_made_by_the_code_as_it_is_now():
     """Rerun `python scripts/train_shakespeare.py --arch llama` after changing a module it fingerprints:
     the card's settings are the script's defaults and its fingerprint is the code's as it is now."""
-    script = _training_script()
+    script = load_script("train_shakespeare")
     card = json.loads((DATA / "shakespeare_llama.json").read_text())
     args = script.parse_args(["--arch", "llama"])
     on_card = {"steps": "steps", "batch": "batch", "lr": "peak_lr", "warmup": "warmup", "seed": "seed"}
@@ -221,23 +209,11 @@ def test_the_llama_style_model_was_made_by_the_code_as_it_is_now():
     )
 
 
-def _is_module(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
-
-
 def test_the_fingerprint_covers_every_module_the_shakespeare_script_imports():
     """PRODUCED_BY is not a hand list: each xai_tf module the script imports from is in the graph it
     fingerprints."""
-    script = _training_script()
-    imported = set()
-    for node in ast.walk(ast.parse(Path(script.__file__).read_text())):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("xai_tf"):
-            for a in node.names:
-                sub = f"{node.module}.{a.name}"
-                imported.add(sub if _is_module(sub) else node.module)
+    script = load_script("train_shakespeare")
+    imported = xai_tf_imports("train_shakespeare")
     graph = artifacts.import_graph(*script.PRODUCED_BY)
     assert imported - {"xai_tf.artifacts"} <= graph, imported - graph
     assert {"xai_tf.models.llama", "xai_tf.models.rope", "xai_tf.transformer.lm_eval"} <= graph

@@ -2,19 +2,17 @@
 against scikit-learn and brute force, splicing and clamping through the hooks against the clean
 model, the toy model of superposition, the exercises, the panels, and that the shipped SAE is current."""
 
-import ast
 import copy
 import html
-import importlib.util
 import math
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import probes_sae
 import pytest
 import torch
+from scripts_kit import load_script, xai_tf_imports
 from sklearn.metrics import r2_score
 
 from xai_tf import artifacts, seeds
@@ -441,11 +439,7 @@ def test_panels_draw_and_show_bad_input_as_one_line(bundled, shipped, held):
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("train_sae", ROOT / "scripts" / "train_sae.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_sae"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("train_sae")
 
 
 def test_the_shipped_sae_was_made_by_the_code_as_it_is_now(shipped):
@@ -574,23 +568,11 @@ def test_sae_loss_of_float64_data_is_the_float32_loss_of_the_converted_data():
     assert torch.equal(sae_loss(sae, h, 0.5), sae_loss(sae, h.float(), 0.5))
 
 
-def _module(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
-
-
 def test_the_fingerprint_covers_every_module_the_training_script_imports():
     """PRODUCED_BY is not a hand list of files: each xai_tf module scripts/train_sae.py imports from lies
     in the import graph it fingerprints (artifacts only computes the fingerprint)."""
     script = _script()
-    imported = set()
-    for node in ast.walk(ast.parse((ROOT / "scripts" / "train_sae.py").read_text())):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("xai_tf"):
-            for a in node.names:
-                sub = f"{node.module}.{a.name}"
-                imported.add(sub if _module(sub) else node.module)
+    imported = xai_tf_imports("train_sae")
     graph = artifacts.import_graph(*script.PRODUCED_BY)
     assert imported - {"xai_tf.artifacts"} <= graph, imported - graph
     assert {"xai_tf.models.gpt2", "xai_tf.sae.model", "xai_tf.training"} <= graph
