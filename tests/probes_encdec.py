@@ -275,6 +275,22 @@ RAISES += [
     ),
 ]
 
+RAISES += [
+    (
+        "xai_tf.encdec.shipped.reached",
+        lambda: shipped.reached([[100, 1.0, 0.5]], 1.5),
+        VE,
+        "target must be a finite number in \\[0, 1\\]",
+    ),
+    (
+        "xai_tf.encdec.shipped.reached",
+        lambda: shipped.reached([0.5, 0.9], 0.9),
+        TE,
+        "curve must be a list of \\(step, seconds, accuracy\\) rows",
+    ),
+    ("xai_tf.encdec.shipped.steps_to", lambda: shipped.steps_to("rnn", 0.9), VE, "name must be one of pre"),
+]
+
 EXEMPT = {
     "xai_tf.encdec.beam_sweep.fingerprint": "no arguments",
     "xai_tf.encdec.beam_sweep.recorded": "no arguments",
