@@ -3,12 +3,13 @@
     OMP_NUM_THREADS=1 python scripts/train_encdec.py [--workers 16] [--seeds 20] [--steps N] [--out DIR]
 
 For each seed 0..seeds−1 and each variant of ``runs.VARIANTS`` (pre-LN and post-LN with and without
-warm-up, decoder-only, label smoothing, dropout, constant learning rate), ``runs.run`` trains it on
-``data.make_corpus(0)`` with one thread per worker process, and ``runs.measure`` scores it on the test
-split. Each finished draw is appended to ``draws.jsonl`` in the output folder at once (a cut-off run
-keeps what finished); at the end the seed-0 weights of ``shipped.NAMES`` go to ``encdec.safetensors``
-and every draw to ``encdec.json`` with the settings and the code's fingerprint. Seeded and single-threaded:
-another CPU gives nearby numbers, not the same bits (the tests re-score the shipped weights).
+warm-up, decoder-only, label smoothing, dropout, constant learning rate, encoder-only), ``runs.run``
+trains it on ``data.make_corpus(0)`` with one thread per worker process, and ``runs.measure`` scores it on
+the test split. Each finished draw is appended to ``draws.jsonl`` in the output folder at once (a cut-off
+run keeps what finished); at the end the seed-0 weights of ``shipped.NAMES`` go to ``encdec.safetensors``
+and every draw to ``encdec.json`` with the settings and the code's fingerprint. Seeded and
+single-threaded: another CPU gives nearby numbers, not the same bits (the tests re-score the shipped
+weights).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from probe_kit import TE, VE, z
 from torch import nn
 
 from xai_tf.encdec import analysis, beam, beam_sweep, evaluate, runs, shipped, stack, torch_parity, training
+from xai_tf.encdec import model as encdec_model
 from xai_tf.seq2seq import data
 from xai_tf.widgets import encdec as encdec_widgets
 
@@ -249,6 +250,45 @@ RAISES += [
         TE,
         "model must be a Seq2SeqTransformer or DecoderOnly",
     ),
+]
+
+RAISES += [
+    (
+        "xai_tf.encdec.model.scored_targets",
+        lambda: encdec_model.scored_targets(
+            runs.build("encoder_only", _corpus()), torch.ones(1, 2, dtype=torch.bool), torch.full((1, 12), 5)
+        ),
+        VE,
+        "target_out\\[0\\] has 12 words but its sentence has only 10 slots \\(L = S \\+ 8\\)",
+    ),
+    (
+        "xai_tf.encdec.evaluate.alignment_error_rates",
+        lambda: evaluate.alignment_error_rates(runs.build("encoder_only", _corpus()), _pairs(), _corpus()),
+        TE,
+        "model must be a Seq2SeqTransformer, got EncoderOnly",
+    ),
+    (
+        "xai_tf.encdec.beam.translate",
+        lambda: beam.translate(runs.build("encoder_only", _corpus()), _corpus(), ["the", "dog", "sings"]),
+        TE,
+        "model must be a Seq2SeqTransformer or DecoderOnly, got EncoderOnly",
+    ),
+]
+
+RAISES += [
+    (
+        "xai_tf.encdec.shipped.reached",
+        lambda: shipped.reached([[100, 1.0, 0.5]], 1.5),
+        VE,
+        "target must be a finite number in \\[0, 1\\]",
+    ),
+    (
+        "xai_tf.encdec.shipped.reached",
+        lambda: shipped.reached([0.5, 0.9], 0.9),
+        TE,
+        "curve must be a list of \\(step, seconds, accuracy\\) rows",
+    ),
+    ("xai_tf.encdec.shipped.steps_to", lambda: shipped.steps_to("rnn", 0.9), VE, "name must be one of pre"),
 ]
 
 EXEMPT = {

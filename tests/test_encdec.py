@@ -349,3 +349,17 @@ def test_shipped_corpus_ignores_the_offset(monkeypatch):
     first = shipped.corpus().test[1]
     monkeypatch.setenv("XAI_TF_SEED_OFFSET", "3")
     assert shipped.corpus().test[1] == first
+
+
+def test_reached_is_the_first_row_at_or_above_the_target():
+    from xai_tf.encdec import shipped
+
+    curve = [[100, 3.0, 0.5], [200, 7.5, 0.91], [300, 9.0, 0.85], [400, 12.0, 0.95]]
+    assert shipped.reached(curve, 0.9) == (200, 7.5)  # not 400: the first, though it dips after
+    assert shipped.reached(curve, 0.95) == (400, 12.0)  # ≥, not >
+    assert shipped.reached(curve, 0.96) is None
+    want = []
+    for d in shipped.draws("pre"):
+        hits = [row[0] for row in d["dev_curve"] if row[2] >= 0.9]
+        want.append(hits[0] if hits else None)
+    assert shipped.steps_to("pre", 0.9) == want

@@ -3,7 +3,13 @@
 Greedy decoding: ŷ_t = argmax_w p(w | x, ŷ_{<t}) until <eos> or ``max_extra`` words past the source's
 length (each sentence's own length: a sentence decodes the same alone or in a batch). The encoder
 runs once (its output does not depend on the target); the decoder reruns on the whole prefix at each
-step (no cache: the lesson's sentences are short).
+step (no cache: the lesson's sentences are short). The encoder-only model has no steps: one forward
+pass gives every slot's logits z_j, ŷ_j = argmax_w z_j(w), and its translation is ŷ_1 ŷ_2 … cut at the
+first <eos> (and at S + ``max_extra`` words, the others' budget).
+
+Confidence: the top probability max_w p(w) at each scored position and whether its argmax is right —
+for the decoders y_1 … y_T <eos> under teacher forcing (p(· | x, y_{<t})), for the encoder-only model
+its slots 1 … T+1 (words and the first <eos>; p(· | x) alone, no target word in its input).
 
 Cross-attention as alignment (Garg et al. 2019): under teacher forcing, the decoder position that
 predicts target word i (its input is y_{i−1}) attends over the source with α^{l,h}_{i,·} for layer l and
@@ -18,10 +24,11 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.encdec.model import DecoderOnly, Seq2SeqTransformer
+from xai_tf.encdec.model import DecoderOnly, EncoderOnly, Seq2SeqTransformer, scored_targets
 from xai_tf.seq2seq import data, metrics
 
-Model = Seq2SeqTransformer | DecoderOnly
+Model = Seq2SeqTransformer | DecoderOnly | EncoderOnly
+MODELS = (Seq2SeqTransformer, DecoderOnly, EncoderOnly)
 
 
 def _model(model: object, kinds: tuple[type, ...] = (Seq2SeqTransformer,)) -> Any:
@@ -51,7 +58,7 @@ def greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra:
     """Greedy translations (word lists) of the pairs' sources, ``CHUNK`` sentences of similar length at a
     time (a batch stops when its longest sentence does: half the work of chunks in the given order on
     lesson 17's test split, the same translations), in the order of ``pairs``."""
-    model = _model(model, (Seq2SeqTransformer, DecoderOnly)).eval()
+    model = _model(model, MODELS).eval()
     max_extra = _checks.integer("max_extra", max_extra, 0, 64)
     _sources(pairs, corpus)  # checks every pair first
     order = sorted(range(len(pairs)), key=lambda i: len(pairs[i].source))
@@ -67,6 +74,11 @@ def greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra:
 def _greedy(model: Model, pairs: list[data.Pair], corpus: data.Corpus, max_extra: int) -> list[list[str]]:
     source = _sources(pairs, corpus).to(next(model.parameters()).device)
     visible = source != 0
+    if isinstance(model, EncoderOnly):
+        words = model(source, visible)[0].argmax(-1)[:, : source.size(1) + max_extra]
+        budget = visible.sum(1, keepdim=True) + min(max_extra, model.extra)  # past it: padding slots
+        cut = words.masked_fill(torch.arange(words.size(1), device=words.device) >= budget, 2)
+        return [corpus.target_vocab.decode(row.tolist()) for row in cut]
     if isinstance(model, Seq2SeqTransformer):
         memory = model.encode(source, visible)
         step = lambda ids: model.decode(memory, visible, ids)[0]  # noqa: E731
@@ -118,11 +130,13 @@ def alignment_error_rates(model: Seq2SeqTransformer, pairs: list[data.Pair], cor
 def confidence(model: Model, pairs: list[data.Pair], corpus: data.Corpus) -> tuple[Tensor, Tensor]:
     """Under teacher forcing, for every target word (and <eos>): the model's top probability max_w p(w)
     and whether its argmax is right, two flat tensors."""
-    b = _batch(_model(model, (Seq2SeqTransformer, DecoderOnly)), pairs, corpus)
+    b = _batch(_model(model, MODELS), pairs, corpus)
     probs = model.eval()(b.source, b.source_mask, b.target_in)[0].softmax(-1)
-    keep = b.target_out != 0
+    want = scored_targets(model, b.source_mask, b.target_out)
+    last = (b.target_out != 0).sum(1, keepdim=True)  # T_b + 1: the words and the first <eos>
+    keep = torch.arange(want.size(1), device=want.device) < last
     top, word = probs.max(-1)
-    return top[keep], (word == b.target_out)[keep]
+    return top[keep], (word == want)[keep]
 
 
 def expected_calibration_error(top: Tensor, right: Tensor, bins: int = 10) -> float:

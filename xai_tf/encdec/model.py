@@ -10,6 +10,15 @@ are scored against the target embedding itself (tied output, Press & Wolf 2017):
 attends to the whole source and to the words before it, but no source word attends to anything after
 it. Source and target words have separate embeddings, each side's positions count from 0; the output
 is tied to the target's.
+
+``EncoderOnly``: the same stack with no causal mask anywhere (BERT-style), over [x_1 … x_S, m_1 … m_L]:
+L = S + k *slots* (k = ``EXTRA_SLOTS``, the budget greedy decoding gives the other two), slot j's input
+E(m_j) = √d_e · m + W_p[j] with one learnt vector m. Every position sees every position, but the input
+never holds a target word, so nothing can be copied from the answer. All slots are read out in one
+forward pass (non-autoregressive): z_j = W_e^{tgt} LN(h_{S+j}), trained towards
+[y_1 … y_T, <eos>, …, <eos>] (every slot after the last word says <eos>), translated by ŷ_j = argmax z_j
+cut at the first <eos>. A target longer than L words cannot be written: ``slot_targets`` refuses it (no
+pair of the corpus comes near: T − S ≤ 5 < k).
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ import math
 
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
 from xai_tf import _checks
 from xai_tf.encdec.blocks import EncoderBlock, LayerNorm
@@ -25,6 +35,7 @@ from xai_tf.encdec.stack import Attentions, EncoderDecoder
 from xai_tf.transformer.blocks import sinusoidal_positions
 
 MAX_POSITIONS = 128
+EXTRA_SLOTS = 8  # L = S + 8 output slots: greedy's budget, S + max_extra words (max_extra = 8)
 
 
 class _Embedding(nn.Module):
@@ -77,7 +88,38 @@ class Seq2SeqTransformer(nn.Module):
         return states @ self.target.W_e.T, maps
 
 
-class DecoderOnly(nn.Module):
+class _OneStack(nn.Module):
+    """Source and target embeddings, ``n_layers`` encoder blocks, a final LayerNorm; ``_run`` applies
+    them under a mask and reads the last ``n_out`` positions out through the tied target embedding."""
+
+    def __init__(
+        self,
+        source_vocab: int,
+        target_vocab: int,
+        d_e: int,
+        n_heads: int,
+        n_layers: int,
+        d_ff: int,
+        dropout: float,
+        norm_first: bool,
+    ):
+        super().__init__()
+        self.source, self.target = _Embedding(source_vocab, d_e), _Embedding(target_vocab, d_e)
+        n_layers = _checks.integer("n_layers", n_layers, 1)
+        self.blocks = nn.ModuleList(
+            EncoderBlock(d_e, n_heads, d_ff, dropout, norm_first) for _ in range(n_layers)
+        )
+        self.norm = LayerNorm(d_e)
+
+    def _run(self, x: Tensor, mask: Tensor, n_out: int) -> tuple[Tensor, Tensor]:
+        maps = []
+        for block in self.blocks:
+            x, A = block(x, mask)
+            maps.append(A)
+        return self.norm(x[:, x.size(1) - n_out :]) @ self.target.W_e.T, torch.stack(maps)
+
+
+class DecoderOnly(_OneStack):
     """A causal stack over [source, <bos>, target] (see the module's docstring); ``forward`` takes the
     same three tensors as ``Seq2SeqTransformer`` and returns the target positions' logits and the
     self-attention maps ``[N, B, H, S+T, S+T]``."""
@@ -93,22 +135,74 @@ class DecoderOnly(nn.Module):
         dropout: float = 0.0,
         norm_first: bool = True,
     ):
-        super().__init__()
-        self.source, self.target = _Embedding(source_vocab, d_e), _Embedding(target_vocab, d_e)
-        n_layers = _checks.integer("n_layers", n_layers, 1)
-        self.blocks = nn.ModuleList(
-            EncoderBlock(d_e, n_heads, d_ff, dropout, norm_first) for _ in range(n_layers)
-        )
-        self.norm = LayerNorm(d_e)
+        super().__init__(source_vocab, target_vocab, d_e, n_heads, n_layers, d_ff, dropout, norm_first)
 
     def forward(self, source: Tensor, source_mask: Tensor, target_in: Tensor) -> tuple[Tensor, Tensor]:
         S, T = source.size(1), target_in.size(1)
         x = torch.cat([self.source(source), self.target(target_in)], dim=1)
         visible = torch.cat([source_mask, target_in != 0], dim=1)  # [B, S+T]
         causal = torch.ones(S + T, S + T, dtype=torch.bool, device=x.device).tril()
-        mask = causal & visible[:, None, None, :]
-        maps = []
-        for block in self.blocks:
-            x, A = block(x, mask)
-            maps.append(A)
-        return self.norm(x[:, S:]) @ self.target.W_e.T, torch.stack(maps)
+        return self._run(x, causal & visible[:, None, None, :], T)
+
+
+class EncoderOnly(_OneStack):
+    """A bidirectional stack over [source, L slots] (see the module's docstring): ``forward(source,
+    source_mask)`` returns the slots' logits ``[B, L_max, D_tgt]`` and the self-attention maps
+    ``[N, B, H, S+L, S+L]``; a third argument (the decoders' ``target_in``) is accepted and never read."""
+
+    def __init__(
+        self,
+        source_vocab: int,
+        target_vocab: int,
+        d_e: int = 64,
+        n_heads: int = 4,
+        n_layers: int = 4,
+        d_ff: int = 128,
+        dropout: float = 0.0,
+        norm_first: bool = True,
+        extra: int = EXTRA_SLOTS,
+    ):
+        super().__init__(source_vocab, target_vocab, d_e, n_heads, n_layers, d_ff, dropout, norm_first)
+        self.extra = _checks.integer("extra", extra, 0, MAX_POSITIONS)
+        self.slot = nn.Parameter(torch.randn(d_e) / math.sqrt(d_e))
+
+    def slots(self, source_mask: Tensor) -> Tensor:
+        """Which slots each sentence has, ``[B, L_max]`` bool: slot j is real iff j < S_b + k."""
+        n = source_mask.sum(1, keepdim=True) + self.extra
+        return torch.arange(int(n.max()), device=n.device) < n
+
+    def forward(
+        self, source: Tensor, source_mask: Tensor, target_in: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        slots = self.slots(source_mask)
+        L = slots.size(1)
+        if L > MAX_POSITIONS:
+            raise ValueError(f"sequences may have at most {MAX_POSITIONS} positions, got {L} slots")
+        m = math.sqrt(self.slot.numel()) * self.slot + self.target.W_p[:L].to(self.slot.dtype)
+        x = torch.cat([self.source(source), m.expand(len(source), L, -1)], dim=1)
+        visible = torch.cat([source_mask, slots], dim=1)  # keys; every query sees every real position
+        return self._run(x, visible[:, None, None, :], L)
+
+    def slot_targets(self, source_mask: Tensor, target_out: Tensor) -> Tensor:
+        """What each slot must say, ``[B, L_max]``: y_1 … y_T, then <eos> (id 2) in every later slot of
+        the sentence, 0 (ignored) past its last slot. ``target_out`` is ``data.Batch.target_out``."""
+        slots = self.slots(source_mask)
+        lengths = (target_out > 2).sum(1, keepdim=True)  # T_b: the words before <eos>
+        if (too_long := lengths[:, 0] > slots.sum(1)).any():
+            k = int(too_long.nonzero()[0, 0])
+            raise ValueError(
+                f"target_out[{k}] has {int(lengths[k, 0])} words but its sentence has only "
+                f"{int(slots[k].sum())} slots (L = S + {self.extra})"
+            )
+        out = torch.full_like(slots, 2, dtype=torch.long).masked_fill(~slots, 0)
+        width = min(target_out.size(1), out.size(1))
+        words = torch.arange(out.size(1), device=out.device) < lengths
+        return torch.where(words, F.pad(target_out[:, :width], (0, out.size(1) - width)), out)
+
+
+def scored_targets(model: nn.Module, source_mask: Tensor, target_out: Tensor) -> Tensor:
+    """What ``model``'s logits are scored against (0 = not scored): ``target_out`` = y_1 … y_T <eos>
+    for the decoders, ``EncoderOnly.slot_targets`` for the encoder-only model."""
+    if isinstance(model, EncoderOnly):
+        return model.slot_targets(source_mask, target_out)
+    return target_out

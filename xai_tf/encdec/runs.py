@@ -6,10 +6,13 @@ Every variant trains ``SETTINGS`` on ``data.make_corpus(0)`` and changes one thi
     "post"           post-LN (the 2017 paper's order)          "pre_nowarmup"  / "post_nowarmup": warmup = 0
     "decoder_only"   one causal stack, source as a prefix      "smoothing"     label smoothing ε = 0.1
     "dropout"        dropout 0.1                               "constant_lr"   no decay after the warm-up
+    "encoder_only"   one bidirectional stack over [source; S + 8 slots], every slot read out at once
+                     (``model.EncoderOnly``; its loss is over the slots, see ``training``)
 
 ``measure`` scores a trained model on the test split: exact match and BLEU (greedy), both by source
-length, the teacher-forced word accuracy and its calibration (ECE), and for encoder–decoders the AER of
-each cross-attention head and layer. ``scripts/train_encdec.py`` runs it over seeds.
+length, the teacher-forced word accuracy and its calibration (ECE; the encoder-only model's on its
+slots, see ``evaluate``), and for encoder–decoders the AER of each cross-attention head and layer (the
+other two have no cross-attention: no AER). ``scripts/train_encdec.py`` runs it over seeds.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ import torch
 
 from xai_tf import _checks, seeds
 from xai_tf.encdec import evaluate
-from xai_tf.encdec.model import DecoderOnly, Seq2SeqTransformer
+from xai_tf.encdec.model import DecoderOnly, EncoderOnly, Seq2SeqTransformer
 from xai_tf.encdec.training import Settings, train
 from xai_tf.seq2seq import data, metrics
 
 SETTINGS = {"steps": 1200, "batch_size": 32, "lr": 5e-3, "warmup": 100, "d_e": 64, "n_heads": 4, "d_ff": 128}
-N_LAYERS = {"encoder_decoder": 2, "decoder_only": 4}  # 2 + 2 blocks against 4: about the same parameters
+# 2 + 2 blocks against 4, about the same parameters (d_e 64, d_ff 128; the embeddings' 37 504 included):
+# encoder–decoder 205 184, decoder-only 171 520, encoder-only 171 584 (the same stack + the slot vector m)
+N_LAYERS = {"encoder_decoder": 2, "decoder_only": 4, "encoder_only": 4}
 VARIANTS: dict[str, dict] = {
     "pre": {},
     "post": {"norm_first": False},
@@ -35,6 +40,7 @@ VARIANTS: dict[str, dict] = {
     "smoothing": {"label_smoothing": 0.1},
     "dropout": {"dropout": 0.1},
     "constant_lr": {"decay": "constant"},
+    "encoder_only": {"kind": "encoder_only"},
 }
 CURVE_EVERY = 100
 CURVE_PAIRS = 200  # dev pairs scored along training
@@ -52,7 +58,7 @@ def variant(name: str) -> dict:
 def build(name: str, corpus: data.Corpus, seed: int = 0) -> evaluate.Model:
     """An untrained model of variant ``name``, its weights drawn with ``seed``."""
     v = variant(name)
-    kind = DecoderOnly if v["kind"] == "decoder_only" else Seq2SeqTransformer
+    kind = {"decoder_only": DecoderOnly, "encoder_only": EncoderOnly}.get(v["kind"], Seq2SeqTransformer)
     with seeds.seeded(seed):
         return kind(
             len(corpus.source_vocab),

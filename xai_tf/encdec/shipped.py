@@ -18,7 +18,7 @@ from pathlib import Path
 from safetensors.torch import load_file
 from torch import nn
 
-from xai_tf import artifacts
+from xai_tf import _checks, artifacts
 from xai_tf.encdec import runs
 from xai_tf.seq2seq import data
 
@@ -49,6 +49,23 @@ def draws(name: str) -> list[dict]:
     """The recorded draws of variant ``name``, by seed."""
     runs.variant(name)
     return sorted((d for d in recorded()["draws"] if d["name"] == name), key=lambda d: d["seed"])
+
+
+def reached(curve: list, target: float) -> tuple[int, float] | None:
+    """The first row (step, seconds) of a dev curve [(step, seconds, accuracy), …] (``runs.run``'s
+    ``dev_curve``) whose accuracy is ≥ ``target``: min{step : accuracy(step) ≥ target}; None if none is."""
+    target = _checks.real("target", target, 0.0, 1.0)
+    if not isinstance(curve, list | tuple) or not all(
+        isinstance(r, list | tuple) and len(r) == 3 for r in curve
+    ):
+        raise TypeError("curve must be a list of (step, seconds, accuracy) rows (a draw's 'dev_curve')")
+    return next(((int(step), float(sec)) for step, sec, acc in curve if acc >= target), None)
+
+
+def steps_to(name: str, target: float) -> list[int | None]:
+    """For each recorded draw of variant ``name`` (by seed): the first step at which its dev word
+    accuracy reached ``target`` (``reached``), None where it never did."""
+    return [None if (r := reached(d["dev_curve"], target)) is None else r[0] for d in draws(name)]
 
 
 def model(name: str) -> nn.Module:

@@ -7,7 +7,11 @@ Optimiser: Adam (β₁ = 0.9, β₂ = 0.98, Vaswani et al. 2017) with the learni
     lr(step) = lr_max · min(1, step / warmup) · decay(step),   decay = 1 (constant) or
                √(max(step, warmup) / warmup)⁻¹ (inverse square root after the warm-up, the paper's decay)
 
-``warmup = 0`` starts at lr_max. Every random choice (weights, minibatches, dropout) is seeded through
+``warmup = 0`` starts at lr_max. The encoder-only model is trained by the same loop, its loss the same
+cross-entropy averaged over its output slots (``model.EncoderOnly.slot_targets``: every slot of a sentence,
+the <eos> slots after its last word included) instead of over y_1 … y_T <eos>.
+
+Every random choice (weights, minibatches, dropout) is seeded through
 ``xai_tf.seeds`` (``XAI_TF_SEED_OFFSET`` shifts it).
 """
 
@@ -22,6 +26,7 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from xai_tf import _checks, seeds
+from xai_tf.encdec.model import scored_targets
 from xai_tf.seq2seq import data
 
 
@@ -114,7 +119,8 @@ def train(model: nn.Module, corpus: data.Corpus, settings: Settings, seed: int =
             for group in optimiser.param_groups:
                 group["lr"] = lr
             logits = model(b.source, b.source_mask, b.target_in)[0]
-            loss = loss_fn(logits, b.target_out, settings.label_smoothing)
+            target = scored_targets(model, b.source_mask, b.target_out)
+            loss = loss_fn(logits, target, settings.label_smoothing)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
