@@ -49,7 +49,7 @@ def plot_study(tables: Tables, kind: str = "linear") -> plt.Figure:
         low.set_xlabel("layer l (0: embeddings)")
     axes[0, 0].set_ylabel("test accuracy")
     axes[1, 0].set_ylabel("selectivity")
-    axes[2, 0].set_ylabel("compression (bits uniform / online)")
+    axes[2, 0].set_ylabel("MDL compression\n(bits uniform / online)")
     handles = [h for ax in axes[:2, 0] for h in ax.get_legend_handles_labels()[0]]
     fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=9, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.93))
