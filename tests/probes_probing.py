@@ -10,14 +10,17 @@ from xai_tf.probing import (
     by_layer,
     control,
     data,
+    dyck_depth,
     erasure,
     features,
     heads,
     identifiability,
     mdl,
     pos,
+    pos_heads,
     probes,
 )
+from xai_tf.tasks.dyck_model import DyckModel
 from xai_tf.widgets import probing as wp
 
 P = "xai_tf.probing"
@@ -81,6 +84,43 @@ RAISES = [
     ),
     (f"{P}.by_layer.probe_by_layer", lambda: by_layer.probe_by_layer(H, [Y[:9]], Y, Y), VE, "10 labels each"),
     (f"{P}.by_layer.mdl_by_layer", lambda: by_layer.mdl_by_layer(H.fill_(NAN), [Y], Y), VE, "H has NaN"),
+    (
+        f"{P}.by_layer.mdl_by_layer",
+        lambda: by_layer.mdl_by_layer(z(3, 10, 4), [Y], Y, kind="svm"),
+        VE,
+        r"kind must be one of \('linear'",
+    ),
+    (f"{P}.dyck_depth.depth_labels", lambda: dyck_depth.depth_labels(["()", "(]"]), VE, r"strings\[1\]"),
+    (
+        f"{P}.dyck_depth.dyck_states",
+        lambda: dyck_depth.dyck_states(None, ["()"]),
+        TE,
+        "model must be a DyckModel",
+    ),
+    (
+        f"{P}.dyck_depth.depth_by_layer",
+        lambda: dyck_depth.depth_by_layer(DyckModel(), ["()()"] * 4, train_share=1.5),
+        VE,
+        "train_share",
+    ),
+    (
+        f"{P}.pos_heads.pos_pairs",
+        lambda: pos_heads.pos_pairs(["det", "NN"]),
+        VE,
+        "tags must be a list of coarse",
+    ),
+    (
+        f"{P}.pos_heads.word_attention",
+        lambda: pos_heads.word_attention(z(3, 3), [[0], [1]]),
+        VE,
+        "groups must split the window's 3 tokens",
+    ),
+    (
+        f"{P}.pos_heads.determiner_heads",
+        lambda: pos_heads.determiner_heads(lm(), torch.tensor([[1, 2, 3]]), Y),
+        VE,
+        "pos_labels must be a tensor of 3 tags",
+    ),
     (f"{P}.by_layer.study", lambda: by_layer.study(z(3, 10, 4), ONE, Y, Y, Y), VE, "one class only"),
     (
         f"{P}.heads.head_shares",

@@ -79,12 +79,71 @@ def test_the_signs_section_3_and_4_state(lesson_data, seed):
     d, H = lesson_data
     train, test = d.split(seed=seed)
     table = {
-        name: by_layer.study(H, d.labels[name], d.types, train, test, ("linear",), name != "position", seed)
+        name: by_layer.study(
+            H, d.labels[name], d.types, train, test, ("linear",), ("linear",) * (name != "position"), seed
+        )
         for name in ("word start", "position")
     }
     selective = {name: min(t["linear selectivity"]) for name, t in table.items()}
     t = table["word start"]
-    margin = min(a - b for a, b in zip(t["mdl task"], t["mdl control"], strict=True))
+    margin = min(a - b for a, b in zip(t["linear mdl task"], t["linear mdl control"], strict=True))
     assert selective["word start"] > 0.025  # selective at every layer
     assert selective["position"] < -0.033  # negative at some layer
     assert margin > 0.127  # the task out-compresses its control at every layer
+
+
+@pytest.mark.claims
+@pytest.mark.parametrize("seed", [0])
+def test_lesson_09s_dyck_models_hold_the_depth_after_their_first_layer(seed):
+    """Section 2b: linear probes for the Dyck depth on lesson 09's three shipped models (120 strings of 24
+    brackets, ``sample_dyck(seed=s)``, 90 strings to train; draw s = seed s at offset 0), draws 0..19:
+    - free attention, accuracy at h_1: 0.988, 0.985, 0.986, 0.996, 0.993, 0.990, 0.985, 0.992, 0.988,
+      0.983, 0.988, 0.981, 0.990, 0.983, 0.983, 0.994, 0.988, 0.990, 0.989, 0.993. Worst 0.981, spread
+      0.015: asserted > 0.977 (the lesson says "above 0.97"); layer 1 uniform: worst 0.994, spread 0.006.
+    - h_1 − h_0: free worst +0.317 (spread 0.083), uniform worst +0.324 (0.085), pushed off the stack
+      worst +0.215 (0.085): asserted > 0.19 for all three.
+    - h_2 − h_1: free −0.033 … −0.004 (negative on 20 of 20; the margin rule allows no bound below 0, so a
+      count in the lesson), uniform −0.046 … −0.017 (asserted < −0.010), pushed −0.017 … +0.025 (either).
+    - free − pushed at h_1: +0.083 … +0.133, spread 0.050: asserted > 0.070.
+    - MLP − linear at h_1, the largest over the three models: +0.001 … +0.025 ("adds little").
+    """
+    from xai_tf.probing import dyck_depth
+    from xai_tf.tasks import dyck, toytasks
+
+    strings = dyck.sample_dyck(120, 24, seed=seed)
+    t = {
+        name: dyck_depth.depth_by_layer(m, strings, seed=seed)["linear"]
+        for name, m in toytasks.load_toytasks()[1].items()
+    }
+    free, uniform, pushed = t["free attention"], t["layer 1 uniform"], t["pushed off the stack"]
+    assert min(free[1], uniform[1]) > 0.977
+    assert all(a[1] - a[0] > 0.19 for a in t.values())
+    assert uniform[2] - uniform[1] < -0.010
+    assert free[1] - pushed[1] > 0.070
+
+
+@pytest.mark.claims
+@pytest.mark.parametrize("seed", [0])
+def test_the_determiner_head_tracks_determiners_beyond_a_fixed_offset(seed):
+    """Section 5's proxy: determiner–noun pairs in a seeded 80 of 320 windows of Macbeth (T = 40), draws
+    0..19 (seed s at offset 0):
+    - the best head is L5 H2 on 20 of 20; heads above the fixed-offset baseline: 0 on 20 of 20.
+    - baseline − best head: 0.019, 0.090, 0.000, 0.028, 0.093, 0.050, 0.044, 0.054, 0.098, 0.098, 0.020,
+      0.109, 0.204, 0.013, 0.093, 0.075, 0.079, 0.109, 0.052, 0.111 (≥ 0 on 20 of 20, one tie; the margin
+      rule allows no bound above 0, so a count in the lesson). Baseline (offset −1) 0.78 … 0.88 over 76–107
+      pairs.
+    - the best head on the 10–23 pairs at another offset: 0.870, 0.917, 0.778, 0.818, 0.750, 0.800, 0.824,
+      0.846, 0.833, 0.938, 0.737, 0.867, 0.667, 0.692, 0.762, 0.667, 0.842, 0.667, 1.000, 0.714. Worst
+      0.667, spread 0.333: asserted > 0.5 ("more than half").
+    """
+    from xai_tf import seeds
+    from xai_tf.probing import pos_heads
+
+    lm = xai_tf.load_model("shakespeare")
+    pool = data.play_data(lm, corpus.read_plays()[corpus.HELDOUT_FILES[0]], n_windows=320, T=40)
+    pick = torch.randperm(320, generator=seeds.generator(seed))[:80]
+    det = pos_heads.determiner_heads(
+        lm, pool.ids[pick], pool.labels["part of speech"].view(320, -1)[pick].flatten()
+    )
+    best_layer, best_head = divmod(int(det["accuracy"].argmax()), lm.n_head)
+    assert float(det["accuracy away"][best_layer, best_head]) > 0.5

@@ -220,7 +220,7 @@ def test_the_panel_redraws_each_control_without_a_message():
     from xai_tf.widgets.probing import probing_panel
 
     table = {f"{k} {w}": [0.5, 0.6, 0.7] for k in probes.PROBES for w in ("task", "control", "selectivity")}
-    table |= {"majority": [0.4] * 3, "mdl task": [1.0, 1.1, 1.2], "mdl control": [1.0] * 3}
+    table |= {"majority": [0.4] * 3, "linear mdl task": [1.0, 1.1, 1.2], "linear mdl control": [1.0] * 3}
     panel = probing_panel({"a": table, "b": {**table, "majority": [0.1] * 3}})
     first = panel.view.value
     for name, value in (("layer", 2), ("probe", "mlp"), ("label", "b")):

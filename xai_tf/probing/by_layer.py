@@ -47,24 +47,34 @@ def probe_by_layer(
     return probes.accuracy(probe, S[:, test], Y[:, test]).view(len(labels), -1).tolist()
 
 
-def mdl_by_layer(H: Tensor, labels: list[Tensor], train: Tensor, seed: int = 0) -> list[list[float]]:
+def mdl_by_layer(
+    H: Tensor, labels: list[Tensor], train: Tensor, kind: str = "linear", seed: int = 0
+) -> list[list[float]]:
     """Compression L_unif / L_online by layer ``[len(labels)][L + 1]`` of each label vector on the
-    ``train`` tokens, shuffled by ``seed`` (linear probes)."""
+    ``train`` tokens, shuffled by ``seed``, with ``kind`` probes: linear (C = ``MDL_C``) or the MLP
+    (``probes.fit_mlp``, seeded)."""
+    if kind not in probes.PROBES:
+        raise ValueError(f"kind must be one of {probes.PROBES}, got {kind!r}")
     S, Y = _stack(H, labels)
     K = int(max(int(y.max()) for y in labels)) + 1
     order = train[torch.randperm(train.numel(), generator=seeds.generator(seed))]
-    online, uniform = mdl.online_codelength(
-        lambda h, t, k: probes.fit_linear(h, t, k, C=MDL_C, max_iter=50), S[:, order], Y[:, order], K
-    )
+
+    def fit(h: Tensor, t: Tensor, k: int) -> probes.Probe:
+        if kind == "mlp":
+            return probes.fit_mlp(h, t, k, seed=seed)
+        return probes.fit_linear(h, t, k, C=MDL_C, max_iter=50)
+
+    online, uniform = mdl.online_codelength(fit, S[:, order], Y[:, order], K)
     return (uniform / online).view(len(labels), -1).tolist()
 
 
 def study(
     H: Tensor, y: Tensor, types: Tensor, train: Tensor, test: Tensor, kinds: tuple[str, ...] = probes.PROBES,
-    with_mdl: bool = True, seed: int = 0,
+    mdl_kinds: tuple[str, ...] = ("linear",), seed: int = 0,
 ) -> dict[str, list[float]]:  # fmt: skip
-    """Per layer: "<kind> task", "<kind> control", "<kind> selectivity" for each probe kind, the
-    "majority" baseline, and (``with_mdl``) "mdl task", "mdl control" compressions."""
+    """Per layer: "<kind> task", "<kind> control", "<kind> selectivity" for each probe kind in
+    ``kinds``, the "majority" baseline, and "<kind> mdl task", "<kind> mdl control" compressions for each
+    kind in ``mdl_kinds``."""
     probes.check_probe_data(layer_states(H, 0), y)
     c = control_labels(types, y, seed)
     table: dict[str, list[float]] = {"majority": [probes.majority_baseline(y[train], y[test])] * H.size(0)}
@@ -72,6 +82,6 @@ def study(
         task, ctrl = probe_by_layer(H, [y, c], train, test, kind, seed)
         table[f"{kind} task"], table[f"{kind} control"] = task, ctrl
         table[f"{kind} selectivity"] = [a - b for a, b in zip(task, ctrl, strict=True)]
-    if with_mdl:
-        table["mdl task"], table["mdl control"] = mdl_by_layer(H, [y, c], train, seed)
+    for kind in mdl_kinds:
+        table[f"{kind} mdl task"], table[f"{kind} mdl control"] = mdl_by_layer(H, [y, c], train, kind, seed)
     return table

@@ -3,7 +3,8 @@ layer, and the specialised-head table.
 
 ``probing_panel(tables)``: choose a label, a probe (linear or MLP) and a layer; the panel shows, at that
 layer, the task and control accuracies against the majority baseline as bars, and the whole row of
-numbers by layer (accuracy, control, selectivity, MDL compression) with the chosen layer marked. The
+numbers by layer (accuracy, control, selectivity, the probe's MDL compression where the table has it)
+with the chosen layer marked. The
 tables are computed once in the lesson (``probing.by_layer.study``): a change of a control only redraws.
 """
 
@@ -25,10 +26,11 @@ Tables = Mapping[str, Mapping[str, Sequence[float]]]
 
 
 def plot_study(tables: Tables, kind: str = "linear") -> plt.Figure:
-    """One column per label: accuracy (task, control, majority), selectivity, MDL compression by layer."""
+    """One column per label: accuracy (task, control, majority), selectivity, MDL compression by layer;
+    linear probes solid, MLP dashed; one legend for the whole figure, above it."""
     if not isinstance(tables, Mapping) or not tables:
         raise TypeError("tables must be a non-empty dict: label → by_layer.study(...) table")
-    fig, axes = plt.subplots(3, len(tables), figsize=(3.4 * len(tables), 8.4), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(3, len(tables), figsize=(3.4 * len(tables), 8.8), sharex=True, squeeze=False)
     for j, (label, t) in enumerate(tables.items()):
         x = np.arange(len(t["majority"]))
         top, mid, low = axes[:, j]
@@ -36,21 +38,21 @@ def plot_study(tables: Tables, kind: str = "linear") -> plt.Figure:
             if f"{k} task" in t:
                 top.plot(x, t[f"{k} task"], "o" + style, c="#1f77b4", label=f"{k}: task")
                 top.plot(x, t[f"{k} control"], "s" + style, c="#ff7f0e", label=f"{k}: control")
-                mid.plot(x, t[f"{k} selectivity"], "o" + style, c="#2ca02c", label=k)
+                mid.plot(x, t[f"{k} selectivity"], "o" + style, c="#2ca02c", label=f"{k}: selectivity")
+            if f"{k} mdl task" in t:
+                low.plot(x, t[f"{k} mdl task"], "o" + style, c="#1f77b4")
+                low.plot(x, t[f"{k} mdl control"], "s" + style, c="#ff7f0e")
         top.plot(x, t["majority"], ":", c="grey", label="majority")
         top.set_title(label, fontsize=11)
         mid.axhline(0, c="grey", lw=0.8)
-        if "mdl task" in t:
-            low.plot(x, t["mdl task"], "o-", c="#1f77b4", label="task")
-            low.plot(x, t["mdl control"], "s-", c="#ff7f0e", label="control")
-            low.axhline(1, c="grey", lw=0.8, ls=":")
+        low.axhline(1, c="grey", lw=0.8, ls=":")
         low.set_xlabel("layer l (0: embeddings)")
     axes[0, 0].set_ylabel("test accuracy")
     axes[1, 0].set_ylabel("selectivity")
-    axes[2, 0].set_ylabel("compression (bits uniform / online)")
-    for ax in axes[:, 0]:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
+    axes[2, 0].set_ylabel("MDL compression\n(bits uniform / online)")
+    handles = [h for ax in axes[:2, 0] for h in ax.get_legend_handles_labels()[0]]
+    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=9, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
     return fig
 
 
@@ -59,7 +61,8 @@ CELL = "padding:2px 6px;text-align:right;"
 
 
 def _table(t: Mapping[str, Sequence[float]], kind: str, layer: int) -> str:
-    rows = [f"{kind} task", f"{kind} control", f"{kind} selectivity", "majority", "mdl task", "mdl control"]
+    rows = [f"{kind} {row}" for row in ("task", "control", "selectivity", "mdl task", "mdl control")]
+    rows.insert(3, "majority")
     head = "".join(
         f"<th style='padding:2px 6px;{'background:#ffe9a8' if i == layer else ''}'>{i}</th>"
         for i in range(len(t["majority"]))
