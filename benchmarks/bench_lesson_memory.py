@@ -108,10 +108,11 @@ def main() -> None:
                 results[path.stem, setting] = r = run_lesson(path, Path(tmp))
                 print(f"  {setting:7} {path.stem}: {cell(r).strip()}", flush=True)
 
-    print(f"\nkernel peak resident memory in MB (! = above {BUDGET_MB} MB), kernel CPU s, wall time of the cells in s")
+    print(f"\nkernel peak resident memory in MB (! = above {BUDGET_MB} MB), its CPU s, the cells' wall s")
     width = max(len(path.stem) for path in lessons)
     print(f"{'':{width}}" + "".join(f" | {s:^34}" for s in settings))
-    print(f"{'lesson':{width}}" + f" | {'model':>11} {'peak MB':>8} {'CPU s':>6} {'wall s':>6}" * len(settings))
+    columns = f" | {'model':>11} {'peak MB':>8} {'CPU s':>6} {'wall s':>6}"
+    print(f"{'lesson':{width}}" + columns * len(settings))
     for path in lessons:
         print(f"{path.stem:{width}}" + "".join(f" | {cell(results[path.stem, s])}" for s in settings))
     for (stem, setting), r in results.items():
