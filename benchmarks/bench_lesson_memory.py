@@ -5,9 +5,11 @@ settings: the bundled model (an empty Hugging Face cache) and GPT-2-small-sized 
 randomly initialised, saved as safetensors into a temporary Hugging Face cache, which is what Binder users
 get: ``load_model()`` picks them as it would the real GPT-2). Both run offline (``HF_HUB_OFFLINE=1``).
 After the last cell, one more cell prints the kernel process's own peak resident memory (Linux VmHWM),
-so the number is the kernel's high-water mark over the whole lesson, not the runner's. Prints, per lesson
-and setting, the model the lesson said it uses, that peak, and the wall time of the cells; a peak above
-the 1,500 MB budget is marked, a lesson that raises is reported FAILED with its error.
+so the number is the kernel's high-water mark over the whole lesson, not the runner's, and the kernel
+process's CPU time (user + system, its start included), which a loaded machine changes far less than
+the wall time. Prints, per lesson and setting, the model the lesson said it uses, that peak, the CPU
+time and the wall time of the cells; a peak above the 1,500 MB budget is marked, a lesson that raises
+is reported FAILED with its error.
 
     python benchmarks/bench_lesson_memory.py [--lessons 00 06] [--setting bundled|gpt2|both]
 """
@@ -28,9 +30,9 @@ LESSONS_DIR = Path(__file__).parents[1] / "lessons"
 BUDGET_MB = 1500
 SNAPSHOT = "0" * 40
 PROBE = (
-    "import pathlib as _p\n"
+    "import os as _o, pathlib as _p\n"
     "print('VmHWM', next(l for l in _p.Path('/proc/self/status').read_text().splitlines()"
-    " if l.startswith('VmHWM')).split()[1])"
+    " if l.startswith('VmHWM')).split()[1], sum(_o.times()[:2]))"
 )
 
 
@@ -59,7 +61,7 @@ def run_lesson(path: Path, hf_home: Path) -> dict:
     client = NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
-    result = {"peak": None, "error": None}
+    result = {"peak": None, "cpu": None, "error": None}
     with client.setup_kernel(env=env):
         start = time.perf_counter()
         try:
@@ -72,7 +74,8 @@ def run_lesson(path: Path, hf_home: Path) -> dict:
         nb.cells.append(probe := nbformat.v4.new_code_cell(PROBE))
         try:
             client.execute_cell(probe, len(nb.cells) - 1)
-            result["peak"] = int(probe.outputs[0]["text"].split()[1]) / 1024
+            _, peak, cpu = probe.outputs[0]["text"].split()
+            result["peak"], result["cpu"] = int(peak) / 1024, float(cpu)
         except Exception:  # no kernel left to ask
             pass
     text = "".join(o.get("text", "") for cell in nb.cells for o in cell.get("outputs", []))
@@ -83,7 +86,8 @@ def run_lesson(path: Path, hf_home: Path) -> dict:
 
 def cell(r: dict) -> str:
     peak = "?" if r["peak"] is None else f"{r['peak']:.0f}" + (" !" if r["peak"] > BUDGET_MB else "  ")
-    return f"{r['model']:>11} {'FAILED' if r['error'] else peak:>8} {r['wall']:6.1f}"
+    cpu = "?" if r["cpu"] is None else f"{r['cpu']:.1f}"
+    return f"{r['model']:>11} {'FAILED' if r['error'] else peak:>8} {cpu:>6} {r['wall']:6.1f}"
 
 
 def main() -> None:
@@ -104,10 +108,11 @@ def main() -> None:
                 results[path.stem, setting] = r = run_lesson(path, Path(tmp))
                 print(f"  {setting:7} {path.stem}: {cell(r).strip()}", flush=True)
 
-    print(f"\nkernel peak resident memory in MB (! = above {BUDGET_MB} MB), wall time of the cells in s")
+    print(f"\nkernel peak resident memory in MB (! = above {BUDGET_MB} MB), its CPU s, the cells' wall s")
     width = max(len(path.stem) for path in lessons)
-    print(f"{'':{width}}" + "".join(f" | {s:^27}" for s in settings))
-    print(f"{'lesson':{width}}" + f" | {'model':>11} {'peak MB':>8} {'wall s':>6}" * len(settings))
+    print(f"{'':{width}}" + "".join(f" | {s:^34}" for s in settings))
+    columns = f" | {'model':>11} {'peak MB':>8} {'CPU s':>6} {'wall s':>6}"
+    print(f"{'lesson':{width}}" + columns * len(settings))
     for path in lessons:
         print(f"{path.stem:{width}}" + "".join(f" | {cell(results[path.stem, s])}" for s in settings))
     for (stem, setting), r in results.items():

@@ -175,6 +175,12 @@ RAISES = [
         "steps must be an integer in 1..100000, got 0",
     ),
     ("xai_tf.tasks.sentiment.accuracy", lambda: sentiment.accuracy(None, lm(), []), VE, "data is empty"),
+    (
+        "xai_tf.tasks.sentiment.phrase_features",
+        lambda: sentiment.phrase_features(None, lm(), []),
+        VE,
+        "texts is empty",
+    ),
     # the method registry (issue 41): unknown ids, kinds and options refused by name
     (
         "xai_tf.explain.registry.explain",

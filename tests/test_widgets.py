@@ -366,3 +366,68 @@ def test_a_slow_panel_answers_the_browser_in_the_background_and_drops_stale_sett
         threading.Event().wait(0.01)
     assert panel.view.value == "value 5" and panel.message.value == ""
     assert rendered == [0, 1, "built", 2, 5]  # 3 and 4 were never computed; 2's result was dropped
+
+
+def test_a_stale_render_is_abandoned_at_its_next_checkpoint():
+    """A slow render that calls ``_cancel.checkpoint()`` between its chunks stops at the first chunk after
+    a newer change from the browser arrived (its later chunks never run, its result is never shown), and
+    the newest setting is what the panel shows. A change from Python runs every chunk: outside the
+    worker, checkpoint does nothing."""
+    import threading
+
+    from xai_tf import _cancel
+
+    slider = widgets.IntSlider(value=0, min=0, max=10)
+    started, release, chunks = threading.Event(), threading.Event(), []
+
+    def render() -> str:
+        v = slider.value
+        for k in range(4):
+            _cancel.checkpoint()
+            chunks.append((v, k))
+            if (v, k) == (2, 1):  # the first browser change: held in its second chunk until 3 arrived
+                started.set()
+                assert release.wait(10)
+        return f"value {v}"
+
+    panel = Panel({"n": slider}, render, slow=True)
+    slider.value = 1
+    assert chunks == [(v, k) for v in (0, 1) for k in range(4)] and panel.view.value == "value 1"
+    chunks.clear()
+    slider.set_state({"value": 2})
+    assert started.wait(10)
+    slider.set_state({"value": 3})
+    release.set()
+    for _ in range(1000):
+        if panel.view.value == "value 3" and panel.message.value == "":
+            break
+        threading.Event().wait(0.01)
+    assert panel.view.value == "value 3" and panel.message.value == ""
+    assert chunks == [(2, 0), (2, 1), *((3, k) for k in range(4))]  # 2 stopped before its third chunk
+
+
+def test_ig_and_coalitions_poll_between_their_batches():
+    """IG's path-point batches and the perturbation methods' coalition batches each start with a
+    checkpoint: made stale after the first batch, they stop there; never stale, every batch runs."""
+    from xai_tf import _cancel
+    from xai_tf.explain.path_integral import path_integrated_gradients
+    from xai_tf.explain.perturbation import coalition_values
+
+    x, calls = torch.ones(3, 2), []
+
+    def F(points: torch.Tensor) -> torch.Tensor:
+        calls.append(len(points))
+        return points.sum((1, 2))
+
+    runs = {
+        "IG": lambda: path_integrated_gradients(F, x, torch.zeros_like(x), n_steps=8, batch_size=2),
+        "coalitions": lambda: coalition_values(F, x, torch.zeros_like(x), torch.ones(8, 3), batch_size=2),
+    }
+    for run in runs.values():
+        calls.clear()
+        run()
+        assert calls == [2, 2, 2, 2]
+        calls.clear()
+        with pytest.raises(_cancel.Abandoned), _cancel.abandon_when(lambda: len(calls) >= 1):
+            run()
+        assert calls == [2]

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _cancel, _checks
 
 Scalar = Callable[[Tensor], Tensor]  # a batch of inputs [n, ...] → one number per input [n]
 METHODS = ("riemann_right", "gausslegendre")
@@ -59,6 +59,7 @@ def path_integrated_gradients(
     x, baseline = x.detach(), baseline.detach()
     total = torch.zeros_like(x, dtype=torch.float64)
     for start in range(0, n_steps, batch_size or n_steps):
+        _cancel.checkpoint()  # a slow panel's stale render stops here (a no-op elsewhere)
         a = alphas[start : start + (batch_size or n_steps)].to(x).view(-1, *[1] * x.dim())
         points = (baseline + a * (x - baseline)).requires_grad_(True)
         (grads,) = torch.autograd.grad(F(points).sum(), points)

@@ -33,7 +33,7 @@ import math
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _cancel, _checks
 from xai_tf.explain.path_integral import Scalar
 
 #: Exact Shapley values need 2^T forward passes: offered up to T = 10 (1,024 coalitions).
@@ -50,8 +50,12 @@ def coalition_values(F: Scalar, E: Tensor, E_base: Tensor, z: Tensor, batch_size
     if z.dim() != 2 or z.size(1) != E.size(0):
         raise ValueError(f"coalitions must have shape [S, {E.size(0)}], got {tuple(z.shape)}")
     keep = z.to(E.dtype)[..., None]
+    values = []
     with torch.no_grad():
-        return torch.cat([F(k * E + (1 - k) * E_base) for k in keep.split(batch_size)])
+        for k in keep.split(batch_size):
+            _cancel.checkpoint()  # a slow panel's stale render stops here (a no-op elsewhere)
+            values.append(F(k * E + (1 - k) * E_base))
+    return torch.cat(values)
 
 
 def occlusion(F: Scalar, E: Tensor, E_base: Tensor, window: int = 1, stride: int = 1) -> Tensor:

