@@ -7,7 +7,18 @@ import torch
 from probe_kit import TE, VE, z
 from torch import nn
 
-from xai_tf.encdec import analysis, beam, beam_sweep, evaluate, runs, shipped, stack, torch_parity, training
+from xai_tf.encdec import (
+    analysis,
+    beam,
+    beam_sweep,
+    evaluate,
+    runs,
+    shipped,
+    stack,
+    summary,
+    torch_parity,
+    training,
+)
 from xai_tf.encdec import model as encdec_model
 from xai_tf.seq2seq import data
 from xai_tf.widgets import encdec as encdec_widgets
@@ -289,6 +300,37 @@ RAISES += [
         "curve must be a list of \\(step, seconds, accuracy\\) rows",
     ),
     ("xai_tf.encdec.shipped.steps_to", lambda: shipped.steps_to("rnn", 0.9), VE, "name must be one of pre"),
+    (
+        "xai_tf.encdec.summary.per_draw",
+        lambda: summary.per_draw("pre", "aer"),
+        VE,
+        "key must be one of exact",
+    ),
+    (
+        "xai_tf.encdec.summary.per_draw",
+        lambda: summary.per_draw("rnn", "exact"),
+        VE,
+        "name must be one of pre",
+    ),
+    ("xai_tf.encdec.summary.paired", lambda: summary.paired("pre", "post", "loss"), VE, "key must be one of"),
+    (
+        "xai_tf.encdec.summary.by_length",
+        lambda: summary.by_length("pre", "aer"),
+        VE,
+        "metric must be 'exact'",
+    ),
+    (
+        "xai_tf.encdec.summary.best_layers",
+        lambda: summary.best_layers("decoder_only"),
+        VE,
+        "variant 'decoder_only' has no cross-attention",
+    ),
+    (
+        "xai_tf.widgets.encdec.plot_draws",
+        lambda: encdec_widgets.plot_draws({}, "x"),
+        VE,
+        "values must be a non-empty",
+    ),
 ]
 
 EXEMPT = {

@@ -259,3 +259,20 @@ def plot_beam_sweep(tables: dict[str, dict[tuple[int, float], dict]]) -> plt.Fig
     axes[0, 0].legend(fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def plot_draws(values: dict[str, np.ndarray], ylabel: str, ax: Axes | None = None) -> Axes:
+    """One column per variant (``{name: one number per draw}``): every draw a dot, the median a bar."""
+    if not isinstance(values, dict) or not values or not all(np.size(v) for v in values.values()):
+        raise ValueError("values must be a non-empty dict {variant: one number per draw}")
+    ax = ax or plt.subplots(figsize=(7, 3.2))[1]
+    rng = np.random.default_rng(0)  # horizontal jitter only, so that equal values stay visible
+    for k, v in enumerate(values.values()):
+        v = np.asarray(v, dtype=float)
+        ax.scatter(k + rng.uniform(-0.15, 0.15, v.size), v, s=12, alpha=0.7)
+        ax.hlines(np.median(v), k - 0.3, k + 0.3, color="black")
+    # one name part a line, so that long variant names do not run into each other
+    labels = [f"{n.replace('_', chr(10))}\n({np.size(v)} draws)" for n, v in values.items()]
+    ax.set_xticks(range(len(values)), labels, fontsize=8)
+    ax.set_ylabel(ylabel)
+    return ax
