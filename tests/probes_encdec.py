@@ -313,6 +313,8 @@ RAISES += [
         "name must be one of pre",
     ),
     ("xai_tf.encdec.summary.paired", lambda: summary.paired("pre", "post", "loss"), VE, "key must be one of"),
+    ("xai_tf.encdec.summary.late_gain", lambda: summary.late_gain("pre", 0), VE, "back must be an integer"),
+    ("xai_tf.encdec.summary.late_gain", lambda: summary.late_gain("pre", 99), VE, "back must be below"),
     (
         "xai_tf.encdec.summary.by_length",
         lambda: summary.by_length("pre", "aer"),

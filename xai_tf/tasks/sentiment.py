@@ -137,7 +137,8 @@ def phrase_features(clf: SequenceClassifier, lm: LoadedModel, texts: Sequence[st
         step = max(1, MAX_BATCH_TOKENS // T)
         for start in range(0, len(members), step):
             batch = members[start : start + step]
-            found = clf.features(clf.embed(clf.check_input_ids(torch.tensor([ids[i] for i in batch]))))
+            ids_batch = torch.tensor([ids[i] for i in batch], device="cpu")  # the checks move it to the model
+            found = clf.features(clf.embed(clf.check_input_ids(ids_batch)))
             for i, row in zip(batch, found, strict=True):
                 rows[i] = row
     return torch.stack(rows)
