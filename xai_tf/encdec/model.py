@@ -96,12 +96,12 @@ class _OneStack(nn.Module):
         self,
         source_vocab: int,
         target_vocab: int,
-        d_e: int,
-        n_heads: int,
-        n_layers: int,
-        d_ff: int,
-        dropout: float,
-        norm_first: bool,
+        d_e: int = 64,
+        n_heads: int = 4,
+        n_layers: int = 4,
+        d_ff: int = 128,
+        dropout: float = 0.0,
+        norm_first: bool = True,
     ):
         super().__init__()
         self.source, self.target = _Embedding(source_vocab, d_e), _Embedding(target_vocab, d_e)
@@ -123,19 +123,6 @@ class DecoderOnly(_OneStack):
     """A causal stack over [source, <bos>, target] (see the module's docstring); ``forward`` takes the
     same three tensors as ``Seq2SeqTransformer`` and returns the target positions' logits and the
     self-attention maps ``[N, B, H, S+T, S+T]``."""
-
-    def __init__(
-        self,
-        source_vocab: int,
-        target_vocab: int,
-        d_e: int = 64,
-        n_heads: int = 4,
-        n_layers: int = 4,
-        d_ff: int = 128,
-        dropout: float = 0.0,
-        norm_first: bool = True,
-    ):
-        super().__init__(source_vocab, target_vocab, d_e, n_heads, n_layers, d_ff, dropout, norm_first)
 
     def forward(self, source: Tensor, source_mask: Tensor, target_in: Tensor) -> tuple[Tensor, Tensor]:
         S, T = source.size(1), target_in.size(1)
