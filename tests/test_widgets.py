@@ -332,6 +332,16 @@ def test_attention_panels_draw_the_hand_computed_weights():
     assert torch.allclose(_heatmap_cells(_view(masks), 5), _by_hand(X, W[0], W[1], visible), atol=6e-4)
 
 
+def _wait_for(panel, view: str) -> None:
+    """Wait (up to 10 s) until a slow panel's worker shows ``view`` with an empty message line."""
+    import threading
+
+    for _ in range(1000):
+        if panel.view.value == view and panel.message.value == "":
+            return
+        threading.Event().wait(0.01)
+
+
 def test_a_slow_panel_answers_the_browser_in_the_background_and_drops_stale_settings():
     """A change from the browser (ipywidgets' ``set_state``) of a slow panel renders in a worker thread:
     the message says "computing…" at once, the changes that arrive while it works are not computed one
@@ -360,10 +370,7 @@ def test_a_slow_panel_answers_the_browser_in_the_background_and_drops_stale_sett
     for v in (3, 4, 5):
         slider.set_state({"value": v})
     release.set()
-    for _ in range(1000):
-        if panel.view.value == "value 5" and panel.message.value == "":
-            break
-        threading.Event().wait(0.01)
+    _wait_for(panel, "value 5")
     assert panel.view.value == "value 5" and panel.message.value == ""
     assert rendered == [0, 1, "built", 2, 5]  # 3 and 4 were never computed; 2's result was dropped
 
@@ -398,10 +405,7 @@ def test_a_stale_render_is_abandoned_at_its_next_checkpoint():
     assert started.wait(10)
     slider.set_state({"value": 3})
     release.set()
-    for _ in range(1000):
-        if panel.view.value == "value 3" and panel.message.value == "":
-            break
-        threading.Event().wait(0.01)
+    _wait_for(panel, "value 3")
     assert panel.view.value == "value 3" and panel.message.value == ""
     assert chunks == [(2, 0), (2, 1), *((3, k) for k in range(4))]  # 2 stopped before its third chunk
 
