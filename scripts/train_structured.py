@@ -2,15 +2,16 @@
 
     OMP_NUM_THREADS=1 .venv/bin/python scripts/train_structured.py --workers 2 --seeds 5 --out DIR
 
-For each normalizer of ``decoder.NORMALIZERS`` (softmax, sparsemax, sigmoid, CRF marginals, CRF marginals
-normalised to sum to 1) and seed 0..``--seeds``−1, ``training.train`` with ``training.SETTINGS`` on the
-3–12-word pairs of ``data.make_corpus(0)``, one thread per worker process (14–44 ms a step on an idle
-core of an Intel Xeon, the CRF's forward–backward the slowest; 100–300 s a model on the busy 2-core
-machine that made the record). Every draw is scored on the test split's 3–12-word pairs
-(``training.scores``) and appended to ``draws.jsonl`` in the output folder at once; at the end (or with
-``--write-only``, after runs with ``--only`` into one folder) the seed-0 weights go to
-``structured.safetensors`` and everything to ``structured.json``. Seeded and single-threaded: a rerun on
-the same CPU and torch gives the same numbers; another CPU gives nearby ones.
+For each normalizer of ``decoder.NORMALIZERS`` (softmax, sparsemax, fusedmax, sigmoid, CRF marginals, CRF
+marginals normalised to sum to 1) and seed ``--first-seed``..``--seeds``−1, ``training.train`` with
+``training.SETTINGS`` on the 3–12-word pairs of ``data.make_corpus(0)``, one thread per worker process
+(20–45 ms a step on an idle core of an Intel Xeon; 100–300 s a model on the busy 2-core machine that made
+the first record). Every draw is scored on the test split's 3–12-word pairs (``training.scores``) and
+appended to ``draws.jsonl`` in the output folder at once; at the end (or with ``--write-only``, after runs
+with ``--only`` into one folder) the seed-0 weights go to ``structured.safetensors`` and everything to
+``structured.json``. To add seeds to a record, put its draws in ``draws.jsonl`` and its seed-0 weights in
+``NAME.pt`` in the folder and start at ``--first-seed``. Seeded and single-threaded: a rerun on the same
+CPU and torch gives the same numbers; another CPU gives nearby ones.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def write(out: Path, wall: float | None = None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=5, help="train seeds --first-seed .. --seeds − 1")
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--out", default="build/structured")
     parser.add_argument("--only", default=",".join(NORMALIZERS), help="these normalizers (comma-separated)")
     parser.add_argument("--write-only", action="store_true", help="only write the artifacts from --out")
@@ -89,7 +91,8 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     data.make_corpus(0)
     only = args.only.split(",")
-    jobs = [(name, seed, str(out)) for seed in range(args.seeds) for name in NORMALIZERS if name in only]
+    seeds = range(args.first_seed, args.seeds)
+    jobs = [(name, seed, str(out)) for seed in seeds for name in NORMALIZERS if name in only]
     start = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         list(pool.imap_unordered(_draw, jobs))

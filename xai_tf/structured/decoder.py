@@ -5,6 +5,8 @@ only the map from scores to weights changes (``NORMALIZERS``):
 
 - ``softmax``: α_ij = exp(e_ij) / Σ_j′ exp(e_ij′);
 - ``sparsemax``: α_i· = argmin_{p ∈ Δ} ‖p − e_i·‖² (Martins & Astudillo 2016; lesson 03);
+- ``fusedmax``: α_i· = sparsemax(prox_TV(e_i·, λ)) with λ = ``FUSEDMAX_LAMBDA`` (Niculae & Blondel 2017;
+  lesson 03): neighbouring source words with close scores get equal weight;
 - ``sigmoid``: independent z_j, α_ij = p(z_j = 1) = σ(e_ij) (no normalisation: Σ_j α_ij is free);
 - ``crf``: a linear-chain CRF over z_1..z_S with unaries θ_j = e_ij and a learned 2 × 2 transition
   score A, α_ij = p(z_j = 1) by forward–backward (Kim et al. 2017); c_i = Σ_j α_ij h_j as before;
@@ -21,12 +23,13 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.attention.maps import sparsemax
+from xai_tf.attention.maps import fusedmax, sparsemax
 from xai_tf.seq2seq import data
 from xai_tf.seq2seq.model import Config, Seq2Seq
 from xai_tf.structured.chain import chain_marginals
 
-NORMALIZERS = ("softmax", "sparsemax", "sigmoid", "crf", "crf_normalized")
+NORMALIZERS = ("softmax", "sparsemax", "fusedmax", "sigmoid", "crf", "crf_normalized")
+FUSEDMAX_LAMBDA = 0.5  # compare.attention_map's default, the λ of lesson 18's side-by-side maps
 
 
 def normalize(e: Tensor, normalizer: str, transition: Tensor | None = None) -> Tensor:
@@ -39,6 +42,8 @@ def normalize(e: Tensor, normalizer: str, transition: Tensor | None = None) -> T
         return torch.softmax(e, dim=-1)
     if normalizer == "sparsemax":
         return sparsemax(e, dim=-1)
+    if normalizer == "fusedmax":
+        return fusedmax(e, FUSEDMAX_LAMBDA)
     if normalizer == "sigmoid":
         return torch.sigmoid(e)
     a = e.new_zeros(2, 2) if transition is None else transition
