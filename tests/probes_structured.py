@@ -120,6 +120,24 @@ RAISES = [
         TE,
         "theta must be a floating-point",
     ),
+    (
+        f"{SPARSEMAP}.sparsemap_chain_marginals",
+        lambda: st.sparsemap_chain_marginals(z(2, 5), z(3, 2)),
+        VE,
+        r"transition must be \[2, 2\]",
+    ),
+    (
+        f"{SPARSEMAP}.sparsemap_chain_marginals",
+        lambda: st.sparsemap_chain_marginals(z(2, 0), A),
+        VE,
+        r"T ≥ 1",
+    ),
+    (
+        f"{SPARSEMAP}.sparsemap_chain_marginals",
+        lambda: st.sparsemap_chain_marginals(torch.tensor([[1.0, NAN]]), A),
+        VE,
+        "theta has NaN",
+    ),
 ]
 
 CHECKERS: dict = {}

@@ -231,6 +231,26 @@ def test_sparsemap_backward_matches_finite_differences(seed):
     )
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_batched_chain_sparsemap_is_the_solver_row_by_row(seed):
+    """sparsemap_chain_marginals on [2, 3, T] equals sparsemap_chain on each row, values and gradients
+    (θ's and A's, the latter summed over the rows), and its backward matches finite differences."""
+    theta, a = _draw(400 + seed, 6, batch=(2, 3), scale=1.5)
+    weights = torch.randn(2, 3, 6, generator=torch.Generator().manual_seed(seed), dtype=F64)
+    th1, a1 = theta.clone().requires_grad_(), a.clone().requires_grad_()
+    got = st.sparsemap_chain_marginals(th1, a1)
+    (got * weights).sum().backward()
+    th2, a2 = theta.clone().requires_grad_(), a.clone().requires_grad_()
+    rows = [st.sparsemap_chain(r, a2).marginals for r in th2.reshape(6, 6)]
+    want = torch.stack(rows).reshape(2, 3, 6)
+    (want * weights).sum().backward()
+    assert (got - want).abs().max() < 1e-12
+    assert (th1.grad - th2.grad).abs().max() < 1e-10 and (a1.grad - a2.grad).abs().max() < 1e-10
+    assert a1.grad.abs().max() > 1e-3
+    inputs = (theta[0, :2].clone().requires_grad_(), a.clone().requires_grad_())
+    assert torch.autograd.gradcheck(st.sparsemap_chain_marginals, inputs, eps=1e-7, atol=1e-6)
+
+
 def test_autograd_marginals_carry_the_transition_gradient_when_only_it_is_trained():
     theta, a = _draw(10, 5)
     weights = torch.arange(5, dtype=F64)
@@ -246,5 +266,6 @@ def test_float32_input_gives_float32_results():
         st.chain_marginals,
         st.chain_marginals_autograd,
         lambda th, aa: st.sparsemap_chain(th, aa).marginals,
+        st.sparsemap_chain_marginals,
     ):
         assert f(theta.float(), a.float()).dtype == torch.float32

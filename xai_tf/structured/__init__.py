@@ -20,7 +20,12 @@ from xai_tf.structured.chain import (
     independent_marginals,
     viterbi,
 )
-from xai_tf.structured.sparsemap import SparseMAP, sparsemap_chain, sparsemap_unstructured
+from xai_tf.structured.sparsemap import (
+    SparseMAP,
+    sparsemap_chain,
+    sparsemap_chain_marginals,
+    sparsemap_unstructured,
+)
 
 __all__ = [
     "SparseMAP",
@@ -30,6 +35,7 @@ __all__ = [
     "chain_marginals_enumerated",
     "independent_marginals",
     "sparsemap_chain",
+    "sparsemap_chain_marginals",
     "sparsemap_unstructured",
     "viterbi",
 ]

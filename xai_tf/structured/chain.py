@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -118,13 +119,21 @@ def viterbi(theta: Tensor, transition: Tensor) -> Tensor:
     theta, transition = _inputs(theta, transition)
     if theta.dim() != 1:
         raise ValueError(f"theta must be one chain [T], got shape {tuple(theta.shape)}")
-    u = _unary(theta.detach())
-    delta, back = u[0], list[Tensor]()
-    for i in range(1, theta.numel()):
-        best, arg = (delta.unsqueeze(-1) + transition.detach()).max(dim=0)
-        delta = u[i] + best
-        back.append(arg)
-    z = [int(delta.argmax())]
-    for arg in reversed(back):
-        z.append(int(arg[z[-1]]))
-    return torch.tensor(z[::-1], dtype=theta.dtype, device=theta.device)
+    z = viterbi_array(theta.detach().cpu().double().numpy(), transition.detach().cpu().double().numpy())
+    return torch.from_numpy(z).to(theta)
+
+
+def viterbi_array(theta: np.ndarray, transition: np.ndarray) -> np.ndarray:
+    """``viterbi`` on float64 arrays θ [T] and A [2, 2] without checks, in plain Python floats (SparseMAP's
+    oracle calls it thousands of times a training step); z [T] of 0.0/1.0, ties to the label 0."""
+    (a00, a01), (a10, a11) = transition.tolist()
+    d0, d1 = 0.0, float(theta[0])  # δ_1(0), δ_1(1)
+    back = []
+    for t in theta[1:].tolist():
+        from1_to0, from1_to1 = d1 + a10 > d0 + a00, d1 + a11 > d0 + a01
+        d0, d1 = max(d0 + a00, d1 + a10), max(d0 + a01, d1 + a11) + t
+        back.append((from1_to0, from1_to1))
+    z = [int(d1 > d0)]
+    for pointers in reversed(back):
+        z.append(int(pointers[z[-1]]))
+    return np.array(z[::-1], dtype=np.float64)

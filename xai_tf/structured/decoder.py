@@ -11,7 +11,10 @@ only the map from scores to weights changes (``NORMALIZERS``):
 - ``crf``: a linear-chain CRF over z_1..z_S with unaries θ_j = e_ij and a learned 2 × 2 transition
   score A, α_ij = p(z_j = 1) by forward–backward (Kim et al. 2017); c_i = Σ_j α_ij h_j as before;
 - ``crf_normalized``: the same marginals divided by their sum, α_ij = p(z_j = 1) / Σ_j′ p(z_j′ = 1),
-  a distribution over the source again (the CRF's neighbour structure kept).
+  a distribution over the source again (the CRF's neighbour structure kept);
+- ``sparsemap``: the same chain's structures and scores, α_i· = μ* = argmax_{μ ∈ M} θᵀμ + ψᵀν − ½‖μ‖² over its
+  marginal polytope (SparseMAP, Niculae et al. 2018, solved by ``sparsemap.sparsemap_chain_marginals``): a
+  sparse combination of a few 0/1 structures, so exact zeros; Σ_j α_ij is free as for the CRF.
 
 The CRF's chain must not run through padding, so these models read batches whose sources all have one
 length (``same_length_batches``); a padded batch is refused.
@@ -27,14 +30,16 @@ from xai_tf.attention.maps import fusedmax, sparsemax
 from xai_tf.seq2seq import data
 from xai_tf.seq2seq.model import Config, Seq2Seq
 from xai_tf.structured.chain import chain_marginals
+from xai_tf.structured.sparsemap import sparsemap_chain_marginals
 
-NORMALIZERS = ("softmax", "sparsemax", "fusedmax", "sigmoid", "crf", "crf_normalized")
+NORMALIZERS = ("softmax", "sparsemax", "fusedmax", "sigmoid", "crf", "crf_normalized", "sparsemap")
+CHAINS = ("crf", "crf_normalized", "sparsemap")  # the normalizers with a learned transition score A
 FUSEDMAX_LAMBDA = 0.5  # compare.attention_map's default, the λ of lesson 18's side-by-side maps
 
 
 def normalize(e: Tensor, normalizer: str, transition: Tensor | None = None) -> Tensor:
     """α [..., S] from scores e [..., S] by ``normalizer`` (one of ``NORMALIZERS``; ``transition``
-    A [2, 2] for "crf", zeros if None)."""
+    A [2, 2] for the ``CHAINS``, zeros if None)."""
     if normalizer not in NORMALIZERS:
         raise ValueError(f"normalizer must be one of {', '.join(NORMALIZERS)}, got {normalizer!r}")
     e = _checks.real_tensor("e", e)
@@ -47,6 +52,8 @@ def normalize(e: Tensor, normalizer: str, transition: Tensor | None = None) -> T
     if normalizer == "sigmoid":
         return torch.sigmoid(e)
     a = e.new_zeros(2, 2) if transition is None else transition
+    if normalizer == "sparsemap":
+        return sparsemap_chain_marginals(e, a)
     p = chain_marginals(e, a)
     return p / p.sum(-1, keepdim=True) if normalizer == "crf_normalized" else p
 
@@ -63,7 +70,7 @@ class StructuredSeq2Seq(Seq2Seq):
             raise ValueError(f"normalizer must be one of {', '.join(NORMALIZERS)}, got {normalizer!r}")
         super().__init__(config)
         self.normalizer = normalizer
-        self.transition = nn.Parameter(torch.zeros(2, 2)) if normalizer.startswith("crf") else None
+        self.transition = nn.Parameter(torch.zeros(2, 2)) if normalizer in CHAINS else None
 
     def attend(self, e: Tensor, source_mask: Tensor) -> Tensor:
         """α_i· = normalize(e_i·) in ``Seq2Seq.step``: the chain runs over the whole source, so the

@@ -11,7 +11,7 @@ Backward (the paper's §3.3): on the active set S, with Q = M_SᵀM_S, ∂ξ_S/�
 (1ᵀQ⁻¹1), so ∂μ/∂θ = M_S Z M_Sᵀ and ∂μ/∂ψ = M_S Z N_Sᵀ. Z g is read off the KKT system below.
 
 Unstructured SparseMAP (the structures are the one-hot vectors, M = I, ψ empty) is sparsemax.
-The solver runs in float64 on the CPU (a few small linear systems per step); the results come back in
+The solver runs in float64 NumPy on the CPU (a few small linear systems per step); the results come back in
 θ's dtype and on its device.
 """
 
@@ -20,14 +20,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.structured import chain
 
-#: A MAP oracle: given unary scores η [D], the structure argmax_s ηᵀm_s + ψᵀn_s as (m_s [D], n_s [K]).
-Oracle = Callable[[Tensor], tuple[Tensor, Tensor]]
+#: A MAP oracle: given unary scores η [D] (float64 NumPy), the structure argmax_s ηᵀm_s + ψᵀn_s as
+#: (m_s [D], n_s [K]).
+Oracle = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 _TOL = 1e-12
 
@@ -41,69 +43,75 @@ class SparseMAP(NamedTuple):
     structures: Tensor
 
 
-def _kkt(m: Tensor, rhs: Tensor, top: float) -> Tensor:
+def _kkt(m: np.ndarray, rhs: np.ndarray, top: float) -> np.ndarray:
     """Solve [[Q, 1], [1ᵀ, 0]] [x; τ] = [rhs; top] with Q = M_SᵀM_S; returns x."""
-    s = m.size(1)
-    k = m.new_zeros(s + 1, s + 1)
-    k[:s, :s], k[:s, s], k[s, :s] = m.T @ m, 1.0, 1.0
-    return torch.linalg.solve(k, torch.cat([rhs, rhs.new_tensor([top])]))[:s]
+    s = m.shape[1]
+    k = np.ones((s + 1, s + 1))
+    k[:s, :s], k[s, s] = m.T @ m, 0.0
+    return np.linalg.solve(k, np.append(rhs, top))[:s]
 
 
-def _null_step(stacked: Tensor, c: Tensor, xi: Tensor) -> Tensor:
+def _null_step(stacked: np.ndarray, c: np.ndarray, xi: np.ndarray) -> np.ndarray:
     """When the active structures are affinely dependent (the columns of [M_S; 1ᵀ] have a null
     direction d: M_S d = 0, 1ᵀd = 0), ½‖M_Sξ‖² − c_Sᵀξ changes along d by −t·cᵀd only: step
     ξ + t·d with cᵀd ≥ 0 until the first weight reaches 0 (t = min_{d_s < 0} ξ_s / −d_s)."""
-    d = torch.linalg.svd(stacked)[2][-1]
+    d = np.linalg.svd(stacked)[2][-1]
     d = d if float(c @ d) >= 0 else -d
-    ratios = torch.where(d < -_TOL, xi / -d, torch.inf)
+    ratios = np.where(d < -_TOL, xi / np.where(d < -_TOL, -d, 1.0), np.inf)
     k = int(ratios.argmin())
-    xi = (xi + ratios[k] * d).clamp_min(0)
+    xi = np.clip(xi + ratios[k] * d, 0.0, None)
     xi[k] = 0.0
     return xi
 
 
-def _ratio_step(xi: Tensor, target: Tensor) -> Tensor:
+def _ratio_step(xi: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Move from ξ towards ξ̂ until the first weight reaches 0: α = min_{ξ̂_s < ξ_s} ξ_s / (ξ_s − ξ̂_s)."""
     shrink = xi > target
     alpha = min(1.0, float((xi[shrink] / (xi[shrink] - target[shrink])).min()))
     return xi + alpha * (target - xi)
 
 
-def _drop(ms: list[Tensor], ns: list[Tensor], xi: Tensor) -> tuple[list[Tensor], list[Tensor], Tensor]:
+def _drop(
+    ms: list[np.ndarray], ns: list[np.ndarray], xi: np.ndarray
+) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Remove the structures whose weight reached 0 from the active set."""
-    keep = (xi > _TOL).tolist()
+    keep = xi > _TOL
     ms = [v for v, k in zip(ms, keep, strict=True) if k]
     ns = [v for v, k in zip(ns, keep, strict=True) if k]
-    return ms, ns, xi[xi > _TOL] / xi[xi > _TOL].sum()
+    return ms, ns, xi[keep] / xi[keep].sum()
 
 
 def _active_set(
-    eta: Tensor, psi: Tensor, oracle: Oracle, max_iter: int = 1000
-) -> tuple[Tensor, Tensor, Tensor]:
+    eta: np.ndarray, psi: np.ndarray, oracle: Oracle, max_iter: int = 1000
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """min_ξ ½‖M_Sξ‖² − c_Sᵀξ on the simplex (c_s = ηᵀm_s + ψᵀn_s): solve the KKT system on the
     active set S; if some weight would turn negative, step to the boundary and drop it; otherwise add
     the oracle's structure for η − μ while its score exceeds the active ones' common score τ.
     Returns M_S [D, S], N_S [K, S] and ξ [S]."""
     m0, n0 = oracle(eta)
-    ms, ns, xi = [m0], [n0], eta.new_ones(1)
+    ms, ns, xi = [m0], [n0], np.ones(1)
     for _ in range(max_iter):
-        m, n = torch.stack(ms, 1), torch.stack(ns, 1)
-        c, stacked = eta @ m + psi @ n, torch.cat([m, m.new_ones(1, m.size(1))])
-        if int(torch.linalg.matrix_rank(stacked, rtol=1e-9)) < m.size(1):
+        m, n = np.stack(ms, 1), np.stack(ns, 1)
+        c, stacked = eta @ m + psi @ n, np.vstack([m, np.ones((1, m.shape[1]))])
+        if np.linalg.matrix_rank(stacked, rtol=1e-9) < m.shape[1]:
             ms, ns, xi = _drop(ms, ns, _null_step(stacked, c, xi))
             continue
         target = _kkt(m, c, 1.0)
-        if bool((target < -_TOL).any()):
+        if (target < -_TOL).any():
             ms, ns, xi = _drop(ms, ns, _ratio_step(xi, target))
             continue
-        xi = target.clamp_min(0)
+        xi = np.clip(target, 0.0, None)
         mu = m @ xi
         m_new, n_new = oracle(eta - mu)
         tau = float(((eta - mu) @ m + psi @ n).max())
         if float((eta - mu) @ m_new + psi @ n_new) <= tau + 1e-10 * max(1.0, abs(tau)):
             return m, n, xi
-        ms, ns, xi = [*ms, m_new], [*ns, n_new], torch.cat([xi, xi.new_zeros(1)])
+        ms, ns, xi = [*ms, m_new], [*ns, n_new], np.append(xi, 0.0)
     raise RuntimeError(f"SparseMAP's active set did not converge in {max_iter} steps")
+
+
+def _numpy(t: Tensor) -> np.ndarray:
+    return t.detach().cpu().double().numpy()
 
 
 class _SparseMAPFunction(torch.autograd.Function):
@@ -111,17 +119,16 @@ class _SparseMAPFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, theta: Tensor, psi: Tensor, oracle: Oracle) -> tuple[Tensor, Tensor, Tensor]:
-        m, n, xi = _active_set(theta.detach().cpu().double(), psi.detach().cpu().double(), oracle)
+        m, n, xi = _active_set(_numpy(theta), _numpy(psi), oracle)
         ctx.m, ctx.n = m, n
-        mu = (m @ xi).to(theta)
-        xi, m = xi.to(theta), m.T.to(theta)
-        ctx.mark_non_differentiable(xi, m)
-        return mu, xi, m
+        mu, xi_t, m_t = (torch.from_numpy(v).to(theta) for v in (m @ xi, xi, np.ascontiguousarray(m.T)))
+        ctx.mark_non_differentiable(xi_t, m_t)
+        return mu, xi_t, m_t
 
     @staticmethod
     def backward(ctx: Any, g: Tensor, *_: Tensor) -> tuple[Tensor, Tensor, None]:
-        grad_c = _kkt(ctx.m, ctx.m.T @ g.detach().cpu().double(), 0.0)
-        return (ctx.m @ grad_c).to(g), (ctx.n @ grad_c).to(g), None
+        grad_c = _kkt(ctx.m, ctx.m.T @ _numpy(g), 0.0)
+        return torch.from_numpy(ctx.m @ grad_c).to(g), torch.from_numpy(ctx.n @ grad_c).to(g), None
 
 
 def _solve(theta: Tensor, psi: Tensor, oracle: Oracle) -> SparseMAP:
@@ -139,8 +146,8 @@ def sparsemap_unstructured(theta: Tensor) -> SparseMAP:
         raise ValueError("theta must be [T] with T ≥ 1 positions, got shape (0,)")
     theta = theta.to(_checks.compute_dtype(theta))
 
-    def oracle(eta: Tensor) -> tuple[Tensor, Tensor]:
-        return torch.nn.functional.one_hot(eta.argmax(), eta.numel()).to(eta), eta.new_zeros(0)
+    def oracle(eta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return (np.arange(eta.size) == eta.argmax()).astype(np.float64), np.zeros(0)
 
     return _solve(theta, theta.new_zeros(0), oracle)
 
@@ -153,13 +160,43 @@ def sparsemap_chain(theta: Tensor, transition: Tensor) -> SparseMAP:
     theta, transition = chain._inputs(theta, transition)
     if theta.dim() != 1:
         raise ValueError(f"theta must be one chain [T], got shape {tuple(theta.shape)}")
-    a = transition.detach().cpu().double()
+    return _solve(theta, transition.flatten(), _chain_oracle(_numpy(transition)))
 
-    def oracle(eta: Tensor) -> tuple[Tensor, Tensor]:
-        z = chain.viterbi(eta, a)
-        counts = eta.new_zeros(2, 2).index_put_(
-            (z[:-1].long(), z[1:].long()), eta.new_ones(z.numel() - 1), accumulate=True
-        )
-        return z, counts.flatten()
 
-    return _solve(theta, transition.flatten(), oracle)
+def _chain_oracle(transition: np.ndarray) -> Oracle:
+    """Viterbi for η with A fixed: (z, the counts of each transition a → b in z, flattened as ψ is)."""
+
+    def oracle(eta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        z = chain.viterbi_array(eta, transition)
+        return z, np.bincount((2 * z[:-1] + z[1:]).astype(np.int64), minlength=4).astype(np.float64)
+
+    return oracle
+
+
+class _ChainMarginals(torch.autograd.Function):
+    """``sparsemap_chain``'s μ for each chain of a batch θ [N, T], one autograd node for the batch;
+    backward sums each chain's ∂μ/∂ψ into A's gradient."""
+
+    @staticmethod
+    def forward(ctx: Any, theta: Tensor, transition: Tensor) -> Tensor:
+        oracle, psi = _chain_oracle(_numpy(transition)), _numpy(transition).ravel()
+        solved = [_active_set(row, psi, oracle) for row in _numpy(theta)]
+        ctx.solved = [(m, n) for m, n, _ in solved]
+        return torch.from_numpy(np.stack([m @ xi for m, _, xi in solved])).to(theta)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Tensor, Tensor]:
+        grad_theta, grad_psi = [], np.zeros(4)
+        for (m, n), g_row in zip(ctx.solved, _numpy(g), strict=True):
+            grad_c = _kkt(m, m.T @ g_row, 0.0)
+            grad_theta.append(m @ grad_c)
+            grad_psi += n @ grad_c
+        return torch.from_numpy(np.stack(grad_theta)).to(g), torch.from_numpy(grad_psi.reshape(2, 2)).to(g)
+
+
+def sparsemap_chain_marginals(theta: Tensor, transition: Tensor) -> Tensor:
+    """μ* of ``sparsemap_chain`` for every chain of θ [..., T] at once (the same solver row by row,
+    with one autograd node for the batch: lesson 18's decoder calls it on [B, S] scores each step)."""
+    theta, transition = chain._inputs(theta, transition)
+    flat = theta.reshape(-1, theta.size(-1))
+    return _ChainMarginals.apply(flat, transition).reshape(theta.shape)
