@@ -94,7 +94,9 @@ RAISES = [
         TE,
         "pairs must be a non-empty list",
     ),
-    (f"{SHIPPED}.model", lambda: shipped.model("fusedmax"), VE, "normalizer must be one of"),
+    (f"{BIAS}.tied_max", lambda: bias.tied_max(torch.zeros(3, 0)), VE, r"S ≥ 1 positions"),
+    (f"{BIAS}.tied_max", lambda: bias.tied_max(torch.tensor([1.0, NAN])), VE, "alpha has NaN"),
+    (f"{SHIPPED}.model", lambda: shipped.model("entmax15"), VE, "normalizer must be one of"),
     (f"{SHIPPED}.draws", lambda: shipped.draws("softmax", "accuracy"), VE, "key must be one of"),
     (f"{HIER}.make_documents", lambda: hierarchy.make_documents(0), VE, r"n must be an integer in 1..100000"),
     (

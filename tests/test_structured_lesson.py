@@ -9,12 +9,14 @@ import pytest
 import torch
 
 from xai_tf import artifacts
+from xai_tf.attention.maps import fusedmax
 from xai_tf.exercises.structured import check_chain_marginals
 from xai_tf.seq2seq import data, evaluate
 from xai_tf.seq2seq import shipped as seq2seq_shipped
 from xai_tf.seq2seq.model import Seq2Seq
 from xai_tf.structured import bias, compare, decoder, hierarchy, shipped, training
 from xai_tf.structured.chain import chain_marginals_enumerated
+from xai_tf.structured.sparsemap import sparsemap_chain
 from xai_tf.widgets.structured import document_view, maps_panel
 
 
@@ -40,6 +42,9 @@ def test_runs_and_gold_mass_against_loops():
         assert int(got) == want
     a = torch.tensor([[0.2, 0.8, 0.0], [0.5, 0.25, 0.25]])
     assert bias.gold_mass(a, {(0, 1), (1, 0), (1, 2)}).tolist() == pytest.approx([0.8, 0.75])
+    tied = torch.tensor([[0.4, 0.4, 0.2], [0.5, 0.25, 0.25], [0.0, 0.0, 0.0], [0.1, 0.3, 0.3]])
+    assert bias.tied_max(tied).tolist() == [True, False, True, True]
+    assert bias.tied_max(tied[None]).shape == (1, 4)
 
 
 def test_forced_scores_give_lesson_16s_attention_through_softmax(corpus):
@@ -96,6 +101,9 @@ def test_normalize_and_a_softmax_structured_decoder_is_lesson_16s_decoder(corpus
     assert torch.allclose(
         decoder.normalize(e, "crf_normalized", a), marginals / marginals.sum(-1, keepdim=True)
     )
+    assert torch.allclose(decoder.normalize(e, "fusedmax"), fusedmax(e, decoder.FUSEDMAX_LAMBDA), atol=1e-12)
+    rows = torch.stack([sparsemap_chain(row, a).marginals for row in e])
+    assert torch.allclose(decoder.normalize(e, "sparsemap", a), rows, atol=1e-12)
     torch.manual_seed(0)
     structured = training.build("softmax", corpus, d_h=8)
     plain = Seq2Seq(structured.config)

@@ -10,7 +10,8 @@ For one sentence pair with gold links L = {(i, j)} (target word i, source word j
   δ = 1 is the next source word (a diagonal step), δ = 0 the same one, δ < 0 a step back;
 - for a row of attention weights α_i· ∈ [0, 1]^S: the **support** {j : α_ij > ε}, its number of
   **runs** (maximal blocks of neighbouring positions: 1 = contiguous), and the **gold mass**
-  Σ_{j : (i, j) ∈ L} α_ij.
+  Σ_{j : (i, j) ∈ L} α_ij;
+- a **tied maximum**: #{j : α_ij = max_j′ α_ij′} ≥ 2, where argmax (and so AER's link) takes the first.
 """
 
 from __future__ import annotations
@@ -61,6 +62,15 @@ def runs(alpha: Tensor, eps: float = 1e-3) -> Tensor:
     on = (alpha > eps).long()
     starts = on[..., :1] + (on[..., 1:] - on[..., :-1]).clamp_min(0).sum(-1, keepdim=True)
     return starts.squeeze(-1)
+
+
+def tied_max(alpha: Tensor) -> Tensor:
+    """For each row of α [..., S]: True where its largest weight is attained at two or more positions
+    (exactly equal, as fusedmax's fused blocks are)."""
+    alpha = _checks.real_tensor("alpha", alpha)
+    if alpha.dim() == 0 or alpha.size(-1) == 0:
+        raise ValueError(f"alpha must be [..., S] with S ≥ 1 positions, got shape {tuple(alpha.shape)}")
+    return (alpha == alpha.amax(-1, keepdim=True)).sum(-1) >= 2
 
 
 def gold_mass(alpha: Tensor, links: Links) -> Tensor:

@@ -1,12 +1,12 @@
 """Lesson 18's shipped structured decoders and the measurements recorded with them.
 
-``scripts/train_structured.py`` trains one ``decoder.StructuredSeq2Seq`` per normalizer (softmax,
-sparsemax, sigmoid, CRF marginals) for each of its seeds with ``training.SETTINGS`` (lesson 16's), scores
-every draw on the test split (``training.scores``) and writes the seed-0 weights to
+``scripts/train_structured.py`` trains one ``decoder.StructuredSeq2Seq`` per normalizer
+(``decoder.NORMALIZERS``) for each of its seeds with ``training.SETTINGS`` (lesson 16's), scores every draw
+on the test split (``training.scores``) and writes the seed-0 weights to
 ``xai_tf/data/structured.safetensors`` and every draw's numbers to ``structured.json``. Training them
-takes longer than a lesson may (about a minute a model on one core); the lesson loads the weights and
-reads the recorded draws. ``tests/test_structured_lesson.py`` checks that the fingerprint is current and
-that the shipped weights re-score their recorded numbers.
+takes longer than a lesson may (10–50 s a model on an idle core, 20 seeds of seven maps); the lesson
+loads the weights and reads the recorded draws. ``tests/test_structured_lesson.py`` checks that the
+fingerprint is current and that the shipped weights re-score their recorded numbers.
 """
 
 from __future__ import annotations
