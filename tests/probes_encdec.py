@@ -244,6 +244,18 @@ RAISES += [
     ),
     ("xai_tf.encdec.beam_sweep.table", lambda: beam_sweep.table("rnn"), VE, "name must be one of pre, post"),
     (
+        "xai_tf.encdec.beam_sweep.draw_gains",
+        lambda: beam_sweep.draw_gains("rnn"),
+        VE,
+        "name must be one of pre",
+    ),
+    (
+        "xai_tf.encdec.beam_sweep.draw_gains",
+        lambda: beam_sweep.draw_gains("pre", "aer"),
+        VE,
+        "key must be one of exact, bleu, length_ratio",
+    ),
+    (
         "xai_tf.encdec.beam_sweep.log_prob",
         lambda: beam_sweep.log_prob(_model(), [5], [2]),
         VE,

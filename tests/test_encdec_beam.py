@@ -3,6 +3,7 @@ tiny vocabulary (the reference scores each sequence with one teacher-forced pass
 incremental steps), width 1 against greedy decoding written out by hand, and the shipped record."""
 
 import itertools
+import json
 import math
 
 import pytest
@@ -123,3 +124,20 @@ def test_the_record_is_current_and_its_spot_check_reproduces():
     greedy = beam_sweep.table("pre")[(0, 0.0)]
     want = evaluate.exact_match(shipped.model("pre"), corpus.test[: record["pairs"]], corpus)
     assert greedy["exact"] == pytest.approx(want, abs=0.01)
+
+
+def test_draw_gains_are_beam_minus_greedy_seed_by_seed():
+    """``draw_gains`` against a loop over the JSON itself: seed 0 from the shipped models' rows, then each
+    retrained seed's rows; every retrained draw reproduced its recorded training (loss curve)."""
+    record = json.loads(beam_sweep.RECORD.read_text())
+    for name in shipped.NAMES:
+        draws = sorted((d for d in record["draws"] if d["name"] == name), key=lambda d: d["seed"])
+        assert [d["seed"] for d in draws] == list(range(1, 20)) and all(d["reproduced"] for d in draws)
+        for b, a in beam_sweep.DRAW_GRID[1:]:
+            want = []
+            for rows in [record["models"][name], *(d["rows"] for d in draws)]:
+                greedy = next(r for r in rows if r["beam"] == 0)
+                want.append(
+                    next(r for r in rows if (r["beam"], r["alpha"]) == (b, a))["bleu"] - greedy["bleu"]
+                )
+            assert beam_sweep.draw_gains(name, "bleu")[(b, a)] == pytest.approx(want, abs=1e-12)

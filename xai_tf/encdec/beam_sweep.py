@@ -5,8 +5,11 @@ with greedy decoding and with ``beam.translate`` at every (β, α) of ``GRID`` (
 sacrebleu, output/reference length), and writes them to ``xai_tf/data/encdec_beam.json`` with the
 fingerprint of the search's import graph and, as a spot check, the translations of the first
 ``CHECK_PAIRS`` test sentences at ``CHECK``. Scoring the grid takes minutes; the lesson reads the record
-and re-runs a small part live. Only three trained models exist (one seed each of three variants), so
-every comparison over them is a count out of three, not a claim about Transformers.
+and re-runs a small part live. Only three trained models are shipped (seed 0 of three variants), so the
+full grid's comparisons are counts out of three. Over draws: ``scripts/beam_encdec.py --draws 20``
+retrains seeds 1–19 of the same variants (the recipe of ``encdec.json``, checked against its loss
+curves) and scores the smaller ``DRAW_GRID`` on the same sentences; ``draw_gains`` reads beam − greedy
+per draw.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ TRAINED_BY = ("xai_tf.encdec.beam",)
 BEAMS, ALPHAS = (3, 10), (0.0, 0.6, 1.2)
 GRID = ((1, 0.0), *((b, a) for b in BEAMS for a in ALPHAS))  # β = 1 once: α barely matters there
 CHECK, CHECK_PAIRS = (3, 0.6), 20
+DRAW_GRID = ((0, 0.0), (3, 0.6), (10, 1.2))  # greedy and two beams, for the retrained seeds 1–19
 
 
 def fingerprint() -> str:
@@ -54,6 +58,26 @@ def table(name: str) -> dict[tuple[int, float], dict]:
     if name not in models:
         raise ValueError(f"name must be one of {', '.join(models)}, got {name!r}")
     return {(r["beam"], r["alpha"]): r for r in models[name]}
+
+
+def draw_gains(name: str, key: str = "exact") -> dict[tuple[int, float], list[float]]:
+    """For shipped variant ``name`` and each beam setting (β, α) of ``DRAW_GRID`` after greedy: the
+    recorded ``key`` ("exact", "bleu" or "length_ratio") of beam search minus greedy's, same model, one
+    number per draw, Δ_s = key_s(β, α) − key_s(greedy): seed 0 (the shipped model's rows) first, then the
+    retrained seeds of the record's ``"draws"`` (``scripts/beam_encdec.py --draws``) in seed order."""
+    seed0 = table(name)
+    if key not in ("exact", "bleu", "length_ratio"):
+        raise ValueError(f"key must be one of exact, bleu, length_ratio, got {key!r}")
+    tables = [seed0] + [
+        {(r["beam"], r["alpha"]): r for r in d["rows"]}
+        for d in sorted(recorded().get("draws", []), key=lambda d: d["seed"])
+        if d["name"] == name
+    ]
+    return {
+        (b, a): [t[(b, a)][key] - t[(0, 0.0)][key] for t in tables]
+        for b, a in DRAW_GRID
+        if (b, a) != (0, 0.0)
+    }
 
 
 @torch.no_grad()
