@@ -17,7 +17,6 @@ elsewhere with ``--out``). The default run takes about 2 minutes on one quiet th
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import platform
 import time
@@ -64,14 +63,9 @@ CHECKPOINT = 100  # the step whose live loss, L0 and FVU are recorded for the re
 
 
 def fingerprint(settings: dict) -> str:
-    """sha256 of ``artifacts.fingerprint(*PRODUCED_BY)``, this script's syntax tree (without comments,
-    docstrings and annotations, as the artifacts module compares modules), the bundled weights and the
-    settings: the shipped SAE is current while this is unchanged."""
-    h = hashlib.sha256(artifacts.fingerprint(*PRODUCED_BY).encode())
-    h.update(artifacts._normalised(Path(__file__)).encode())
-    h.update(WEIGHTS.read_bytes())
-    h.update(json.dumps(settings, sort_keys=True).encode())
-    return h.hexdigest()
+    """``artifacts.script_fingerprint`` of this script, ``PRODUCED_BY``, the settings and the bundled
+    weights: the shipped SAE is current while this is unchanged."""
+    return artifacts.script_fingerprint(Path(__file__), PRODUCED_BY, settings, inputs=(WEIGHTS,))
 
 
 def data(lm: xai_tf.models.LoadedModel, args: argparse.Namespace) -> tuple[torch.Tensor, torch.Tensor, float]:

@@ -149,6 +149,14 @@ RAISES = [
         "script must be the path of an existing Python file, got PosixPath.'/nonexistent.py'.",
     ),
     (
+        "xai_tf.artifacts.script_fingerprint",
+        lambda: artifacts.script_fingerprint(
+            artifacts.Path(__file__), ("xai_tf.seeds",), {}, inputs=(artifacts.Path("/nonexistent.bin"),)
+        ),
+        VE,
+        "inputs must be a tuple of paths of existing files",
+    ),
+    (
         "xai_tf.artifacts.import_graph",
         lambda: artifacts.import_graph("torch"),
         VE,

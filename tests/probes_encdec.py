@@ -231,6 +231,12 @@ RAISES += [
         "beam must be an integer in 1..10000",
     ),
     (
+        "xai_tf.encdec.beam.search_ids",
+        lambda: beam.search_ids(_model(), [4, 5], 3, on_step="stop"),
+        TE,
+        "on_step must be a function of no arguments or None, got str",
+    ),
+    (
         "xai_tf.encdec.beam.scores",
         lambda: beam.scores(_model(), _pairs(), _corpus(), beam=2, alpha=float("nan")),
         VE,

@@ -363,3 +363,35 @@ def test_reached_is_the_first_row_at_or_above_the_target():
         hits = [row[0] for row in d["dev_curve"] if row[2] >= 0.9]
         want.append(hits[0] if hits else None)
     assert shipped.steps_to("pre", 0.9) == want
+
+
+def test_train_encdec_refuses_at_once_a_run_it_could_not_assemble(tmp_path, capsys):
+    """``scripts/train_encdec.py --variants X`` assembles encdec.safetensors from the seed-0 weights of
+    every shipped variant: without them in ``--out`` the command line is refused before any training,
+    naming what to pass; with them there, or with ``--draws-only``, it is accepted. Arguments only."""
+    from scripts_kit import load_script
+
+    from xai_tf.encdec import shipped
+
+    script, out = load_script("train_encdec"), str(tmp_path)
+
+    def refusal(*argv: str) -> str:
+        with pytest.raises(SystemExit) as stop:
+            script.parse_args([*argv, "--out", out])
+        assert stop.value.code == 2
+        return capsys.readouterr().err
+
+    err = refusal("--variants", "dropout")
+    assert f"--variants dropout,{','.join(shipped.NAMES)}" in err and "--draws-only" in err
+    assert all(f"{name}.safetensors" in err for name in shipped.NAMES)
+    assert "unknown prenorm" in refusal("--variants", "pre,prenorm")
+    assert "--assemble gathers" in refusal("--assemble")
+    assert script.parse_args(["--variants", "dropout", "--draws-only", "--out", out]).variants == ["dropout"]
+    assert script.parse_args(["--variants", ",".join(shipped.NAMES), "--out", out]).assemble is False
+    (tmp_path / "draws.jsonl").touch()
+    (tmp_path / f"{shipped.NAMES[0]}.safetensors").touch()
+    assert f"train them first (--variants {','.join(shipped.NAMES[1:])} " in refusal("--assemble")
+    for name in shipped.NAMES:
+        (tmp_path / f"{name}.safetensors").touch()
+    assert script.parse_args(["--variants", "dropout", "--out", out]).variants == ["dropout"]
+    assert script.parse_args(["--assemble", "--out", out]).assemble

@@ -9,6 +9,7 @@ import math
 import pytest
 import torch
 
+from xai_tf import _cancel
 from xai_tf.encdec import beam, beam_sweep, evaluate, shipped
 from xai_tf.encdec.model import DecoderOnly, Seq2SeqTransformer
 
@@ -103,6 +104,31 @@ def test_width_one_on_the_shipped_model_is_greedy_or_a_prefix_of_it():
         assert b == g[: len(b)]
         same += b == g
     assert same >= 1  # not a vacuous prefix (the recorded split: β = 1 equals greedy's scores)
+
+
+@pytest.mark.parametrize("kind", [Seq2SeqTransformer, DecoderOnly])
+def test_on_step_runs_before_each_decoding_step_and_can_only_stop_the_search(kind):
+    """``on_step()`` runs once before each decoder pass of the search (the passes counted apart from it,
+    by a hook on the target embedding, which every pass reads and the encoder does not); one that returns
+    leaves the result as it was, and one that raises stops the search before its next pass."""
+    model, source, passes, polls = _tiny(kind, 0), [3, 7, 5], [], []
+    hook = model.target.register_forward_pre_hook(lambda *_: passes.append(1))
+    try:
+        plain = beam.search_ids(model, source, beam=3, alpha=1.0, max_length=6)
+        n = len(passes)
+        passes.clear()
+        assert n >= 3
+        polled = beam.search_ids(model, source, 3, 1.0, 6, on_step=lambda: polls.append(len(passes)))
+        assert polled == plain and polls == list(range(n))  # a poll before each pass, none after the last
+        passes.clear()
+        with pytest.raises(_cancel.Abandoned), _cancel.abandon_when(lambda: len(passes) >= 2):
+            beam.search_ids(model, source, 3, 1.0, 6, on_step=_cancel.checkpoint)
+        assert len(passes) == 2
+        passes.clear()
+        assert beam.search_ids(model, source, 3, 1.0, 6, on_step=_cancel.checkpoint) == plain  # not stale
+        assert len(passes) == n
+    finally:
+        hook.remove()
 
 
 def test_log_prob_is_the_teacher_forced_sum():

@@ -1,5 +1,6 @@
 import html
 import re
+from collections.abc import Callable
 
 import ipywidgets as widgets
 import numpy as np
@@ -332,12 +333,14 @@ def test_attention_panels_draw_the_hand_computed_weights():
     assert torch.allclose(_heatmap_cells(_view(masks), 5), _by_hand(X, W[0], W[1], visible), atol=6e-4)
 
 
-def _wait_for(panel, view: str) -> None:
-    """Wait (up to 10 s) until a slow panel's worker shows ``view`` with an empty message line."""
+def _wait_for(panel, view: str | Callable[[str], bool]) -> None:
+    """Wait (up to 10 s) until a slow panel's worker shows ``view`` (or a view for which ``view(view)`` is
+    true) with an empty message line."""
     import threading
 
+    shown = view if callable(view) else view.__eq__
     for _ in range(1000):
-        if panel.view.value == view and panel.message.value == "":
+        if shown(panel.view.value) and panel.message.value == "":
             return
         threading.Event().wait(0.01)
 
@@ -408,6 +411,53 @@ def test_a_stale_render_is_abandoned_at_its_next_checkpoint():
     _wait_for(panel, "value 3")
     assert panel.view.value == "value 3" and panel.message.value == ""
     assert chunks == [(2, 0), (2, 1), *((3, k) for k in range(4))]  # 2 stopped before its third chunk
+
+
+def test_a_stale_beam_search_stops_at_its_next_decoding_step():
+    """Lesson 17's beam panel: a search that a newer change of β from the browser has made stale stops at
+    its next decoding step, and the panel then shows the newest setting. Decoder passes are counted by a
+    hook on the shipped model's target embedding (greedy, the search and log p all read it): the stale
+    render, held in its search's second pass, makes greedy's passes and two more; the newest render
+    makes as many as the same render from Python, which runs to the end."""
+    import threading
+
+    from xai_tf.encdec import beam, evaluate, shipped
+    from xai_tf.widgets.encdec import beam_panel
+
+    corpus, model = shipped.corpus(), shipped.model("pre")
+    index = next(i for i, p in enumerate(corpus.test) if 8 <= len(p.source) <= 12)
+    pair, passes, hold = corpus.test[index], [], {"at": -1}
+    started, release = threading.Event(), threading.Event()
+
+    def count(*_) -> None:
+        passes.append(threading.current_thread().name)
+        if len(passes) == hold["at"]:
+            started.set()
+            assert release.wait(10)
+
+    hook = model.target.register_forward_pre_hook(count)
+    try:
+        evaluate.greedy(model, [pair], corpus)
+        n_greedy = len(passes)
+        passes.clear()
+        beam.translate(model, corpus, pair.source, 7, 1.0)
+        assert len(passes) >= 4  # the stale search below would make more than its first two passes
+        panel = beam_panel(model, corpus, index)
+        passes.clear()
+        panel["beam"].value = 3  # from Python: every step
+        n_render, from_python = len(passes), re.sub(r"took \d+ ms", "", panel.view.value)
+        panel["beam"].value = 5
+        passes.clear()
+        hold["at"] = n_greedy + 2
+        panel["beam"].set_state({"value": 7})  # from the browser: the worker renders it
+        assert started.wait(10)
+        panel["beam"].set_state({"value": 3})
+        release.set()
+        _wait_for(panel, lambda view: "β = 3," in view)
+    finally:
+        hook.remove()
+    assert re.sub(r"took \d+ ms", "", panel.view.value) == from_python and panel.message.value == ""
+    assert len(passes) == n_greedy + 2 + n_render  # β = 7 stopped after its second pass
 
 
 def test_ig_and_coalitions_poll_between_their_batches():

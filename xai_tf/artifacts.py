@@ -37,14 +37,21 @@ def fingerprint(*modules: str) -> str:
     return h.hexdigest()
 
 
-def script_fingerprint(script: Path, modules: tuple[str, ...], settings: dict) -> str:
+def script_fingerprint(
+    script: Path, modules: tuple[str, ...], settings: dict, inputs: tuple[Path, ...] = ()
+) -> str:
     """sha256 of ``fingerprint(*modules)``, the training script's syntax tree (compared as modules are:
-    without comments, docstrings and annotations) and its settings (JSON, sorted keys): an artifact the
-    script wrote is current while this is unchanged."""
+    without comments, docstrings and annotations), the bytes of the files it reads (``inputs``, e.g.
+    the weights of the model it trains on, in order) and its settings (JSON, sorted keys): an artifact
+    the script wrote is current while this is unchanged."""
     if not Path(script).is_file():
         raise ValueError(f"script must be the path of an existing Python file, got {script!r}")
+    if not isinstance(inputs, tuple) or not all(Path(f).is_file() for f in inputs):
+        raise ValueError(f"inputs must be a tuple of paths of existing files, got {inputs!r}")
     h = hashlib.sha256(fingerprint(*modules).encode())
     h.update(_normalised(Path(script)).encode())
+    for f in inputs:
+        h.update(Path(f).read_bytes())
     h.update(json.dumps(settings, sort_keys=True).encode())
     return h.hexdigest()
 

@@ -18,7 +18,7 @@ with β at least the number of prefixes it can meet, it is exhaustive.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import Tensor
@@ -43,8 +43,9 @@ def word_ids(name: str, ids: object, vocab: int, empty: bool = False) -> list[in
     return list(ids)
 
 
-def _step(model: evaluate.Model, source: Tensor) -> StepFn:
-    """step(tokens [K], fed [K, t]) → (log-probs [K, D_tgt], fed [K, t+1]) for one source ``[1, S]``."""
+def _step(model: evaluate.Model, source: Tensor, on_step: Callable[[], None] | None = None) -> StepFn:
+    """step(tokens [K], fed [K, t]) → (log-probs [K, D_tgt], fed [K, t+1]) for one source ``[1, S]``;
+    ``on_step()`` first, when given."""
     visible = source != 0
 
     def run(ids: Tensor) -> Tensor:  # logits [K, t, D_tgt] for K prefixes
@@ -59,6 +60,8 @@ def _step(model: evaluate.Model, source: Tensor) -> StepFn:
             return decoder.decode(memory.expand(K, -1, -1), visible.expand(K, -1), ids)[0]
 
     def step(tokens: Tensor, fed: Tensor) -> tuple[Tensor, Tensor]:
+        if on_step is not None:
+            on_step()
         ids = torch.cat([fed, tokens[:, None]], dim=1)  # [K, t+1], starting with <bos>
         logp = torch.log_softmax(run(ids)[:, -1].double(), -1)
         logp[:, list(NOT_WORDS)] = -torch.inf
@@ -69,15 +72,24 @@ def _step(model: evaluate.Model, source: Tensor) -> StepFn:
 
 @torch.no_grad()
 def search_ids(
-    model: evaluate.Model, source: Sequence[int], beam: int, alpha: float = 0.0, max_length: int = 40
+    model: evaluate.Model,
+    source: Sequence[int],
+    beam: int,
+    alpha: float = 0.0,
+    max_length: int = 40,
+    on_step: Callable[[], None] | None = None,
 ) -> tuple[list[int], float]:
     """The best finished target ids (words then <eos>, at most ``max_length`` ids) for the source ids
-    ``source`` and its score log p(Y | X) / lp(Y), by beam search of width ``beam``."""
+    ``source`` and its score log p(Y | X) / lp(Y), by beam search of width ``beam``. ``on_step()``, when
+    given, is called before each decoding step and its return value is ignored: it can stop the search
+    by raising (a slow panel passes ``_cancel.checkpoint``), never change its result."""
     model = evaluate._model(model, (Seq2SeqTransformer, evaluate.DecoderOnly)).eval()
+    if on_step is not None and not callable(on_step):
+        raise TypeError(f"on_step must be a function of no arguments or None, got {type(on_step).__name__}")
     device = next(model.parameters()).device
     x = torch.tensor([word_ids("source", source, model.source.W_e.size(0))], device=device)
     start = x.new_empty(1, 0)
-    return beam_search(_step(model, x), start, beam, max_length, alpha)
+    return beam_search(_step(model, x, on_step), start, beam, max_length, alpha)
 
 
 def translate(
@@ -87,15 +99,17 @@ def translate(
     beam: int = 5,
     alpha: float = 0.0,
     max_extra: int = 8,
+    on_step: Callable[[], None] | None = None,
 ) -> list[str]:
-    """The beam-search translation (a word list) of one source sentence (a word list)."""
+    """The beam-search translation (a word list) of one source sentence (a word list); ``on_step`` as in
+    ``search_ids``."""
     if not isinstance(corpus, data.Corpus):
         raise TypeError(f"corpus must be a Corpus (shipped.corpus()), got {type(corpus).__name__}")
     if not isinstance(source, list | tuple) or not source:
         raise ValueError("source must be a non-empty list of source words")
     max_extra = _checks.integer("max_extra", max_extra, 0, 64)
     ids = corpus.source_vocab.encode(source)
-    best, _ = search_ids(model, ids, beam, alpha, len(ids) + max_extra + 1)
+    best, _ = search_ids(model, ids, beam, alpha, len(ids) + max_extra + 1, on_step)
     return corpus.target_vocab.decode(best)
 
 

@@ -24,6 +24,7 @@ pair of the corpus comes near: T − S ≤ 5 < k).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -137,20 +138,12 @@ class EncoderOnly(_OneStack):
     source_mask)`` returns the slots' logits ``[B, L_max, D_tgt]`` and the self-attention maps
     ``[N, B, H, S+L, S+L]``; a third argument (the decoders' ``target_in``) is accepted and never read."""
 
-    def __init__(
-        self,
-        source_vocab: int,
-        target_vocab: int,
-        d_e: int = 64,
-        n_heads: int = 4,
-        n_layers: int = 4,
-        d_ff: int = 128,
-        dropout: float = 0.0,
-        norm_first: bool = True,
-        extra: int = EXTRA_SLOTS,
-    ):
-        super().__init__(source_vocab, target_vocab, d_e, n_heads, n_layers, d_ff, dropout, norm_first)
+    def __init__(self, *sizes: Any, extra: int = EXTRA_SLOTS, **named: Any):
+        """``sizes`` and ``named``: ``_OneStack``'s (source_vocab, target_vocab, d_e, n_heads, n_layers,
+        d_ff, dropout, norm_first), with its defaults; ``extra``: the k slots past the source's length."""
+        super().__init__(*sizes, **named)
         self.extra = _checks.integer("extra", extra, 0, MAX_POSITIONS)
+        d_e = self.source.W_e.size(1)
         self.slot = nn.Parameter(torch.randn(d_e) / math.sqrt(d_e))
 
     def slots(self, source_mask: Tensor) -> Tensor:

@@ -9,7 +9,8 @@ A slow panel answers a change made in the browser in a worker thread, so that th
 receive the next change: while it works the message line says "computing…", changes that arrive meanwhile
 are not computed one by one, and a result that a newer change has made stale is dropped (the worker
 then computes the newest setting). A render that calls ``xai_tf._cancel.checkpoint()`` between its chunks
-(IG's batches of path points, the perturbation methods' coalition batches, lesson 20's methods) is
+(IG's batches of path points, the perturbation methods' coalition batches, lesson 20's methods, the
+decoding steps of lesson 17's beam search) is
 abandoned at the first chunk after a newer change arrives. A change made from Python (a lesson cell, a
 test) renders at once, every chunk of it.
 

@@ -18,7 +18,7 @@ import torch
 from matplotlib.axes import Axes
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _cancel, _checks
 from xai_tf.encdec import analysis, beam, beam_sweep, evaluate
 from xai_tf.encdec.model import Seq2SeqTransformer
 from xai_tf.seq2seq import data, metrics
@@ -119,7 +119,8 @@ def cross_attention_panel(model: Seq2SeqTransformer, corpus: data.Corpus, index:
 def beam_panel(model: evaluate.Model, corpus: data.Corpus, index: int = 0) -> Panel:
     """Greedy against beam search of width β with length penalty α on one sentence (a test sentence, or a
     typed source sentence): both translations, their log p(Y | X), the reference's, and the search's time.
-    A wide beam on a long sentence can take about a second: the panel shows "computing…" and caps β at 10."""
+    A wide beam on a long sentence can take about a second: the panel shows "computing…", caps β at 10,
+    and abandons a search that a newer change of a control has made stale at its next decoding step."""
     model = evaluate._model(model, (Seq2SeqTransformer, evaluate.DecoderOnly))
     controls = {
         "sentence": widgets.BoundedIntText(
@@ -143,12 +144,12 @@ def beam_panel(model: evaluate.Model, corpus: data.Corpus, index: int = 0) -> Pa
         )
         ids = corpus.source_vocab.encode(pair.source)  # refuses unknown words, empty or over-long sentences
         greedy = evaluate.greedy(model, [pair], corpus)[0]
-        start = time.perf_counter()
-        best = beam.translate(model, corpus, pair.source, controls["beam"].value, controls["alpha"].value)
+        start, width, alpha = time.perf_counter(), controls["beam"].value, controls["alpha"].value
+        best = beam.translate(model, corpus, pair.source, width, alpha, on_step=_cancel.checkpoint)
         ms = 1000 * (time.perf_counter() - start)
         rows = [
             ("greedy", greedy),
-            (f"beam β = {controls['beam'].value}, α = {controls['alpha'].value:g}", best),
+            (f"beam β = {width}, α = {alpha:g}", best),
         ]
         rows += [] if typed else [("reference", pair.target)]
         lines = [f"<b>source</b>: {html.escape(' '.join(pair.source))}"]

@@ -25,7 +25,7 @@ from xai_tf.widgets._panel import Panel
 Tables = Mapping[str, Mapping[str, Sequence[float]]]
 
 
-def plot_study(tables: Tables, kind: str = "linear") -> plt.Figure:
+def plot_study(tables: Tables) -> plt.Figure:
     """One column per label: accuracy (task, control, majority), selectivity, MDL compression by layer;
     linear probes solid, MLP dashed; one legend for the whole figure, above it."""
     if not isinstance(tables, Mapping) or not tables:
