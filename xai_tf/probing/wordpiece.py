@@ -54,7 +54,10 @@ def token_labels(text: str, offsets: Sequence[tuple[int, int]], pieces: Sequence
     if starts[0] != line_starts[line_of[0]] + len(lines[line_of[0]]) - len(lines[line_of[0]].lstrip()):
         raise ValueError("offsets must start at a line's first token: a position is counted from there")
     tags = {line: _char_tags(lines[line]) for line in sorted(set(line_of))}
-    kind, position, start, tag = [], [], [], []
+    kind: list[int] = []
+    position: list[int] = []
+    start: list[int] = []
+    tag: list[int] = []
     for i, (a, line) in enumerate(zip(starts, line_of, strict=True)):
         kind.append(LINE_KINDS.index(line_kind(lines[line]) or "speech"))
         position.append(0 if i == 0 or line_of[i - 1] != line else min(position[-1] + 1, MAX_POSITION))
