@@ -19,6 +19,7 @@ from xai_tf.probing import (
     pos,
     pos_heads,
     probes,
+    wordpiece,
 )
 from xai_tf.tasks.dyck_model import DyckModel
 from xai_tf.widgets import probing as wp
@@ -34,6 +35,25 @@ EXEMPT: dict = {}
 RAISES = [
     (f"{P}.data.line_kind", lambda: data.line_kind(3), TE, "line must be a string"),
     (f"{P}.data.play_data", lambda: data.play_data(lm(), "  "), VE, "text is empty"),
+    (f"{P}.data.spread", lambda: data.spread([3, 9], 4), VE, "2 usable line starts; n_windows must be ≤"),
+    (
+        f"{P}.wordpiece.token_labels",
+        lambda: wordpiece.token_labels("Is this\n", [(0, 2), (3, 7)], ["is"]),
+        VE,
+        "2 offsets but 1 pieces",
+    ),
+    (
+        f"{P}.wordpiece.play_data",
+        lambda: wordpiece.play_data(lm(), "MACBETH.\nSo foul.\n"),
+        VE,
+        r"shakespeare is a causal language model: WordPiece probe labels needs an encoder \('minilm'\)",
+    ),
+    (
+        f"{P}.wordpiece.residual_streams",
+        lambda: wordpiece.residual_streams(lm(), torch.tensor([[1, 2]])),
+        VE,
+        "needs an encoder",
+    ),
     (
         f"{P}.features.residual_streams",
         lambda: features.residual_streams(lm(), torch.tensor([[5000]])),

@@ -74,6 +74,15 @@ class ProbeData:
         return rows[order[:cut]].flatten(), rows[order[cut:]].flatten()
 
 
+def spread(starts: list[int], n_windows: int) -> list[int]:
+    """``n_windows`` of the usable window starts ``starts``, spread evenly from the first to the last."""
+    if len(starts) < n_windows:
+        raise ValueError(
+            f"text has {len(starts)} usable line starts; n_windows must be ≤ that, got {n_windows}"
+        )
+    return [starts[round(k * (len(starts) - 1) / max(1, n_windows - 1))] for k in range(n_windows)]
+
+
 def _token_lines(lm: LoadedModel, text: str, ids: list[int]) -> list[int]:
     """The line (0-based) each token belongs to: the line of its first character."""
     lines, offset, out = 0, 0, []
@@ -95,6 +104,7 @@ def play_data(lm: LoadedModel, text: str, n_windows: int = 48, T: int = 64) -> P
     if not hasattr(lm.tokenizer, "decode_single_token_bytes"):
         raise ValueError(
             f"{lm.name}'s tokenizer is not byte-level BPE: play_data needs 'shakespeare' or 'gpt2'"
+            " (an encoder's WordPiece tokens: probing.wordpiece.play_data)"
         )
     _checks.integer("n_windows", n_windows, 2)
     _checks.integer("T", T, 2, lm.n_ctx)
@@ -104,13 +114,8 @@ def play_data(lm: LoadedModel, text: str, n_windows: int = 48, T: int = 64) -> P
     lines = _token_lines(lm, text, ids)
     kinds = [line_kind(line) for line in text.split("\n")]
     starts = [i for i in range(1, len(ids) - T) if lines[i] != lines[i - 1] and kinds[lines[i]]]
-    if len(starts) < n_windows:
-        raise ValueError(
-            f"text has {len(starts)} usable line starts; n_windows must be ≤ that, got {n_windows}"
-        )
-    chosen = [starts[round(k * (len(starts) - 1) / max(1, n_windows - 1))] for k in range(n_windows)]
     windows, kind, position, start = [], [], [], []
-    for s in chosen:
+    for s in spread(starts, n_windows):
         window = ids[s : s + T]
         windows.append(window)
         _, groups, _ = words_of(lm, window)
