@@ -3,7 +3,10 @@
 3,000 / 400, τ on 30 tweets of ≥ 4 words; the lesson's λ's and steps). Seed s stands for the lesson run
 under XAI_TF_SEED_OFFSET = s: data, weights, minibatches and draws all take s (test data s + 1).
 
-Spreads quoted below were measured over 12 draws (s = 0…11, scratch script outside the repository).
+Spreads quoted below were measured over 20 draws (s = 0…19, Intel Xeon, one thread, a scratch script outside
+the repository calling these helpers' trainers with seed s). On draw 14 both cue rationalizers (REINFORCE
+at λ₁ = 0.05, HardKuma at 0.02) select no word, so ``rat.evaluate`` raises there (lesson 11's section 5
+would stop under XAI_TF_SEED_OFFSET = 14): claims comparing them are over the other 19 draws.
 Seeds: one draw of the lesson trains 2 classifiers, 3 cue rationalizers, 5 regularised BiLSTMs and
 4 controlled HardKuma rationalizers on the tweets (about 25 s on one thread), and conftest runs every
 claim at two offsets; to stay within lesson 11's 60 s claim budget the cue-task claims run on
@@ -118,18 +121,21 @@ def test_eraser_on_the_cue_task(seed):
 
 @pytest.mark.parametrize("seed", CUE_SEEDS)
 def test_the_three_rationalizers(seed):
-    """Section 5 (three estimators). Over 12 draws: about a fifth of the test words are cues (0.191–0.214);
-    sparsemax keeps the most words (0.23–0.34 against 0.04–0.22) at the lowest precision (0.46–0.74
-    against 0.89–1.00 for REINFORCE and HardKuma); REINFORCE's running baseline lowers the variance of
-    its gradient estimate (by 1.1–7.8 times), while HardKuma's variance is below REINFORCE's on 9 of 12
-    draws only (not claimed)."""
+    """Section 5 (three estimators). Over 20 draws: about a fifth of the test words are cues (0.191–0.217;
+    bound 0.23, since 0.22 lay within a quarter of the spread). On 19 of 19 draws sparsemax keeps the most
+    words (0.23–0.34 against 0.10–0.27; its lead 0.015–0.185, so by the margin rule the test asserts it
+    within 0.03 of the most) at the lowest precision (0.46–0.83 against 0.74–1.00 for REINFORCE and
+    HardKuma; the gap 0.041–0.521, asserted within 0.08). REINFORCE's running baseline lowers the variance
+    of its gradient estimate on 20 of 20 draws, by 1.14–10.6 times (log 0.13–2.36: bound log 1/1.6,
+    beyond 0.13 − 0.56, a quarter of the spread). HardKuma's variance is below REINFORCE's on 15 of 20
+    (not claimed)."""
     run = _cues(seed, seeds.offset())
     share = sum(map(sum, (e.cues for e in run["test"]))) / sum(len(e.ids) for e in run["test"])
-    assert 0.18 < share < 0.22
+    assert 0.18 < share < 0.23
     scores = {name: rat.evaluate(r, run["test"]) for name, r in run["rats"].items()}
     sparse = rat.evaluate(run["sparsemax"], run["test"])
-    assert sparse.sparsity > max(s.sparsity for s in scores.values())
-    assert sparse.precision < min(s.precision for s in scores.values())
+    assert sparse.sparsity > max(s.sparsity for s in scores.values()) - 0.03
+    assert sparse.precision < min(s.precision for s in scores.values()) + 0.08
     reinforce_model, minibatch = run["rats"]["REINFORCE rationale"], run["train"][:32]
     with_b = rat.gradient_variance(reinforce_model, minibatch, seed=seed)
     b, reinforce_model.baseline = reinforce_model.baseline, 0.0
@@ -137,12 +143,12 @@ def test_the_three_rationalizers(seed):
         without_b = rat.gradient_variance(reinforce_model, minibatch, seed=seed)
     finally:
         reinforce_model.baseline = b
-    assert with_b < without_b
+    assert with_b < 1.6 * without_b
 
 
 @pytest.mark.parametrize("seed", CUE_SEEDS)
 def test_bilstm_states_are_more_conical_than_their_embeddings(seed):
-    """Section 3. Over 12 draws, on the cue task: embeddings 0.34–0.36, states 0.56–0.68."""
+    """Section 3. Over 20 draws, on the cue task: embeddings 0.34–0.36, states 0.56–0.68."""
     run = _cues(seed, seeds.offset())
     embeddings, states = conicity.recurrent_conicity(run["model"], run["test"])
     assert embeddings < 0.4 < 0.5 < states
@@ -150,24 +156,25 @@ def test_bilstm_states_are_more_conical_than_their_embeddings(seed):
 
 @pytest.mark.parametrize("seed", TWEET_SEEDS)
 def test_the_diversity_penalty_flattens_the_cone(seed):
-    """Section 3 (the diversity fix) and the summary. Over 12 draws: the states' conicity is 0.54–0.63
-    without the penalty and −0.30 to +0.04 with λ = 1 (below 0 on 10 of 12 draws, so the lesson says
-    "about 0 or below")."""
+    """Section 3 (the diversity fix) and the summary. Over 20 draws: the states' conicity is 0.53–0.63
+    without the penalty and −0.36 to +0.09 with λ = 1 (below 0 on 17 of 20 draws, so the lesson says
+    "about 0 or below"); bound 0.2, beyond +0.09 by a quarter of the spread (0.11; 0.1 was within it)."""
     rows = _penalties(seed, seeds.offset())
     assert rows["none"]["conicity"] > 0.5
-    assert rows["diversity λ = 1"]["conicity"] < 0.1
+    assert rows["diversity λ = 1"]["conicity"] < 0.2
 
 
 @pytest.mark.parametrize("seed", TWEET_SEEDS)
 def test_the_tying_penalty_and_the_slides_sign(seed):
-    """Section 4, the errata and the summary. Over 12 draws: (1/T) Σ ‖h_t − e_t‖² is 1.8–2.3 with λ = 0.1
-    added, 0.80–1.01 with λ = 1, 37–42 without a penalty and 530–570 with the slide's sign; the slide's
-    sign costs accuracy (0.64–0.79 against 0.82–0.89). The τ columns, with the importance defaults of
-    issue 44 (lesson 08's settings: float64, IG to |delta| < 1e-3 within 256 nodes), over 20 draws (s =
-    0…19, scratch script, one thread): tying with λ = 1 raises τ(α, LOO) from 0.06–0.45 to 0.39–0.58 (by
-    0.058–0.482) and τ(α, IG) from 0.08–0.34 to 0.43–0.58 (by 0.178–0.442), on 20 of 20 draws. By the
-    margin rule the bound sits a quarter of the spread beyond the worst draw: rise > 0 for IG (0.178 −
-    0.066 > 0), rise > −0.05 for LOO (0.058 − 0.106); the prose says "on every draw we ran (20 of 20)"."""
+    """Section 4, the errata and the summary. Over 20 draws: (1/T) Σ ‖h_t − e_t‖² is 1.8–2.3 with λ = 0.1
+    added, 0.78–1.01 with λ = 1, 37–42 without a penalty and 533–572 with the slide's sign; the slide's
+    sign costs accuracy (0.64–0.79 against 0.82–0.89; by 0.070–0.205 per draw). The τ columns, with the
+    importance defaults of issue 44 (lesson 08's settings: float64, IG to |delta| < 1e-3 within 256
+    nodes), over 20 draws (s = 0…19, scratch script, one thread): tying with λ = 1 raises τ(α, LOO) from
+    0.06–0.45 to 0.39–0.58 (by 0.058–0.482) and τ(α, IG) from 0.08–0.34 to 0.43–0.58 (by 0.178–0.442), on
+    20 of 20 draws. By the margin rule the bound sits a quarter of the spread beyond the worst draw: rise
+    > 0 for IG (0.178 − 0.066 > 0), rise > −0.05 for LOO (0.058 − 0.106); the prose says "on every draw we
+    ran (20 of 20)"."""
     rows = _penalties(seed, seeds.offset())
     none, tied, slide = rows["none"], rows["tying λ = 0.1"], rows["slide's sign"]
     assert tied["distance"] < 3 < 30 < none["distance"] < 50 < 100 < slide["distance"]
@@ -179,10 +186,11 @@ def test_the_tying_penalty_and_the_slides_sign(seed):
 
 @pytest.mark.parametrize("seed", TWEET_SEEDS)
 def test_controlled_sparsity_reaches_its_target_from_above(seed):
-    """Section 5 (controlled sparsity). Over 12 draws, on the tweets (λ₂ = 0.0025): the share of words kept
-    is 0.08–0.14 for ξ = 0.1, 0.15–0.22 for ξ = 0.2, 0.22–0.29 for ξ = 0.3 (within 0.1 of ξ) and
-    0.30–0.47 for ξ = 0.5 (not reached: ξ is an upper bound, and its λ ends the lowest of the four,
-    0.00–0.12), and it grows with ξ."""
+    """Section 5 (controlled sparsity). Over 20 draws, on the tweets (λ₂ = 0.0025): the share of words kept
+    is 0.08–0.15 for ξ = 0.1, 0.13–0.23 for ξ = 0.2, 0.22–0.35 for ξ = 0.3 (within 0.085 of ξ; bound 0.11,
+    as 0.1 lay within a quarter of the deviations' spread) and 0.30–0.496 for ξ = 0.5 (not reached on 20
+    of 20, but too close to assert: bound 0.55); it grows with ξ (steps ≥ 0.018, bound 0). ξ is an upper
+    bound: its λ ends 0.00–0.12, the lowest of the four on 20 of 20, by 0.017–0.227 (asserted within 0.04)."""
     t = _tweets(seed, seeds.offset())
     kept, lam = [], []
     for xi in (0.1, 0.2, 0.3, 0.5):
@@ -197,7 +205,7 @@ def test_controlled_sparsity_reaches_its_target_from_above(seed):
         )
         kept.append(rat.evaluate(model, t["test"]).sparsity)
         lam.append(model.sparsity.lam)
-    assert all(abs(k - xi) < 0.1 for k, xi in zip(kept[:3], (0.1, 0.2, 0.3), strict=True)), kept
-    assert kept[3] < 0.5, kept
+    assert all(abs(k - xi) < 0.11 for k, xi in zip(kept[:3], (0.1, 0.2, 0.3), strict=True)), kept
+    assert kept[3] < 0.55, kept
     assert kept == sorted(kept), kept
-    assert lam[3] == min(lam), lam  # ξ = 0.5 unreached: its multiplier ends the lowest
+    assert lam[3] < min(lam[:3]) + 0.04, lam  # ξ = 0.5 unreached: its multiplier ends the lowest
