@@ -8,7 +8,9 @@ and each seed 0..``SEEDS[name]``−1 (20 each), ``training.train`` with ``SETTIN
 Xeon; several minutes on a busy 2-core machine). Every draw is scored on the test split: exact match,
 BLEU, both by source length, AER of argmax attention, word accuracy per position under teacher
 forcing and free running; the dev AER every ``CURVE_EVERY`` steps; the seed-0 models also by beam
-search (width 5, α = 0 and 1) on the test split's first ``BEAM_PAIRS`` pairs. Each finished draw is
+search (width 5, α = 0 and 1) on the test split's first ``BEAM_PAIRS`` pairs (``--beam-draws --only
+none,additive`` retrains seeds 1–19, checks each loss curve against the record, and adds their beam rows
+to ``seq2seq.json``; a log of each goes to ``build/seq2seq_beam_draws.jsonl``). Each finished draw is
 appended to ``draws.jsonl`` in the output folder at once (a cut-off run keeps what finished); at the
 end the seed-0 weights go to ``seq2seq.safetensors`` and everything to ``seq2seq.json``.
 ``--only`` and ``--first-seed`` add draws to an earlier run (their draws.jsonl is merged by hand).
@@ -35,6 +37,7 @@ SETTINGS = {"steps": 1200, "batch_size": 32, "lr": 0.005, "d_h": 32}
 SEEDS = {"none": 20, "additive": 20, "dot": 20, "scaled_dot": 20, "bilinear": 20, "mlp": 20}
 CURVE_EVERY = 100
 BEAM_PAIRS = 150
+BEAM_DRAWS_LOG = Path("build/seq2seq_beam_draws.jsonl")
 
 
 def _one(job: tuple[str, int, str]) -> dict:
@@ -66,19 +69,52 @@ def _draw(name: str, seed: int, out: str) -> dict:
             curve[step] = evaluate.attention_aer(model, corpus, corpus.dev)
         record["dev_aer_curve"] = curve
     if seed == 0:
-        refs = [p.target for p in corpus.test[:BEAM_PAIRS]]
-        hyps, _ = decoding.greedy(model, corpus, [p.source for p in corpus.test[:BEAM_PAIRS]])
-        record["beam"] = {"greedy": _beam_row(hyps, refs)}
-        for alpha in (0.0, 1.0):
-            hyps = [
-                decoding.beam_translate(model, corpus, p.source, 5, alpha) for p in corpus.test[:BEAM_PAIRS]
-            ]
-            record["beam"][f"beam5 alpha={alpha:g}"] = _beam_row(hyps, refs)
+        record["beam"] = _beam(model, corpus)
         torch.save(model.state_dict(), Path(out) / f"{name}.pt")
     with open(Path(out) / "draws.jsonl", "a") as f:
         f.write(json.dumps(record) + "\n")
     print(name, seed, round(seconds, 1), round(record["exact"], 3), record.get("aer"), flush=True)
     return record
+
+
+def _beam(model: torch.nn.Module, corpus: data.Corpus) -> dict:
+    """Greedy and beam search (width 5, α = 0 and 1) on the test split's first ``BEAM_PAIRS`` pairs."""
+    refs = [p.target for p in corpus.test[:BEAM_PAIRS]]
+    hyps, _ = decoding.greedy(model, corpus, [p.source for p in corpus.test[:BEAM_PAIRS]])
+    rows = {"greedy": _beam_row(hyps, refs)}
+    for alpha in (0.0, 1.0):
+        hyps = [decoding.beam_translate(model, corpus, p.source, 5, alpha) for p in corpus.test[:BEAM_PAIRS]]
+        rows[f"beam5 alpha={alpha:g}"] = _beam_row(hyps, refs)
+    return rows
+
+
+def _beam_draw(job: tuple[str, int]) -> dict:
+    """``--beam-draws``: retrain a recorded draw, check its loss curve against the record, then ``_beam``."""
+    name, seed = job
+    torch.set_num_threads(1)
+    options = TrainOptions(SETTINGS["steps"], SETTINGS["lr"], SETTINGS["batch_size"], seed)
+    trained = training.train(None if name == "none" else name, options, SETTINGS["d_h"], CURVE_EVERY)
+    curve = [round(sum(trained.losses[i : i + 50]) / 50, 4) for i in range(0, len(trained.losses), 50)]
+    recorded = next(d for d in shipped.recorded()["draws"] if d["name"] == name and d["seed"] == seed)
+    row = {"name": name, "seed": seed, "reproduced": curve == recorded["loss_curve"]}
+    row["beam"] = _beam(trained.model, trained.corpus)
+    with open(BEAM_DRAWS_LOG, "a") as f:
+        f.write(json.dumps(row) + "\n")
+    print(name, seed, "reproduced" if row["reproduced"] else "NOT reproduced", flush=True)
+    return row
+
+
+def beam_draws(names: list[str], workers: int) -> None:
+    """Seeds 1..19 of ``names``: each draw's ``beam`` rows into ``seq2seq.json`` (seed 0 has them)."""
+    jobs = [(name, seed) for seed in range(1, 20) for name in names]
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        rows = {(r["name"], r["seed"]): r for r in pool.imap_unordered(_beam_draw, jobs)}
+    record = shipped.recorded()
+    for d in record["draws"]:
+        if (d["name"], d["seed"]) in rows:
+            d["beam"] = rows[(d["name"], d["seed"])]["beam"]
+            d["beam reproduced"] = rows[(d["name"], d["seed"])]["reproduced"]
+    shipped.METRICS.write_text(json.dumps(record) + "\n")
 
 
 def _beam_row(hyps: list[list[str]], refs: list[list[str]]) -> dict:
@@ -123,7 +159,13 @@ def main() -> None:
     parser.add_argument(
         "--write-only", action="store_true", help="only write the artifacts from --out's draws"
     )
+    parser.add_argument(
+        "--beam-draws", action="store_true", help="retrain seeds 1-19 of --only and add their beam rows"
+    )
     args = parser.parse_args()
+    if args.beam_draws:
+        beam_draws(args.only.split(","), args.workers)
+        return
     out = Path(args.out)
     if args.write_only:
         write(out)

@@ -126,6 +126,8 @@ RAISES = [
     ("xai_tf.seq2seq.summary.per_draw", lambda: summary.per_draw("none", "aer"), VE, "has no attention"),
     ("xai_tf.seq2seq.summary.exposure", lambda: summary.exposure("transformer"), VE, "name must be one of"),
     ("xai_tf.seq2seq.summary.aer_curves", lambda: summary.aer_curves("none"), VE, "has no attention"),
+    ("xai_tf.seq2seq.summary.beam_rows", lambda: summary.beam_rows("none", "aer"), VE, "key must be 'bleu'"),
+    ("xai_tf.seq2seq.summary.beam_rows", lambda: summary.beam_rows("luong"), VE, "name must be one of none"),
     (
         "xai_tf.seq2seq.summary.disagreements",
         lambda: summary.disagreements(torch.ones(2, 2), [(0, 0)]),

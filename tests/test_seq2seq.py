@@ -364,3 +364,19 @@ def test_the_panel_translates_word_by_word_and_refuses_bad_sentences_in_one_line
         assert message in panel.message.value and panel.view.value == "", text
     panel["pick"].value = panel["pick"].options[2]
     assert panel["text"].value == panel["pick"].options[2] and panel.message.value == ""
+
+
+def test_beam_rows_read_each_draw_with_beam_rows_in_seed_order():
+    """``summary.beam_rows`` against a loop over the JSON record itself."""
+    import json
+
+    from xai_tf.seq2seq import shipped, summary
+
+    record = json.loads(shipped.METRICS.read_text())
+    for name in ("none", "additive"):
+        ds = [d for d in record["draws"] if d["name"] == name and "beam" in d]
+        ds.sort(key=lambda d: d["seed"])
+        for key in ("bleu", "length_ratio"):
+            got = summary.beam_rows(name, key)
+            for setting in ("greedy", "beam5 alpha=0", "beam5 alpha=1"):
+                assert got[setting].tolist() == [d["beam"][setting][key] for d in ds]

@@ -49,6 +49,16 @@ def exposure(name: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(forced), np.array(free)
 
 
+def beam_rows(name: str, key: str = "bleu") -> dict[str, np.ndarray]:
+    """``key`` ("bleu", "exact" or "length_ratio") of greedy decoding and of beam search (width 5,
+    α = 0 and 1) on the first 150 test sentences, one number per draw that has them (seed 0 always;
+    ``scripts/train_seq2seq.py --beam-draws`` adds seeds 1–19): {"greedy": […], "beam5 alpha=0": […], …}."""
+    if key not in ("bleu", "exact", "length_ratio"):
+        raise ValueError(f"key must be 'bleu', 'exact' or 'length_ratio', got {key!r}")
+    ds = [d for d in draws(name) if "beam" in d]
+    return {setting: np.array([d["beam"][setting][key] for d in ds]) for setting in ds[0]["beam"]}
+
+
 def aer_curves(name: str) -> tuple[list[int], np.ndarray]:
     """Training steps and the dev AER at each, per draw [draws, steps] (attention models only)."""
     ds = draws(name)
