@@ -59,9 +59,7 @@ def _draw(name: str, seed: int, out: str) -> dict:
     record.update(evaluate.scores(model, corpus, corpus.test))
     forced, free, n = decoding.position_accuracy(model, corpus, corpus.test)
     record.update(forced=forced.tolist(), free=free.tolist(), n=n.tolist())
-    record["loss_curve"] = [
-        round(sum(trained.losses[i : i + 50]) / 50, 4) for i in range(0, len(trained.losses), 50)
-    ]
+    record["loss_curve"] = _loss_curve(trained.losses)
     if name != "none":
         curve = {}
         for step, state in sorted(trained.snapshots.items()):
@@ -94,9 +92,8 @@ def _beam_draw(job: tuple[str, int]) -> dict:
     torch.set_num_threads(1)
     options = TrainOptions(SETTINGS["steps"], SETTINGS["lr"], SETTINGS["batch_size"], seed)
     trained = training.train(None if name == "none" else name, options, SETTINGS["d_h"], CURVE_EVERY)
-    curve = [round(sum(trained.losses[i : i + 50]) / 50, 4) for i in range(0, len(trained.losses), 50)]
     recorded = next(d for d in shipped.recorded()["draws"] if d["name"] == name and d["seed"] == seed)
-    row = {"name": name, "seed": seed, "reproduced": curve == recorded["loss_curve"]}
+    row = {"name": name, "seed": seed, "reproduced": _loss_curve(trained.losses) == recorded["loss_curve"]}
     row["beam"] = _beam(trained.model, trained.corpus)
     with open(BEAM_DRAWS_LOG, "a") as f:
         f.write(json.dumps(row) + "\n")
@@ -105,8 +102,9 @@ def _beam_draw(job: tuple[str, int]) -> dict:
 
 
 def beam_draws(names: list[str], workers: int) -> None:
-    """Seeds 1..19 of ``names``: each draw's ``beam`` rows into ``seq2seq.json`` (seed 0 has them)."""
-    jobs = [(name, seed) for seed in range(1, 20) for name in names]
+    """Seeds 1..``SEEDS[name]``−1 of ``names``: each draw's ``beam`` rows into ``seq2seq.json`` (seed 0
+    has them)."""
+    jobs = [(name, seed) for name in names for seed in range(1, SEEDS[name])]
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         rows = {(r["name"], r["seed"]): r for r in pool.imap_unordered(_beam_draw, jobs)}
     record = shipped.recorded()
@@ -115,6 +113,11 @@ def beam_draws(names: list[str], workers: int) -> None:
             d["beam"] = rows[(d["name"], d["seed"])]["beam"]
             d["beam reproduced"] = rows[(d["name"], d["seed"])]["reproduced"]
     shipped.METRICS.write_text(json.dumps(record) + "\n")
+
+
+def _loss_curve(losses: list[float]) -> list[float]:
+    """The training loss averaged over each 50 steps, as the record keeps it."""
+    return [round(sum(losses[i : i + 50]) / 50, 4) for i in range(0, len(losses), 50)]
 
 
 def _beam_row(hyps: list[list[str]], refs: list[list[str]]) -> dict:
