@@ -655,6 +655,12 @@ RAISES += [
         "prompt is empty",
     ),
     (
+        "xai_tf.sae.steer.generate_clamped",
+        lambda: sae_steer.generate_clamped(lm(), sae10(), "ROMEO.", 0, 2.0, 1.0, on_step="stop"),
+        TE,
+        "on_step must be a function of no arguments or None, got str",
+    ),
+    (
         "xai_tf.sae.steer.token_share",
         lambda: sae_steer.token_share(lm(), 5, [" hast"]),
         TE,

@@ -228,6 +228,36 @@ def test_generate_clamped_without_a_clamp_is_the_clean_sampler(bundled, shipped)
     assert text == bundled.tokenizer.decode(want[len(bundled.encode("ROMEO.\n")) :])
 
 
+def test_generate_clamped_polls_before_each_forward_pass_and_can_only_stop_it(bundled, shipped):
+    """``on_step()`` runs once before each forward pass (passes counted apart from it, by a hook on the
+    network); one that returns leaves the text as it was, and one that raises stops the generation
+    before its next pass."""
+    from xai_tf import _cancel
+
+    sae, _ = shipped
+    passes, polls = [], []
+
+    def run(on_step=None) -> str:
+        return steer.generate_clamped(
+            bundled, sae, "ROMEO.\n", 1, 5.0, 2.0, max_new_tokens=6, on_step=on_step
+        )
+
+    hook = bundled.model.register_forward_pre_hook(lambda *_: passes.append(1))
+    try:
+        plain = run()
+        assert len(passes) == 6
+        passes.clear()
+        assert run(on_step=lambda: polls.append(len(passes))) == plain and polls == list(range(6))
+        passes.clear()
+        with pytest.raises(_cancel.Abandoned), _cancel.abandon_when(lambda: len(passes) >= 2):
+            run(on_step=_cancel.checkpoint)
+        assert len(passes) == 2
+        passes.clear()
+        assert run(on_step=_cancel.checkpoint) == plain and len(passes) == 6  # outside a block: a no-op
+    finally:
+        hook.remove()
+
+
 # ---------------------------------------------------------------- browsing
 
 

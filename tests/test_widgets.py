@@ -460,6 +460,50 @@ def test_a_stale_beam_search_stops_at_its_next_decoding_step():
     assert len(passes) == n_greedy + 2 + n_render  # β = 7 stopped after its second pass
 
 
+def test_a_stale_steering_render_stops_at_its_next_token(bundled):
+    """Lesson 10's steering panel: a render that a newer change of the clamp factor from the browser has
+    made stale stops at its next generated token, and the panel then shows the newest setting. Forward
+    passes are counted by a hook on the network: a change of the factor generates only the clamped text
+    (the clean one is the prompt's, kept), 30 passes from Python; the stale render, held in its second
+    pass, makes two, and the newest render as many as from Python, with the same view."""
+    import threading
+    from pathlib import Path
+
+    import xai_tf
+    from xai_tf.sae.model import load
+    from xai_tf.widgets.sae import steering_panel
+
+    sae, _ = load(Path(xai_tf.__file__).parent / "data" / "sae_shakespeare")
+    passes, hold = [], {"at": -1}
+    started, release = threading.Event(), threading.Event()
+
+    def count(*_) -> None:
+        passes.append(1)
+        if len(passes) == hold["at"]:
+            started.set()
+            assert release.wait(10)
+
+    hook = bundled.model.register_forward_pre_hook(count)
+    try:
+        panel = steering_panel(bundled, sae, torch.full((sae.config.F,), 2.0), j=1)
+        passes.clear()
+        panel["factor"].value = 2.0  # from Python: every token
+        n_render, from_python = len(passes), panel.view.value
+        assert n_render == 30 and "clamped to 2 ×" in from_python
+        panel["factor"].value = 5.0
+        passes.clear()
+        hold["at"] = 2
+        panel["factor"].set_state({"value": -3.0})  # from the browser: the worker renders it
+        assert started.wait(10)
+        panel["factor"].set_state({"value": 2.0})
+        release.set()
+        _wait_for(panel, lambda view: "clamped to 2 ×" in view)
+    finally:
+        hook.remove()
+    assert panel.view.value == from_python and panel.message.value == ""
+    assert len(passes) == 2 + n_render  # factor −3 stopped after its second pass
+
+
 def test_ig_and_coalitions_poll_between_their_batches():
     """IG's path-point batches and the perturbation methods' coalition batches each start with a
     checkpoint: made stale after the first batch, they stop there; never stale, every batch runs."""

@@ -4,11 +4,12 @@ a control has made stale.
 A slow panel's worker thread runs each render inside ``abandon_when(stale)``. Long computations call
 ``checkpoint()`` between their chunks (IG's batches of path points, the coalition batches of the
 perturbation methods, lesson 20's methods one after another, each decoding step of lesson 17's beam
-search: its panel hands ``checkpoint`` to the search as ``on_step``); when ``stale()`` is true there,
-it raises ``Abandoned``, the panel drops the render and computes the newest setting instead. Outside
-such a block (a lesson cell, a test, a script, the panel's own thread for a change made from Python)
-``checkpoint`` does nothing, so results never depend on it. The check is per thread: a render in the
-worker does not see another thread's block.
+search and each generated token of lesson 10's steering: their panels hand ``checkpoint`` to the search
+or the generation as ``on_step``); when ``stale()`` is true there, it raises ``Abandoned``, the panel
+drops the render and computes the newest setting instead. Outside such a block (a lesson cell, a test,
+a script, the panel's own thread for a change made from Python) ``checkpoint`` does nothing, so results
+never depend on it. The check is per thread: a render in the worker does not see another thread's
+block.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sized
+from collections.abc import Callable, Sized
 
 import psutil
 import torch
@@ -226,6 +226,13 @@ def flag(name: str, value: object) -> bool:
     """True or False (a string such as "no" is truthy and would silently mean True)."""
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def optional_callback(name: str, value: object) -> Callable[[], object] | None:
+    """None or a function of no arguments (a slow panel's ``_cancel.checkpoint``)."""
+    if value is not None and not callable(value):
+        raise TypeError(f"{name} must be a function of no arguments or None, got {type(value).__name__}")
     return value
 
 

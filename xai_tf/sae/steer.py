@@ -12,7 +12,7 @@ a multiple of the feature's largest code on the held-out text (the lecture's "cl
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 import torch
 from torch import Tensor
@@ -53,11 +53,15 @@ def generate_clamped(
     max_new_tokens: int = 30,
     temperature: float = 0.8,
     seed: int = 0,
+    on_step: Callable[[], None] | None = None,
 ) -> str:
     """The continuation of ``prompt`` sampled (τ, ``seed``) with feature j clamped to
     ``factor · max_code`` at the SAE's hook, or unclamped for ``factor=None``; the same seed gives
-    the clean model's text for ``factor=None``."""
+    the clean model's text for ``factor=None``. ``on_step()``, when given, is called before each
+    forward pass (one per new token) and its return value is ignored: it can stop the generation by
+    raising (lesson 10's panel passes ``_cancel.checkpoint``), never change the text."""
     lm = causal(lm, "generation")
+    _checks.optional_callback("on_step", on_step)
     _checks.integer("max_new_tokens", max_new_tokens, 1, MAX_NEW_TOKENS)
     if not isinstance(prompt, str):
         raise TypeError(f"prompt must be a non-empty string, got {type(prompt).__name__}")
@@ -71,6 +75,8 @@ def generate_clamped(
     ids = lm.encode(prompt)
     start = len(ids)
     for _ in range(max_new_tokens):
+        if on_step is not None:
+            on_step()
         logits = lm(ids[-lm.n_ctx :], hooks=hooks)[0, -1]
         ids.append(sample_next_token(logits, temperature, generator=generator))
     return lm.tokenizer.decode(ids[start:])

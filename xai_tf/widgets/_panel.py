@@ -10,7 +10,7 @@ receive the next change: while it works the message line says "computing…", ch
 are not computed one by one, and a result that a newer change has made stale is dropped (the worker
 then computes the newest setting). A render that calls ``xai_tf._cancel.checkpoint()`` between its chunks
 (IG's batches of path points, the perturbation methods' coalition batches, lesson 20's methods, the
-decoding steps of lesson 17's beam search) is
+decoding steps of lesson 17's beam search, the generated tokens of lesson 10's steering) is
 abandoned at the first chunk after a newer change arrives. A change made from Python (a lesson cell, a
 test) renders at once, every chunk of it.
 

@@ -10,7 +10,7 @@ import ipywidgets as widgets
 import torch
 from torch import Tensor
 
-from xai_tf import _checks
+from xai_tf import _cancel, _checks
 from xai_tf.models.loaded import LoadedModel
 from xai_tf.sae import browse, steer
 from xai_tf.sae.model import SparseAutoencoder
@@ -101,24 +101,32 @@ def steering_panel(
     lm: LoadedModel, sae: SparseAutoencoder, max_codes: Tensor, prompt: str = "ROMEO.\n", j: int = 0
 ) -> Panel:
     """Pick a feature and a clamp factor (a multiple of the feature's largest code); see the clean
-    continuation beside the clamped one (same seed, 30 tokens)."""
+    continuation beside the clamped one (same seed, 30 tokens). The clean text depends on the prompt
+    only, so a change of feature or factor generates the clamped text alone; a render that a newer
+    change has made stale stops at its next generated token (the panel shows "computing…")."""
     max_codes = _per_feature("max_codes", max_codes, sae)
     feature = widgets.BoundedIntText(value=j, min=0, max=10**6, description="feature")
     factor = widgets.FloatSlider(value=5.0, min=-10, max=10, step=0.5, description="clamp × max")
     box = prompt_box(prompt)
+    clean: dict[str, str] = {}  # the last prompt's clean continuation
 
     def render() -> str:
-        code = float(max_codes[sae.feature(feature.value)])
+        text, j = box.value, sae.feature(feature.value)  # read once: the browser may change them meanwhile
+        code, clamp = float(max_codes[j]), factor.value
+        if text not in clean:
+            generated = steer.generate_clamped(lm, sae, text, j, None, code, on_step=_cancel.checkpoint)
+            clean.clear()
+            clean[text] = generated
         texts = {
-            "clean": steer.generate_clamped(lm, sae, box.value, feature.value, None, code),
-            f"feature {feature.value} clamped to {factor.value:g} × {code:.2f}": steer.generate_clamped(
-                lm, sae, box.value, feature.value, factor.value, code
+            "clean": clean[text],
+            f"feature {j} clamped to {clamp:g} × {code:.2f}": steer.generate_clamped(
+                lm, sae, text, j, clamp, code, on_step=_cancel.checkpoint
             ),
         }
         cells = "".join(
             f"<div style='flex:1;min-width:280px'><b>{html.escape(name)}</b>"
-            f"<pre style='white-space:pre-wrap'>{html.escape(box.value + text)}</pre></div>"
-            for name, text in texts.items()
+            f"<pre style='white-space:pre-wrap'>{html.escape(text + continuation)}</pre></div>"
+            for name, continuation in texts.items()
         )
         return f"<div style='display:flex;gap:16px'>{cells}</div>"
 
