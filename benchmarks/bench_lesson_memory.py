@@ -7,9 +7,10 @@ get: ``load_model()`` picks them as it would the real GPT-2). Both run offline (
 After the last cell, one more cell prints the kernel process's own peak resident memory (Linux VmHWM),
 so the number is the kernel's high-water mark over the whole lesson, not the runner's, and the kernel
 process's CPU time (user + system, its start included), which a loaded machine changes far less than
-the wall time. Prints, per lesson and setting, the model the lesson said it uses, that peak, the CPU
-time and the wall time of the cells; a peak above the 1,500 MB budget is marked, a lesson that raises
-is reported FAILED with its error.
+the wall time. Prints, per lesson and setting, the model ``load_model()`` picked for "auto" (a dash
+where the lesson asks for none by "auto": it names its models, as 15 and 19 do, or loads none), that
+peak, the CPU time and the wall time of the cells; a peak above the 1,500 MB budget is marked, a lesson
+that raises is reported FAILED with its error.
 
     python benchmarks/bench_lesson_memory.py [--lessons 00 06] [--setting bundled|gpt2|both]
 """
@@ -80,7 +81,7 @@ def run_lesson(path: Path, hf_home: Path) -> dict:
             pass
     text = "".join(o.get("text", "") for cell in nb.cells for o in cell.get("outputs", []))
     found = re.search(r"using model '([^']+)'", text)
-    result["model"] = found.group(1) if found else "(none)"
+    result["model"] = found.group(1) if found else "–"
     return result
 
 
