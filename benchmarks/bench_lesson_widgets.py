@@ -4,7 +4,8 @@ takes (the panel's computation and markup), wall and CPU time of this process, o
 Each control is moved through a few values (a slider across its range, a menu through its options, a
 button clicked) and back; a change counts once the panel has rendered. Panels whose lesson trains its
 own models (08, 11, 12, 13) get untrained models of the lesson's shapes, as their tests do, so those
-rows time the computation, not a trained model's behaviour; lessons 16–18 use the shipped models.
+rows time the computation, not a trained model's behaviour; lessons 16–18 use the shipped models
+(lesson 17's beam panel on its longest test sentence, where a search takes longest).
 Lesson 19's panel only redraws tables the lesson computed once: it gets tables of the lesson's shape
 (its labels × 7 layers) filled with made-up numbers. Lesson 20's methods menu is moved through each
 method alone (the other controls are timed with the panel's three default methods), so its median and
@@ -180,6 +181,11 @@ def panels(lessons: set[str]) -> Iterator[tuple[str, str, Callable[[], widgets.W
         made_up = {r: [0.5 + 0.01 * i for i in range(layers)] for r in rows}
         return probing.probing_panel({name: made_up for name in probing_data.LABELS})
 
+    def longest_beam():  # lesson 17: the panel on its longest test sentence, the slowest search
+        corpus = encdec_shipped.corpus()
+        longest = max(range(len(corpus.test)), key=lambda i: len(corpus.test[i].source))
+        return encdec.beam_panel(encdec_shipped.model("pre"), corpus, index=longest)
+
     table = [
         ("04", "head pattern", lambda: blocks.head_pattern_panel(lm, prompt)),
         ("04", "logit lens", lambda: blocks.logit_lens_panel(lm, prompt)),
@@ -208,7 +214,7 @@ def panels(lessons: set[str]) -> Iterator[tuple[str, str, Callable[[], widgets.W
                 {n: shipped.model(n) for n in ("none", "dot", "additive")}, data.make_corpus(0)
             ),
         ),
-        ("17", "beam", lambda: encdec.beam_panel(encdec_shipped.model("pre"), encdec_shipped.corpus())),
+        ("17", "beam", longest_beam),
         (
             "17",
             "cross-attention",
