@@ -10,7 +10,8 @@ process's CPU time (user + system, its start included), which a loaded machine c
 the wall time. Prints, per lesson and setting, the model ``load_model()`` picked for "auto" (a dash
 where the lesson asks for none by "auto": it names its models, as 15 and 19 do, or loads none), that
 peak, the CPU time and the wall time of the cells; a peak above the 1,500 MB budget is marked, a lesson
-that raises is reported FAILED with its error.
+that raises is reported FAILED with its error. Then every cell that took over 20 s, and whether its
+output shows a progress bar.
 
     python benchmarks/bench_lesson_memory.py [--lessons 00 06] [--setting bundled|gpt2|both]
 """
@@ -29,6 +30,7 @@ from nbclient import NotebookClient
 
 LESSONS_DIR = Path(__file__).parents[1] / "lessons"
 BUDGET_MB = 1500
+SLOW_CELL_S = 20
 SNAPSHOT = "0" * 40
 PROBE = (
     "import os as _o, pathlib as _p\n"
@@ -52,6 +54,13 @@ def fake_gpt2_cache(hf_home: Path) -> None:
     (repo / "refs" / "main").write_text(SNAPSHOT)
 
 
+def _shows_progress(cell: nbformat.NotebookNode) -> bool:
+    """Whether a cell's outputs hold a progress bar: tqdm's text bar "…%|…|", on stderr or as the
+    plain-text form of its notebook widget."""
+    texts = (o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", []))
+    return any(re.search(r"\d%\|", text) for text in texts)
+
+
 def run_lesson(path: Path, hf_home: Path) -> dict:
     """Execute one lesson in a fresh kernel; its peak memory (MB), wall time (s), model name, error."""
     env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE")}
@@ -62,12 +71,14 @@ def run_lesson(path: Path, hf_home: Path) -> dict:
     client = NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
-    result = {"peak": None, "cpu": None, "error": None}
+    result: dict = {"peak": None, "cpu": None, "error": None, "cells": []}
     with client.setup_kernel(env=env):
         start = time.perf_counter()
         try:
             for index, cell in enumerate(nb.cells):
+                began = time.perf_counter()
                 client.execute_cell(cell, index)
+                result["cells"].append((time.perf_counter() - began, index, _shows_progress(cell)))
         except Exception as err:  # a cell raised, timed out, or the kernel died
             last = (str(getattr(err, "evalue", err)).strip().splitlines() or [""])[-1]
             result["error"] = f"{getattr(err, 'ename', type(err).__name__)}: {last}"
@@ -116,6 +127,12 @@ def main() -> None:
     print(f"{'lesson':{width}}" + columns * len(settings))
     for path in lessons:
         print(f"{path.stem:{width}}" + "".join(f" | {cell(results[path.stem, s])}" for s in settings))
+    print(f"\ncells over {SLOW_CELL_S} s (the issue's bar: such a cell shows a progress bar)")
+    for (stem, setting), r in results.items():
+        for seconds, index, bar in r["cells"]:
+            if seconds > SLOW_CELL_S:
+                shown = "yes" if bar else "NO"
+                print(f"  {stem} ({setting}) cell {index}: {seconds:.1f} s, progress bar: {shown}")
     for (stem, setting), r in results.items():
         if r["error"]:
             print(f"FAILED {stem} ({setting}, kernel peak {r['peak'] or 0:.0f} MB): {r['error']}")

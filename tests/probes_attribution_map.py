@@ -303,6 +303,12 @@ RAISES = [
         VE,
         "methods must be a non-empty list",
     ),
+    (
+        "xai_tf.explain.properties.randomisation_check",
+        lambda: pr.randomisation_check(lm(), IDS, 7, ["G-L2"], progress="yes"),
+        TypeError,
+        "progress must be True or False",
+    ),
 ]
 
 CHECKERS = {"xai_tf.exercises.attribution_map.check_exact_shapley": "is None: did you forget"}

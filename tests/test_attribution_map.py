@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 import torch
 from captum._utils.models.linear_model import SkLearnLinearRegression
@@ -378,6 +379,8 @@ def test_randomised_blocks_change_the_output_and_are_restored(setting):
     assert torch.equal(before, after)
     rho = pr.randomisation_check(bundled, ids, 5, ["G-L2", "occlusion"])
     assert set(rho) == {"G-L2", "occlusion"} and rho["G-L2"].shape == (model.sizes.n_layer,)
+    shown = pr.randomisation_check(bundled, ids, 5, ["G-L2", "occlusion"], progress=True)  # the lesson's bar
+    assert all(np.array_equal(rho[m], shown[m]) for m in rho)
 
 
 def test_cascading_randomisation_keeps_each_blocks_draw(setting):

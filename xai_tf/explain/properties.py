@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from scipy import stats
 from torch import Tensor, nn
+from tqdm.auto import tqdm
 
 from xai_tf import _checks, seeds
 from xai_tf.explain import attribution as attr
@@ -169,15 +170,19 @@ def randomisation_check(
     target: int,
     methods: Sequence[str],
     seed: int = 0,
+    progress: bool = False,
     **options: Any,
 ) -> dict[str, np.ndarray]:
     """Per method, Spearman's ρ between |scores| of the original model and of the model with its top
-    k = 1..L blocks randomised (``cascading_randomisation``), ``[L]``."""
+    k = 1..L blocks randomised (``cascading_randomisation``), ``[L]``. ``progress`` shows a bar over
+    the L steps (every method at each)."""
     names = ATTRIBUTIONS.check(methods)
+    _checks.flag("progress", progress)
     original = {m: ATTRIBUTIONS.explain(m, model, input_ids, target, **options).scores.abs() for m in names}
-    rho = {m: np.zeros(len(_blocks(model))) for m in names}
+    L = len(_blocks(model))
+    rho = {m: np.zeros(L) for m in names}
     with cascading_randomisation(model, seed) as steps:
-        for k in steps:
+        for k in tqdm(steps, total=L, desc="blocks randomised", disable=not progress, leave=False):
             for m in names:
                 s = ATTRIBUTIONS.explain(m, model, input_ids, target, **options).scores.abs()
                 rho[m][k - 1] = stats.spearmanr(original[m].cpu().numpy(), s.cpu().numpy()).statistic
