@@ -345,6 +345,25 @@ def _wait_for(panel, view: str | Callable[[str], bool]) -> None:
         threading.Event().wait(0.01)
 
 
+class _HeldPasses:
+    """Counts the forward passes of ``module`` (a pre-hook); the pass numbered ``at`` sets ``started``
+    and waits for ``release``, so a test can change a control while a render is held mid-computation."""
+
+    def __init__(self, module: torch.nn.Module) -> None:
+        import threading
+
+        self.passes: list[int] = []
+        self.at = -1
+        self.started, self.release = threading.Event(), threading.Event()
+        self.hook = module.register_forward_pre_hook(self._count)
+
+    def _count(self, *_) -> None:
+        self.passes.append(1)
+        if len(self.passes) == self.at:
+            self.started.set()
+            assert self.release.wait(10)
+
+
 def test_a_slow_panel_answers_the_browser_in_the_background_and_drops_stale_settings():
     """A change from the browser (ipywidgets' ``set_state``) of a slow panel renders in a worker thread:
     the message says "computing…" at once, the changes that arrive while it works are not computed one
@@ -419,23 +438,13 @@ def test_a_stale_beam_search_stops_at_its_next_decoding_step():
     hook on the shipped model's target embedding (greedy, the search and log p all read it): the stale
     render, held in its search's second pass, makes greedy's passes and two more; the newest render
     makes as many as the same render from Python, which runs to the end."""
-    import threading
-
     from xai_tf.encdec import beam, evaluate, shipped
     from xai_tf.widgets.encdec import beam_panel
 
     corpus, model = shipped.corpus(), shipped.model("pre")
     index = next(i for i, p in enumerate(corpus.test) if 8 <= len(p.source) <= 12)
-    pair, passes, hold = corpus.test[index], [], {"at": -1}
-    started, release = threading.Event(), threading.Event()
-
-    def count(*_) -> None:
-        passes.append(threading.current_thread().name)
-        if len(passes) == hold["at"]:
-            started.set()
-            assert release.wait(10)
-
-    hook = model.target.register_forward_pre_hook(count)
+    pair, gate = corpus.test[index], _HeldPasses(model.target)
+    passes = gate.passes
     try:
         evaluate.greedy(model, [pair], corpus)
         n_greedy = len(passes)
@@ -448,14 +457,14 @@ def test_a_stale_beam_search_stops_at_its_next_decoding_step():
         n_render, from_python = len(passes), re.sub(r"took \d+ ms", "", panel.view.value)
         panel["beam"].value = 5
         passes.clear()
-        hold["at"] = n_greedy + 2
+        gate.at = n_greedy + 2
         panel["beam"].set_state({"value": 7})  # from the browser: the worker renders it
-        assert started.wait(10)
+        assert gate.started.wait(10)
         panel["beam"].set_state({"value": 3})
-        release.set()
+        gate.release.set()
         _wait_for(panel, lambda view: "β = 3," in view)
     finally:
-        hook.remove()
+        gate.hook.remove()
     assert re.sub(r"took \d+ ms", "", panel.view.value) == from_python and panel.message.value == ""
     assert len(passes) == n_greedy + 2 + n_render  # β = 7 stopped after its second pass
 
@@ -466,7 +475,6 @@ def test_a_stale_steering_render_stops_at_its_next_token(bundled):
     passes are counted by a hook on the network: a change of the factor generates only the clamped text
     (the clean one is the prompt's, kept), 30 passes from Python; the stale render, held in its second
     pass, makes two, and the newest render as many as from Python, with the same view."""
-    import threading
     from pathlib import Path
 
     import xai_tf
@@ -474,16 +482,8 @@ def test_a_stale_steering_render_stops_at_its_next_token(bundled):
     from xai_tf.widgets.sae import steering_panel
 
     sae, _ = load(Path(xai_tf.__file__).parent / "data" / "sae_shakespeare")
-    passes, hold = [], {"at": -1}
-    started, release = threading.Event(), threading.Event()
-
-    def count(*_) -> None:
-        passes.append(1)
-        if len(passes) == hold["at"]:
-            started.set()
-            assert release.wait(10)
-
-    hook = bundled.model.register_forward_pre_hook(count)
+    gate = _HeldPasses(bundled.model)
+    passes = gate.passes
     try:
         panel = steering_panel(bundled, sae, torch.full((sae.config.F,), 2.0), j=1)
         passes.clear()
@@ -492,14 +492,14 @@ def test_a_stale_steering_render_stops_at_its_next_token(bundled):
         assert n_render == 30 and "clamped to 2 ×" in from_python
         panel["factor"].value = 5.0
         passes.clear()
-        hold["at"] = 2
+        gate.at = 2
         panel["factor"].set_state({"value": -3.0})  # from the browser: the worker renders it
-        assert started.wait(10)
+        assert gate.started.wait(10)
         panel["factor"].set_state({"value": 2.0})
-        release.set()
+        gate.release.set()
         _wait_for(panel, lambda view: "clamped to 2 ×" in view)
     finally:
-        hook.remove()
+        gate.hook.remove()
     assert panel.view.value == from_python and panel.message.value == ""
     assert len(passes) == 2 + n_render  # factor −3 stopped after its second pass
 
