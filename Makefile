@@ -1,6 +1,8 @@
 # make lab  — set up .venv (once) and open the lessons in JupyterLab, offline, on the bundled model
 # make test — set up .venv (once) and run the whole test suite (unit, lessons, browser checks) on two
 #             workers, one torch thread each (each worker that runs browser checks starts its own JupyterLab)
+# make test-numerics — the rounding-sensitive tests (marked numerics) once per environment of the numerics
+#             matrix (tests/numerics.py: MKL, OpenBLAS and ATen code paths, two threads), as other CPUs round
 # make bench — the benchmarks: timings against the reference libraries, printed as ratios
 # make student — the students' copy of the lessons, solution cells left out, in build/student/
 # make site — the course website: every lesson executed (offline, one thread), rendered to build/site/html/
@@ -9,7 +11,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: setup lab test bench student site
+.PHONY: setup lab test test-numerics bench student site
 
 setup: $(STAMP)
 
@@ -31,6 +33,9 @@ test: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy xai_tf
 	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist worksteal --durations=30
+
+test-numerics: setup
+	$(VENV)/bin/python scripts/numerics_matrix.py
 
 bench: setup
 	for script in benchmarks/bench_*.py; do $(VENV)/bin/python $$script || exit 1; done

@@ -80,6 +80,7 @@ def _prox_reference(z: np.ndarray, lam: float) -> np.ndarray:
     return z - D.T @ u
 
 
+@pytest.mark.numerics
 @pytest.mark.parametrize("n", [2, 3, 8, 25])
 @pytest.mark.parametrize("lam", [0.01, 0.3, 3.0])
 def test_prox_tv_matches_the_dual_solution(n, lam):

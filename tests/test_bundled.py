@@ -155,6 +155,7 @@ NO_SDIST = pytest.mark.skipif(
 )
 
 
+@pytest.mark.numerics
 @NO_SDIST
 def test_heldout_loss_on_the_card_is_true(bundled):
     """Recomputed with transformers' GPT-2 on the held-out plays."""
@@ -162,6 +163,7 @@ def test_heldout_loss_on_the_card_is_true(bundled):
     assert loss == pytest.approx(bundled.card["heldout_loss_per_char"], abs=5e-4)
 
 
+@pytest.mark.numerics
 @NO_SDIST
 def test_the_llama_style_models_heldout_loss_on_its_card_is_true():
     """Recomputed with transformers' LlamaForCausalLM on the held-out plays."""

@@ -329,6 +329,7 @@ def test_no_helper_reads_gpt2_attribute_names():
     assert used == set(OWN_NAMES), f"exemptions no longer needed: {set(OWN_NAMES) - used}"
 
 
+@pytest.mark.numerics
 def test_exhaustive_beam_search_finds_the_hf_llamas_most_likely_two_tokens(pair):
     """With B = D beams two steps are exhaustive: beam search (its cache follows the beams through
     KVCache.select over H_kv heads) must return the argmax of log p(y_1, y_2 | prompt) over all D² pairs."""

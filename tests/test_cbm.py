@@ -92,6 +92,7 @@ def test_arthritis_noise_is_not_in_x():
     np.testing.assert_allclose(residual.std(0) / sigma, 0.5, rtol=0.06)  # σ_j ν, ν = 0.5
 
 
+@pytest.mark.numerics
 def test_shapes_pixels_show_their_concepts_and_the_label_follows_the_rule():
     data = shapes.shapes(300, seed=2, noise=0.0)
     c = data.c.numpy() > 0.5

@@ -17,6 +17,7 @@ def _data(n=300, d=5, seed=0):
     return X, z, (z > 0).astype(float)
 
 
+@pytest.mark.numerics
 @pytest.mark.parametrize("mu", [1e-3, 0.1])
 def test_a_binary_probe_is_sklearns_l2_logistic_regression(mu):
     """(1/n) Σ log-loss + (μ/2)‖w‖² = (1/(nC)) (C Σ log-loss + ½‖w‖²) with C = 1/(nμ)."""
@@ -27,6 +28,7 @@ def test_a_binary_probe_is_sklearns_l2_logistic_regression(mu):
     assert beta == pytest.approx(ref.intercept_[0], abs=1e-6)
 
 
+@pytest.mark.numerics
 def test_a_real_probe_is_sklearns_ridge():
     """(1/n) Σ (wᵀx + β − t)² + (μ/2)‖w‖² = (1/n) (‖Xw + β − t‖² + (nμ/2)‖w‖²): Ridge's α = nμ/2."""
     X, z, _ = _data(seed=1)
@@ -37,6 +39,7 @@ def test_a_real_probe_is_sklearns_ridge():
     assert beta == pytest.approx(ref.intercept_, abs=1e-9)
 
 
+@pytest.mark.numerics
 def test_probe_hand_case_and_offset():
     """x = (−1, 1), t = (0, 2): β = 1 and w = 2/(2 + μ) (μ = 2: w = ½); an offset o shifts the
     regression target (t − o), and a binary probe with an offset zeroes its objective's gradient."""
@@ -55,6 +58,7 @@ def test_probe_hand_case_and_offset():
     assert grad.abs().max() < 1e-9
 
 
+@pytest.mark.numerics
 @pytest.mark.parametrize(("lam", "alpha"), [(0.05, 0.99), (0.5, 0.5), (2.0, 0.99)])
 def test_the_regression_head_is_sklearns_elastic_net(lam, alpha):
     """Half of (1/n) Σ r² + (λ/N_c)(α‖v‖₁ + (1 − α)‖v‖²) is ElasticNet's objective with
@@ -71,6 +75,7 @@ def test_the_regression_head_is_sklearns_elastic_net(lam, alpha):
         assert 0 < (v == 0).sum() < k
 
 
+@pytest.mark.numerics
 @pytest.mark.parametrize(("lam", "alpha"), [(0.05, 0.99), (0.3, 0.99)])
 def test_the_binary_head_is_sklearns_elastic_net_logistic_regression(lam, alpha):
     """(1/n) Σ log-loss + (λ/N_c)(α‖v‖₁ + (1 − α)‖v‖²) is LogisticRegression's objective / (nC) with
@@ -108,6 +113,7 @@ def tabular():
     return train, test, training.train("standard", train, options=training.OPTIONS.replace(steps=30))
 
 
+@pytest.mark.numerics
 def test_the_pcbm_is_probes_then_head_on_the_frozen_features(tabular):
     """Each bank row is the probe of its concept on φ(x); the model is head(bank(φ(x))); the standard
     model's weights do not move; PCBM-h's residual is Ridge on y − PCBM(x)."""

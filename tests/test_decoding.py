@@ -30,6 +30,7 @@ def pair():
     return hf, GPT2.from_hf(hf)
 
 
+@pytest.mark.numerics
 def test_next_token_probs_is_softmax_of_the_last_logits(pair):
     hf, ours = pair
     ids = [3, 1, 4, 1, 5]

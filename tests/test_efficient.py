@@ -521,6 +521,7 @@ def test_efficiency_panel_draws_every_method_and_caps_n():
 # ---------------------------------------------------------------- the benchmark's saved sweep
 
 
+@pytest.mark.numerics
 def test_the_saved_sweep_is_current_and_its_exponents_are_its_own():
     """Lesson 14 plots xai_tf/data/efficient_sweep.json; it must come from the code as it is now
     (rerun `python benchmarks/bench_efficient.py --write` after changing a measured module)."""

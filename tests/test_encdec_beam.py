@@ -136,6 +136,7 @@ def test_log_prob_is_the_teacher_forced_sum():
     assert beam_sweep.log_prob(model, source, [4, 3]) == pytest.approx(_log_p(model, source, [4, 3]))
 
 
+@pytest.mark.numerics
 def test_the_record_is_current_and_its_spot_check_reproduces():
     """The record was made by the search as it is now (fingerprint), and the first test sentences'
     translations at ``CHECK`` come out again (one near-tie may break another way on another CPU)."""

@@ -95,6 +95,7 @@ def test_greedy_is_the_argmax_of_each_slot_cut_at_eos(model, corpus):
     assert all(len(w) <= len(p.source) for w, p in zip(short, pairs, strict=True))
 
 
+@pytest.mark.numerics
 def test_confidence_scores_the_words_and_the_first_eos(model, corpus):
     pairs = _pairs(corpus)
     top, right = evaluate.confidence(model, pairs, corpus)

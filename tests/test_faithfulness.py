@@ -232,6 +232,7 @@ def test_erase_renormalises_the_rest():
         erasure.erase(alpha, [0, 1, 2, 3])
 
 
+@pytest.mark.numerics
 def test_erasure_orders_and_first_flip_by_brute_force(models, data):
     model = models["none"]
     for e in data[1][:6]:
@@ -742,6 +743,7 @@ def test_state_norms_by_a_loop_over_sentences(models, data):
     assert got == pytest.approx((np.mean(on), np.mean(off)), rel=1e-5)
 
 
+@pytest.mark.numerics
 def test_deceive_table_rows_by_hand(data):
     """Each row: a model trained with NLL − λ log(1 − αᵀm) by the package's one trainer (same seed),
     its accuracy by argmax, αᵀm share, and LOO and gradient shares from hand loops on a float64 copy

@@ -38,6 +38,7 @@ def _mixture(seed: int, n: int = 400, d: int = 12, K: int = 3) -> tuple[torch.Te
     return means[y] + 1.5 * torch.randn(n, d, generator=g) * torch.linspace(0.5, 3, d), y
 
 
+@pytest.mark.numerics
 @pytest.mark.parametrize("seed", [0, 1])
 def test_linear_probe_matches_scikit_learn_on_a_fixed_split(seed):
     h, y = _mixture(seed)
@@ -46,6 +47,7 @@ def test_linear_probe_matches_scikit_learn_on_a_fixed_split(seed):
     assert abs(float(ours) - sk.score(h[300:], y[300:])) <= 0.01
 
 
+@pytest.mark.numerics
 def test_linear_probe_matches_scikit_learn_on_the_bundled_models_states(play):
     d, H = play
     train, test = d.split(seed=0)
@@ -198,6 +200,7 @@ def test_identifiability_by_layer_on_the_bundled_model(play):
     assert out["identity"][0] == 1.0 and out["linear"][0] == 1.0  # h_0 is e: exact
 
 
+@pytest.mark.numerics
 def test_erasable_positions_keep_the_prediction(lm, play):
     d, _ = play
     windows = d.ids[:2, :12]

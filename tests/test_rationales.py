@@ -504,6 +504,7 @@ def test_rationale_panel_shows_the_trained_rationalizers_scores_and_selections()
     assert shades == [f"{float(c):+.4f}" for e in test[:SHOWN] for c in e.cues]  # the planted cues
 
 
+@pytest.mark.numerics
 def test_the_shipped_grid_is_current_and_rescores_its_record():
     """``rationales.grid``: trained by the code as it is now (fingerprint), one model per (λ₁, λ₂) of the
     panel, and each scores its recorded accuracy, precision, recall and sparsity on the test sentences

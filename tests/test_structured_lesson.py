@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 import torch
+from numerics import rescored
 
 from xai_tf import artifacts
 from xai_tf.attention.maps import fusedmax
@@ -124,15 +125,54 @@ def test_same_length_batches_cover_every_pair_once_with_one_length_each(corpus):
     assert all(len({len(p.source) for p in b}) == 1 and len(b) <= 7 for b in batches)
 
 
+#: A row of α whose two largest weights lie closer than this is a near-tie: which source word its argmax
+#: links to is a rounding outcome. Across the numerics matrix (tests/numerics.py) the shipped decoders'
+#: maps moved by at most 1.5e-5 (raw CRF; 2.6e-6 for the others) on an AMD EPYC, one thread.
+NEAR_TIE = 1e-4
+#: Fused groups and averaged structures give bitwise-equal weights by construction (1,160 and 1,536
+#: rows, the same rows under every environment of the matrix): torch.argmax's first index decides those
+#: ties alike on every CPU, so for these maps only a near-tie with a non-zero gap is ambiguous.
+STRUCTURAL_TIES = ("fusedmax", "sparsemap")
+
+
+def _aer_interval(maps: list[torch.Tensor], gold: list[set], exact_ties_fixed: bool) -> tuple[float, float]:
+    """The lowest and highest AER over every way of breaking the near-ties: a near-tied row may link to
+    any source word within ``NEAR_TIE`` of its maximum (to a gold one for the lowest AER, to another
+    for the highest); every other row, and with ``exact_ties_fixed`` every row whose maximum is shared
+    exactly, links to its argmax as ``metrics.argmax_links`` does."""
+    hits = {"lo": 0, "hi": 0}
+    for a, links in zip(maps, gold, strict=True):
+        for i, row in enumerate(a.double()):
+            near = {j for j in (row >= row.max() - NEAR_TIE).nonzero().flatten().tolist()}
+            if exact_ties_fixed and (row == row.max()).any() and len(near) == int((row == row.max()).sum()):
+                near = {int(torch.argmax(row))}
+            gold_near = {j for j in near if (i, j) in links}
+            hits["lo"] += bool(gold_near)
+            hits["hi"] += gold_near == near
+    total = sum(a.size(0) for a in maps) + sum(map(len, gold))
+    return 1 - 2 * hits["lo"] / total, 1 - 2 * hits["hi"] / total
+
+
+@pytest.mark.numerics
 def test_the_shipped_structured_decoders_are_current_and_score_their_recorded_metrics(corpus):
+    """Exact match, BLEU and Σα re-score their record (recorded on an Intel Xeon, one thread, default
+    MKL path) to 2e-4; AER, an argmax, is a rounding outcome wherever a row is a near-tie — the
+    normalised CRF has 61 rows of 1,586 within 1e-5 (words at exactly 1), whose links gave AER 0.53631
+    on the Xeon and 0.53864 on an AMD EPYC — so the recorded AER must lie in the interval of AERs
+    over every way of breaking the near-ties (``_aer_interval``), widened by 2e-4."""
     record = shipped.recorded()
     assert record["fingerprint"] == shipped.fingerprint(), "retrain: scripts/train_structured.py"
     test = training.short(corpus.test, record["settings"]["max_length"])
     for name in decoder.NORMALIZERS:
         seed0 = next(d for d in record["draws"] if d["normalizer"] == name and d["seed"] == 0)
-        got = training.scores(shipped.model(name), corpus, test)
-        for key in ("exact", "bleu", "aer", "mass"):
-            assert got[key] == pytest.approx(seed0[key], abs=2e-4), (name, key)
+        model = shipped.model(name)
+        got = training.scores(model, corpus, test)
+        for key in ("exact", "bleu", "mass"):
+            rescored(f"structured {name}", key, got[key], seed0[key], 2e-4)
+        maps = training.forced_attention(model, corpus, test)
+        lo, hi = _aer_interval(maps, [p.links for p in test], name in STRUCTURAL_TIES)
+        assert lo - 2e-4 <= got["aer"] <= hi + 2e-4  # the interval holds this CPU's own argmax
+        assert lo - 2e-4 <= seed0["aer"] <= hi + 2e-4, (name, lo, seed0["aer"], hi)
 
 
 def test_documents_follow_their_rule():
