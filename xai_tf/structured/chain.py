@@ -56,20 +56,22 @@ def independent_marginals(theta: Tensor) -> Tensor:
 
 
 def _forward(u: Tensor, transition: Tensor) -> list[Tensor]:
-    """The forward messages (F, not α: α is the attention the marginals become):
-    F_1(c) = u_1(c);  F_i(c) = u_i(c) + logsumexp_{c'} (F_{i−1}(c') + A[c', c])."""
-    fwd = [u[..., 0, :]]
+    """The forward messages F (not α: α is the attention the marginals become; the list keeps the name
+    ``alpha``, which the shipped models' fingerprint reads): F_1(c) = u_1(c);
+    F_i(c) = u_i(c) + logsumexp_{c'} (F_{i−1}(c') + A[c', c])."""
+    alpha = [u[..., 0, :]]
     for i in range(1, u.size(-2)):
-        fwd.append(u[..., i, :] + torch.logsumexp(fwd[-1].unsqueeze(-1) + transition, dim=-2))
-    return fwd
+        alpha.append(u[..., i, :] + torch.logsumexp(alpha[-1].unsqueeze(-1) + transition, dim=-2))
+    return alpha
 
 
 def _backward(u: Tensor, transition: Tensor) -> list[Tensor]:
-    """The backward messages: B_T(c) = 0;  B_i(c) = logsumexp_{c'} (A[c, c'] + u_{i+1}(c') + B_{i+1}(c'))."""
-    bwd = [torch.zeros_like(u[..., -1, :])]
+    """The backward messages B (the list named ``beta``): B_T(c) = 0;
+    B_i(c) = logsumexp_{c'} (A[c, c'] + u_{i+1}(c') + B_{i+1}(c'))."""
+    beta = [torch.zeros_like(u[..., -1, :])]
     for i in range(u.size(-2) - 2, -1, -1):
-        bwd.append(torch.logsumexp(transition + (u[..., i + 1, :] + bwd[-1]).unsqueeze(-2), dim=-1))
-    return bwd[::-1]
+        beta.append(torch.logsumexp(transition + (u[..., i + 1, :] + beta[-1]).unsqueeze(-2), dim=-1))
+    return beta[::-1]
 
 
 def chain_log_partition(theta: Tensor, transition: Tensor) -> Tensor:
@@ -84,10 +86,10 @@ def chain_marginals(theta: Tensor, transition: Tensor) -> Tensor:
     backward messages). Returns ``[..., T]``."""
     theta, transition = _inputs(theta, transition)
     u = _unary(theta)
-    fwd, bwd = _forward(u, transition), _backward(u, transition)
-    log_z = torch.logsumexp(fwd[-1], dim=-1, keepdim=True)
+    alpha, beta = _forward(u, transition), _backward(u, transition)
+    log_z = torch.logsumexp(alpha[-1], dim=-1, keepdim=True)
     return torch.exp(
-        torch.stack([f[..., 1] + b[..., 1] for f, b in zip(fwd, bwd, strict=True)], dim=-1) - log_z
+        torch.stack([a[..., 1] + b[..., 1] for a, b in zip(alpha, beta, strict=True)], dim=-1) - log_z
     )
 
 
