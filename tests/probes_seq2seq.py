@@ -141,6 +141,12 @@ RAISES = [
         "maps and links must be lists",
     ),
     (
+        "xai_tf.seq2seq.summary.early_words",
+        lambda: summary.early_words([torch.ones(2, 2)], []),
+        TE,
+        "maps and pairs must be lists",
+    ),
+    (
         "xai_tf.widgets.seq2seq.plot_alignment",
         lambda: seq2seq_widgets.plot_alignment(torch.ones(2, 2), ["a"], ["b"], set()),
         VE,

@@ -1,6 +1,8 @@
 """Lesson 17's blocks against ``torch.nn.Transformer`` (the independent reference), the masks, and one
 cross-attention computed by hand."""
 
+import math
+
 import pytest
 import torch
 from numerics import rescored
@@ -165,6 +167,18 @@ def test_learning_rate_schedule():
     assert [learning_rate(k, s) for k in (50, 100, 400)] == [0.5, 1.0, 0.5]
     assert learning_rate(400, Settings(lr=1.0, warmup=100, decay="constant")) == 1.0
     assert learning_rate(1, Settings(lr=1.0, warmup=0)) == 1.0
+
+
+def test_learning_rate_is_vaswanis_schedule_with_the_peak_as_parameter():
+    """Lesson 17's claim: lr_max · min(1, t/w) · (max(t, w)/w)^(-1/2) equals Vaswani et al.'s (§5.3)
+    d^(-0.5) · min(t^(-0.5), t · w^(-1.5)) with d^(-0.5) = lr_max · √w, at every step."""
+    from xai_tf.encdec.training import Settings, learning_rate
+
+    for lr_max, w in ((5e-3, 100), (1e-3, 7), (0.3, 4000)):
+        s = Settings(lr=lr_max, warmup=w)
+        for t in range(1, 3 * w + 2):
+            paper = lr_max * math.sqrt(w) * min(t**-0.5, t * w**-1.5)
+            assert math.isclose(learning_rate(t, s), paper, rel_tol=1e-12), (lr_max, w, t)
 
 
 def test_label_smoothing_loss_by_hand():

@@ -383,3 +383,23 @@ def test_beam_rows_read_each_draw_with_beam_rows_in_seed_order():
             got = summary.beam_rows(name, key)
             for setting in ("greedy", "beam5 alpha=0", "beam5 alpha=1"):
                 assert got[setting].tolist() == [d["beam"][setting][key] for d in ds]
+
+
+def test_disagreement_kinds_and_early_words_count_a_hand_made_case():
+    """Row by row, by hand: argmax one before the first gold word ("just before"), on it (agrees), far off
+    ("elsewhere"), one after the last ("just after"); a word without gold links is "elsewhere"."""
+    import torch
+
+    from xai_tf.seq2seq import data, summary
+
+    def rows(argmaxes, width):
+        return torch.nn.functional.one_hot(torch.tensor(argmaxes), width).double() + 0.1
+
+    pairs = [
+        data.Pair(["a", "b", "c", "d"], ["x", "y", "z", "w"], {(0, 1), (1, 2), (2, 3), (3, 0)}),
+        data.Pair(["a", "b", "c"], ["x", "v"], {(0, 2)}),
+    ]
+    maps = [rows([0, 2, 0, 1], 4), rows([1, 0], 3)]
+    kinds = summary.disagreement_kinds(maps, [p.links for p in pairs])
+    assert kinds == {"words": 6, "disagree": 5, "just before": 2, "just after": 1, "elsewhere": 2}
+    assert summary.early_words(maps, pairs) == {"x": 2}

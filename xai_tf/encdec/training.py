@@ -1,11 +1,14 @@
 """Training and decoding lesson 17's models on lesson 16's task (``xai_tf.seq2seq.data``).
 
 Loss: cross-entropy of the next target word with label smoothing ε (Szegedy et al. 2016): the target
-distribution puts 1 − ε on the right word and ε spread evenly over the vocabulary; padding is ignored.
+distribution puts 1 − ε on the right word and ε spread evenly over the K output words (the right one
+included), so the right word's target is 1 − ε + ε/K and every other word's ε/K; padding is ignored.
 Optimiser: Adam (β₁ = 0.9, β₂ = 0.98, Vaswani et al. 2017) with the learning rate
 
     lr(step) = lr_max · min(1, step / warmup) · decay(step),   decay = 1 (constant) or
-               √(max(step, warmup) / warmup)⁻¹ (inverse square root after the warm-up, the paper's decay)
+               √(max(step, warmup) / warmup)⁻¹ (inverse square root after the warm-up, the paper's decay):
+               Vaswani et al.'s (§5.3) d^−0.5 · min(step^−0.5, step · warmup^−1.5)
+               with d^−0.5 = lr_max · √warmup
 
 ``warmup = 0`` starts at lr_max. The encoder-only model is trained by the same loop, its loss the same
 cross-entropy averaged over its output slots (``model.EncoderOnly.slot_targets``: every slot of a sentence,

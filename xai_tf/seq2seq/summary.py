@@ -5,11 +5,13 @@ attention map disagrees with the gold alignment.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import torch
 
 from xai_tf import _checks
-from xai_tf.seq2seq import shipped
+from xai_tf.seq2seq import data, shipped
 
 
 def draws(name: str) -> list[dict]:
@@ -94,12 +96,25 @@ def disagreement_kinds(maps: list[torch.Tensor], links: list[set[tuple[int, int]
         kinds["words"] += int(a.size(0))
         for _, j, gold in disagreements(a, gold_links):
             kinds["disagree"] += 1
-            kind = (
-                "just before"
-                if gold and j == gold[0] - 1
-                else "just after"
-                if gold and j == gold[-1] + 1
-                else "elsewhere"
-            )
-            kinds[kind] += 1
+            kinds[_kind(j, gold)] += 1
     return kinds
+
+
+def early_words(maps: list[torch.Tensor], pairs: list[data.Pair]) -> Counter[str]:
+    """How often each target word attends most to the source word just before its first gold partner
+    (``disagreement_kinds``' "just before"), over one attention map [|y|, |x|] per pair."""
+    if not isinstance(maps, list | tuple) or not isinstance(pairs, list | tuple) or len(maps) != len(pairs):
+        raise TypeError("maps and pairs must be lists of one attention map and one pair per sentence")
+    return Counter(
+        pair.target[i]
+        for a, pair in zip(maps, pairs, strict=True)
+        for i, j, gold in disagreements(a, pair.links)
+        if _kind(j, gold) == "just before"
+    )
+
+
+def _kind(j: int, gold: list[int]) -> str:
+    """Where the argmax j of a disagreeing row lies against its sorted gold source words."""
+    if gold and j == gold[0] - 1:
+        return "just before"
+    return "just after" if gold and j == gold[-1] + 1 else "elsewhere"

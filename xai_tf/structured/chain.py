@@ -56,7 +56,9 @@ def independent_marginals(theta: Tensor) -> Tensor:
 
 
 def _forward(u: Tensor, transition: Tensor) -> list[Tensor]:
-    """α_1(c) = u_1(c);  α_i(c) = u_i(c) + logsumexp_{c'} (α_{i−1}(c') + A[c', c])."""
+    """The forward messages F (not α: α is the attention the marginals become; the list keeps the name
+    ``alpha``, which the shipped models' fingerprint reads): F_1(c) = u_1(c);
+    F_i(c) = u_i(c) + logsumexp_{c'} (F_{i−1}(c') + A[c', c])."""
     alpha = [u[..., 0, :]]
     for i in range(1, u.size(-2)):
         alpha.append(u[..., i, :] + torch.logsumexp(alpha[-1].unsqueeze(-1) + transition, dim=-2))
@@ -64,7 +66,8 @@ def _forward(u: Tensor, transition: Tensor) -> list[Tensor]:
 
 
 def _backward(u: Tensor, transition: Tensor) -> list[Tensor]:
-    """β_T(c) = 0;  β_i(c) = logsumexp_{c'} (A[c, c'] + u_{i+1}(c') + β_{i+1}(c'))."""
+    """The backward messages B (the list named ``beta``): B_T(c) = 0;
+    B_i(c) = logsumexp_{c'} (A[c, c'] + u_{i+1}(c') + B_{i+1}(c'))."""
     beta = [torch.zeros_like(u[..., -1, :])]
     for i in range(u.size(-2) - 2, -1, -1):
         beta.append(torch.logsumexp(transition + (u[..., i + 1, :] + beta[-1]).unsqueeze(-2), dim=-1))
@@ -72,14 +75,15 @@ def _backward(u: Tensor, transition: Tensor) -> list[Tensor]:
 
 
 def chain_log_partition(theta: Tensor, transition: Tensor) -> Tensor:
-    """log Z = logsumexp_c α_T(c), the forward recursion in log space (never exp of a large score).
+    """log Z = logsumexp_c F_T(c), the forward recursion in log space (never exp of a large score).
     Returns ``[...]``: one log Z per chain of the batch."""
     theta, transition = _inputs(theta, transition)
     return torch.logsumexp(_forward(_unary(theta), transition)[-1], dim=-1)
 
 
 def chain_marginals(theta: Tensor, transition: Tensor) -> Tensor:
-    """p(z_i = 1) = exp(α_i(1) + β_i(1) − log Z), forward–backward in log space. Returns ``[..., T]``."""
+    """p(z_i = 1) = exp(F_i(1) + B_i(1) − log Z), forward–backward in log space (F, B the forward and
+    backward messages). Returns ``[..., T]``."""
     theta, transition = _inputs(theta, transition)
     u = _unary(theta)
     alpha, beta = _forward(u, transition), _backward(u, transition)

@@ -9,9 +9,11 @@ only the map from scores to weights changes (``NORMALIZERS``):
   lesson 03): neighbouring source words with close scores get equal weight;
 - ``sigmoid``: independent z_j, α_ij = p(z_j = 1) = σ(e_ij) (no normalisation: Σ_j α_ij is free);
 - ``crf``: a linear-chain CRF over z_1..z_S with unaries θ_j = e_ij and a learned 2 × 2 transition
-  score A, α_ij = p(z_j = 1) by forward–backward (Kim et al. 2017); c_i = Σ_j α_ij h_j as before;
+  score A, α_ij = p(z_j = 1) by forward–backward (the lecture's slide: the raw marginals); c_i = Σ_j α_ij h_j
+  as before;
 - ``crf_normalized``: the same marginals divided by their sum, α_ij = p(z_j = 1) / Σ_j′ p(z_j′ = 1),
-  a distribution over the source again (the CRF's neighbour structure kept);
+  a distribution over the source again (the CRF's neighbour structure kept): Kim et al. 2017's recipe
+  (their translation code normalises the marginals, then scales them by λ = 2) with λ = 1;
 - ``sparsemap``: the same chain's structures and scores, α_i· = μ* = argmax_{μ ∈ M} θᵀμ + ψᵀν − ½‖μ‖² over its
   marginal polytope (SparseMAP, Niculae et al. 2018, solved by ``sparsemap.sparsemap_chain_marginals``): a
   sparse combination of a few 0/1 structures, so exact zeros; Σ_j α_ij is free as for the CRF.
