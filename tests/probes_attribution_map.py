@@ -5,6 +5,7 @@ properties, and the registry entries of ``catalogue``; its exercise and panel), 
 import torch
 from probe_kit import NAN, TE, VE, lm, z
 
+from xai_tf.explain import axioms
 from xai_tf.explain import deeplift as dl
 from xai_tf.explain import gradcam as gc
 from xai_tf.explain import perturbation as pt
@@ -13,7 +14,7 @@ from xai_tf.explain import smoothgrad as sg
 from xai_tf.explain.registry import ATTRIBUTIONS
 from xai_tf.widgets import attribution_map
 
-EXEMPT: dict[str, str] = {}
+EXEMPT: dict[str, str] = {"xai_tf.explain.axioms.functionally_equal_pair": "no arguments"}
 
 IDS = [40, 41, 42, 43, 44]
 LONG = list(range(40, 52))  # 12 tokens
@@ -32,6 +33,30 @@ def _explain(method, ids=IDS, **options):
 
 
 RAISES = [
+    (
+        "xai_tf.explain.axioms.implementation_invariance",
+        lambda: axioms.implementation_invariance(z(3), z(2)),
+        VE,
+        r"x must have shape \[2\]",
+    ),
+    (
+        "xai_tf.explain.axioms.implementation_invariance",
+        lambda: axioms.implementation_invariance(z(2), torch.tensor([0.0, NAN])),
+        VE,
+        "baseline has NaN",
+    ),
+    (
+        "xai_tf.explain.axioms.implementation_invariance",
+        lambda: axioms.implementation_invariance(torch.tensor([1, 2]), z(2)),
+        TE,
+        "x must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.explain.axioms.implementation_invariance",
+        lambda: axioms.implementation_invariance(z(2), z(2), n_steps=0),
+        VE,
+        "n_steps must be an integer",
+    ),
     (
         "xai_tf.explain.smoothgrad.noise_sigma",
         lambda: sg.noise_sigma(z(3), 0.0),

@@ -15,6 +15,7 @@ from captum._utils.models.linear_model import SkLearnLinearRegression
 from captum.attr import (
     DeepLift,
     DeepLiftShap,
+    IntegratedGradients,
     KernelShap,
     LayerGradCam,
     Lime,
@@ -28,6 +29,7 @@ from torch import nn
 from xai_tf import seeds
 from xai_tf.exercises.attribution_map import check_exact_shapley
 from xai_tf.explain import attribution as attr
+from xai_tf.explain import axioms
 from xai_tf.explain import deeplift as dl
 from xai_tf.explain import gradcam as gc
 from xai_tf.explain import perturbation as pt
@@ -108,6 +110,43 @@ def test_deeplift_equals_captum_on_a_relu_network_and_sums_to_delta():
     assert float(ours.sum()) == pytest.approx(float(net(x[None])[0, 1] - net(b[None])[0, 1]), abs=1e-10)
     grad_times_delta = dl.rescale_attributions(lambda X: net(X)[:, 1], x, b, rescale=False)
     assert not torch.allclose(ours, grad_times_delta)  # the rule changes something here
+
+
+#: Points of the plane (input, baseline) for the functionally equal pair: the docstring's example, and
+#: points where x₁ − 1, x₂ and the outer arguments change sign along the path.
+AXIOM_POINTS = [((3.0, 1.0), (0.0, 0.0)), ((2.3, -0.7), (-0.4, 0.9)), ((4.0, 0.5), (0.5, 2.0))]
+
+
+def test_the_functionally_equal_pair_computes_one_function():
+    f, g = axioms.functionally_equal_pair()
+    grid = torch.cartesian_prod(torch.linspace(-3, 4, 57), torch.linspace(-3, 4, 57))  # hits x₁ = 1 exactly
+    torch.testing.assert_close(f(grid), g(grid))
+    assert float(f(grid).max()) > 1  # not the trivial zero function
+
+
+@pytest.mark.parametrize(("x", "b"), AXIOM_POINTS)
+def test_ig_is_implementation_invariant_and_equals_captum_deeplift_is_not(x, b):
+    """IG (our right Riemann sum) is Captum's ``IntegratedGradients`` on each network and the same for
+    both; DeepLIFT is Captum's ``DeepLift`` (rescale at each ``nn.ReLU``) on each, and differs
+    between them."""
+    x, b = torch.tensor(x), torch.tensor(b)
+    out = axioms.implementation_invariance(x, b, n_steps=64)
+    for net, ig, lift in zip(axioms.functionally_equal_pair(), out["IG"], out["DeepLIFT"], strict=True):
+        ref_ig = IntegratedGradients(net).attribute(x[None], b[None], n_steps=64, method="riemann_right")[0]
+        torch.testing.assert_close(ig, ref_ig)
+        torch.testing.assert_close(lift, DeepLift(net).attribute(x[None], b[None])[0].detach())
+        difference = float(net(x[None])[0] - net(b[None])[0])
+        assert float(lift.sum()) == pytest.approx(difference, abs=1e-5)  # DeepLIFT: summation to delta
+        assert float(ig.sum()) == pytest.approx(difference, abs=0.1)  # IG: up to the Riemann sum's error
+    torch.testing.assert_close(out["IG"][0], out["IG"][1])
+    assert float((out["DeepLIFT"][0] - out["DeepLIFT"][1]).abs().max()) > 0.05  # 0.08 at the least here
+
+
+def test_the_docstrings_deeplift_scores_at_3_1():
+    out = axioms.implementation_invariance(torch.tensor([3.0, 1.0]), torch.zeros(2))
+    torch.testing.assert_close(out["DeepLIFT"][0], torch.tensor([1.5, -0.5]))
+    torch.testing.assert_close(out["DeepLIFT"][1], torch.tensor([2.0, -1.0]))
+    torch.testing.assert_close(out["IG"][0], torch.tensor([1.5, -0.5]))  # (3, 1)·(½, −½) in closed form
 
 
 def test_deeplift_rescale_through_gelu_is_the_closed_form():
