@@ -15,6 +15,7 @@ from conftest import random_hf_gpt2, save_word_tokenizer
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
 import xai_tf
+from xai_tf.circuits.ioi import NAMES, ioi_pairs
 from xai_tf.explain.attribution import named_baselines
 from xai_tf.explain.wordlevel import words_of
 from xai_tf.models.llama import Llama, LlamaConfig
@@ -136,6 +137,19 @@ def test_a_typed_special_token_is_refused_by_name(tmp_path):
     lm = xai_tf.load_model(str(tmp_path))
     with pytest.raises(ValueError, match=r"^<s> is a special token; it cannot be typed in a prompt$"):
         lm.encode("To be <s> or not")
+
+
+def test_the_llama_familys_beginning_token_is_not_taken_for_a_name(tmp_path):
+    """``ioi_pairs`` reads a name's own token (``tokenizer.encode``), not ``lm.encode``'s <s> before it."""
+    words = ["<unk>", "<s>", "</s>", *(f"▁{name.strip()}" for name in NAMES)]
+    tokenizer = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
+    tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    _save(tmp_path, "llama", dict(num_key_value_heads=2), tokenizer)
+    lm = xai_tf.load_model(tmp_path)
+    clean, corrupted, io, s = ioi_pairs(lm, 1, seed=3)[0]
+    assert clean[0, 0] == corrupted[0, 0] == 1 and io != s
+    assert {lm.token_strings([io])[0], lm.token_strings([s])[0]} <= set(NAMES)
 
 
 def test_rope_scaling_beside_default_rope_parameters_is_refused_as_hugging_face_scales_it(tmp_path):
