@@ -11,7 +11,7 @@ held-out loss, the sha256 of its files) and weights ``NAME.safetensors``; both r
 ``load_model("auto")`` picks GPT-2 small when its weights are already on disk and the bundled
 ``shakespeare`` model otherwise, and prints one line saying which; the environment variable
 ``XAI_TF_MODEL`` (a model name or a checkpoint directory) replaces that choice, so every lesson that
-loads the default model runs on yours. Weights are read from safetensors only; nothing is downloaded
+loads the default model loads yours. Weights are read from safetensors only; nothing is downloaded
 unless a GPT-2 name is asked for explicitly.
 
     python -m xai_tf.models.hub gpt2     # download GPT-2 small into the Hugging Face cache
