@@ -2,13 +2,18 @@
 before anything imports huggingface_hub."""
 
 import os
+from pathlib import Path
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.pop(
+    "XAI_TF_MODEL", None
+)  # "auto" means the default model in every test (test_load_directory sets it)
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
+from tokenizers import Tokenizer, models, pre_tokenizers  # noqa: E402
 
 import xai_tf  # noqa: E402
 
@@ -20,6 +25,14 @@ def random_hf_gpt2(seed: int = 0, **sizes) -> transformers.GPT2LMHeadModel:
     torch.manual_seed(seed)
     config = transformers.GPT2Config(attn_implementation="eager", **sizes)
     return transformers.GPT2LMHeadModel(config).eval()
+
+
+def save_word_tokenizer(directory: Path, n: int) -> None:
+    """A ``tokenizer.json`` of ``n`` words "w0".."w{n-1}" split at whitespace, beside a checkpoint whose
+    vocabulary has ``n`` ids (its ids are what the tests feed; the words only make it a tokenizer)."""
+    tokenizer = Tokenizer(models.WordLevel({f"w{i}": i for i in range(n)}, unk_token="w0"))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.save(str(directory / "tokenizer.json"))
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@
 
 from probe_kit import TE, VE, z
 
-from xai_tf.models.checkpoints import load_checkpoint
+from xai_tf.models.checkpoints import load_directory
 from xai_tf.models.llama_config import LlamaConfig
 from xai_tf.models.rope import rotary, rotation
 
@@ -47,10 +47,10 @@ RAISES = [
         VE,
         "the head size 5 must be even",
     ),
-    ("xai_tf.models.checkpoints.load_checkpoint", lambda: load_checkpoint(3), TE, "directory must be a path"),
+    ("xai_tf.models.checkpoints.load_directory", lambda: load_directory(3), TE, "directory must be a path"),
     (
-        "xai_tf.models.checkpoints.load_checkpoint",
-        lambda: load_checkpoint("/nonexistent"),
+        "xai_tf.models.checkpoints.load_directory",
+        lambda: load_directory("/nonexistent"),
         VE,
         "'/nonexistent' is not a checkpoint: it has no config.json",
     ),

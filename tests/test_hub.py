@@ -9,6 +9,7 @@ import xai_tf
 from xai_tf.models import GPT2, BertEncoder
 from xai_tf.models.hub import MODEL_NAMES
 from xai_tf.transformer.decoding import greedy
+from xai_tf.transformer.tokenization import gpt2 as tiktoken_gpt2
 
 
 @pytest.fixture
@@ -39,6 +40,22 @@ def test_auto_falls_back_to_the_bundled_model_with_a_notice(empty_hf_cache, caps
     assert lm.name == "shakespeare"
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and "'shakespeare'" in out[0] and "python -m xai_tf.models.hub gpt2" in out[0]
+
+
+def test_gpt2_in_the_hugging_face_cache_loads_through_the_directory_loader(empty_hf_cache, tmp_path, capsys):
+    """What Binder users get: GPT-2's files in a snapshot of the Hugging Face cache (a tiny model of GPT-2's
+    vocabulary here), read by ``load_model("gpt2")`` and by "auto", with tiktoken's GPT-2 encoding."""
+    repo = tmp_path / "hub" / "models--openai-community--gpt2"
+    hf = random_hf_gpt2(0, n_embd=8, n_layer=1, n_head=2, n_positions=16)
+    hf.save_pretrained(repo / "snapshots" / ("0" * 40), safe_serialization=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("0" * 40)
+    lm = xai_tf.load_model("gpt2")
+    ids = lm.encode("Hello, world!")
+    assert lm.name == "gpt2" and ids == tiktoken_gpt2().encode("Hello, world!")
+    with torch.no_grad():
+        assert (lm(ids) - hf(torch.tensor([ids])).logits).abs().max() <= 1e-4
+    assert xai_tf.load_model().name == "gpt2" and "GPT-2 small, found on disk" in capsys.readouterr().out
 
 
 def test_local_directory_checkpoint(tmp_path):
@@ -90,12 +107,12 @@ def test_local_directory_with_an_unsupported_option(tmp_path, options, message):
         xai_tf.load_model(str(tmp_path))
 
 
-def test_directory_that_is_not_gpt2(tmp_path):
-    with pytest.raises(ValueError, match="not a GPT-2 checkpoint: it needs"):
+def test_directory_that_is_not_a_checkpoint(tmp_path):
+    with pytest.raises(ValueError, match="is not a checkpoint: it has no config.json"):
         xai_tf.load_model(str(tmp_path))
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
     (tmp_path / "model.safetensors").write_bytes(b"")
-    with pytest.raises(ValueError, match="'bert' model, not a GPT-2 checkpoint"):
+    with pytest.raises(ValueError, match="model_type 'bert', which is not supported: use one of"):
         xai_tf.load_model(str(tmp_path))
 
 

@@ -55,7 +55,7 @@ def ioi_pairs(model: LoadedModel | nn.Module, n: int, seed: int = 0) -> list[tup
     for _ in range(n):
         template = TEMPLATES[rng.integers(len(TEMPLATES))]
         io, s = (NAMES[i] for i in rng.choice(len(NAMES), size=2, replace=False))
-        ids = [lm.encode(n) for n in (io, s)]
+        ids = [lm.tokenizer.encode(n) for n in (io, s)]  # the name alone, no <s> of the Llama family
         if any(len(i) != 1 for i in ids):
             raise ValueError(f"{lm.name}'s tokenizer splits{io} or{s}: the task needs one-token names")
         clean, corrupted = (

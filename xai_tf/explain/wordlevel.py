@@ -36,6 +36,7 @@ from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.models.loaded import LoadedModel
+from xai_tf.transformer.tokenizer_json import JSONTokenizer
 
 PUNCTUATION = set(string.punctuation) | {"’", "‘", "“", "”", "—", "–", "…"}
 NEWLINES = ("\n", "↵")  # ↵: how xai_tf's token labels show a newline
@@ -81,7 +82,8 @@ def words_of(lm: LoadedModel, ids: Sequence[int]) -> tuple[list[str], list[list[
     if len(ids) == 0:
         raise ValueError("ids is empty: a text needs at least one token")
     tokens = lm.token_strings(list(ids))
-    scheme = "bpe" if isinstance(lm.tokenizer, tiktoken.Encoding) else "wordpiece"
+    # tiktoken's and a checkpoint's tokenizer.json label tokens by their bytes: a word starts with a space
+    scheme = "bpe" if isinstance(lm.tokenizer, (tiktoken.Encoding, JSONTokenizer)) else "wordpiece"
     groups = word_groups(tokens, scheme)
     return tokens, groups, word_strings(tokens, groups, scheme)
 

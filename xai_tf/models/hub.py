@@ -1,5 +1,6 @@
-"""Loading models by name (every lesson): the bundled models, OpenAI's GPT-2 (hub or local directory),
-MiniLM.
+"""Loading models by name or directory (every lesson): the bundled models, OpenAI's GPT-2 (from the hub),
+MiniLM, and any Hugging Face GPT-2, Llama, Mistral or Qwen2 checkpoint directory with its tokenizer
+(``checkpoints.load_directory``, which also reads GPT-2 out of the Hugging Face cache).
 
 Two models ship in ``xai_tf/data`` (``BUNDLED``, a table by name): ``shakespeare``, a small GPT-2, and
 ``shakespeare_llama``, a Llama-style model (RMSNorm, RoPE, SwiGLU, grouped-query attention) trained by the
@@ -8,8 +9,10 @@ held-out loss, the sha256 of its files) and weights ``NAME.safetensors``; both r
 ``shakespeare.tiktoken`` vocabulary.
 
 ``load_model("auto")`` picks GPT-2 small when its weights are already on disk and the bundled
-``shakespeare`` model otherwise, and prints one line saying which. Weights are read from
-safetensors only; nothing is downloaded unless a GPT-2 name is asked for explicitly.
+``shakespeare`` model otherwise, and prints one line saying which; the environment variable
+``XAI_TF_MODEL`` (a model name or a checkpoint directory) replaces that choice, so every lesson that
+loads the default model loads yours. Weights are read from safetensors only; nothing is downloaded
+unless a GPT-2 name is asked for explicitly.
 
     python -m xai_tf.models.hub gpt2     # download GPT-2 small into the Hugging Face cache
 """
@@ -22,26 +25,19 @@ import sys
 from collections.abc import Callable, Iterator
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import torch
 from huggingface_hub import HfApi, constants, hf_hub_download, try_to_load_from_cache
-from safetensors import safe_open
 from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.models.architecture import Architecture
 from xai_tf.models.bert import BertEncoder
+from xai_tf.models.checkpoints import LOADERS, _tensors, load_directory
 from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
 from xai_tf.models.llama import Llama, LlamaConfig
 from xai_tf.models.loaded import LoadedModel
 from xai_tf.transformer import tokenization
-
-if TYPE_CHECKING:
-    if sys.version_info >= (3, 11):
-        from importlib.resources.abc import Traversable
-    else:
-        from importlib.abc import Traversable
 
 HUB_REPOS = {name: f"openai-community/{name}" for name in CONFIGS}
 GPT2_CARD_KEYS = ("vocab_size", "n_ctx", "n_embd", "n_layer", "n_head")
@@ -68,10 +64,15 @@ GPT2_FILES = ("config.json", "model.safetensors")
 GET_GPT2 = "to use GPT-2, run `python -m xai_tf.models.hub gpt2` once with a network connection"
 
 
+#: The environment variable that replaces "auto" by a model name or a checkpoint directory.
+MODEL_VARIABLE = "XAI_TF_MODEL"
+
+
 def load_model(name: str | os.PathLike[str] = "auto", device: str | torch.device = "cpu") -> LoadedModel:
-    """Load a model by name (``MODEL_NAMES``; leave ``name`` out for "auto") or from a local Hugging
-    Face GPT-2 directory (a str or ``Path``) onto ``device``: "cpu", "cuda", "mps", or "auto" (the
-    first of CUDA, MPS, CPU this machine has; says which)."""
+    """Load a model by name (``MODEL_NAMES``; leave ``name`` out for "auto", which ``XAI_TF_MODEL``
+    replaces where it is set) or from a local Hugging Face checkpoint directory (a str or ``Path``: a
+    ``model_type`` of ``checkpoints.LOADERS``, GPT-2, Llama, Mistral or Qwen2, with its tokenizer) onto
+    ``device``: "cpu", "cuda", "mps", or "auto" (the first of CUDA, MPS, CPU this machine has; says which)."""
     if isinstance(name, os.PathLike):
         name = os.fspath(name)
     if not isinstance(name, str):
@@ -81,24 +82,40 @@ def load_model(name: str | os.PathLike[str] = "auto", device: str | torch.device
         )
     target = _auto_device() if device == "auto" else _checks.device("device", device)
     if name == "auto":
-        name = "gpt2" if _gpt2_on_disk("gpt2") else "shakespeare"
-        notice = "GPT-2 small, found on disk" if name == "gpt2" else f"bundled; {GET_GPT2}"
-        print(f"xai_tf: using model '{name}' ({notice})")
+        name = _auto_name()
     if name in BUNDLED:
         loaded = _load_bundled(name)
     elif name in CONFIGS:
-        loaded = _load_gpt2(name, [_hub_file(name, f) for f in GPT2_FILES])
+        loaded = load_directory(_hub_directory(name), name)
     elif name == "minilm":
         loaded = _load_minilm()
     elif Path(name).is_dir():
-        loaded = _load_gpt2(Path(name).name, [Path(name) / f for f in GPT2_FILES])
+        loaded = load_directory(name)
     else:
         raise ValueError(
-            f"unknown model {name!r}: choose one of {', '.join(MODEL_NAMES)}, "
-            f"or a directory holding a Hugging Face GPT-2 checkpoint ({' + '.join(GPT2_FILES)})"
+            f"unknown model {name!r}: choose one of {', '.join(MODEL_NAMES)}, or a directory holding a "
+            f"Hugging Face checkpoint ({', '.join(LOADERS)}: config.json, safetensors weights, tokenizer)"
         )
     loaded.model.to(target).eval()
     return loaded
+
+
+def _auto_name() -> str:
+    """``XAI_TF_MODEL`` where it is set, else GPT-2 small when it is on disk, else "shakespeare"; one
+    printed line says which and why."""
+    chosen = os.environ.get(MODEL_VARIABLE, "").strip()
+    if chosen and chosen != "auto":
+        if chosen not in MODEL_NAMES and not Path(chosen).is_dir():
+            raise ValueError(
+                f"{MODEL_VARIABLE}={chosen!r} is neither a model name ({', '.join(MODEL_NAMES[1:])}) "
+                "nor a directory: unset it or point it at a checkpoint directory"
+            )
+        print(f"xai_tf: using model {chosen!r} (from {MODEL_VARIABLE})")
+        return chosen
+    name = "gpt2" if _gpt2_on_disk("gpt2") else "shakespeare"
+    notice = "GPT-2 small, found on disk" if name == "gpt2" else f"bundled; {GET_GPT2}"
+    print(f"xai_tf: using model '{name}' ({notice})")
+    return name
 
 
 def _auto_device() -> torch.device:
@@ -109,6 +126,11 @@ def _auto_device() -> torch.device:
 
 def _gpt2_on_disk(name: str) -> bool:
     return all(isinstance(try_to_load_from_cache(HUB_REPOS[name], f), str) for f in GPT2_FILES)
+
+
+def _hub_directory(name: str) -> Path:
+    """The snapshot directory of GPT-2 ``name`` in the Hugging Face cache, holding its ``GPT2_FILES``."""
+    return [_hub_file(name, f) for f in GPT2_FILES][0].parent
 
 
 def _hub_file(name: str, filename: str) -> Path:
@@ -135,33 +157,11 @@ def _hub_reachable(repo: str, timeout: float = 3.0) -> bool:
     return True
 
 
-def _load_gpt2(name: str, paths: list[Path]) -> LoadedModel:
-    config_path, weights_path = paths
-    if not (config_path.is_file() and weights_path.is_file()):
-        raise ValueError(f"{config_path.parent} is not a GPT-2 checkpoint: it needs {GPT2_FILES}")
-    hf = json.loads(config_path.read_text())
-    if hf.get("model_type") != "gpt2":
-        raise ValueError(f"{config_path} describes a {hf.get('model_type')!r} model, not a GPT-2 checkpoint")
-    tokenizer = tokenization.gpt2()
-    if hf["vocab_size"] != tokenizer.n_vocab:
-        raise ValueError(f"vocab_size {hf['vocab_size']} is not GPT-2's {tokenizer.n_vocab}")
-    config = GPT2Config.from_hf(hf)
-    model = GPT2.from_state_dict(config, _tensors(weights_path), hf_layout=True)
-    return LoadedModel(model, tokenizer, name)
-
-
-def _tensors(path: Path | Traversable) -> Iterator[tuple[str, torch.Tensor]]:
-    """The ``(name, tensor)`` pairs of a safetensors file, read one at a time (never unpickled)."""
-    with safe_open(str(path), framework="pt") as f:
-        for name in f.keys():
-            yield name, f.get_tensor(name)
-
-
 def _load_bundled(name: str) -> LoadedModel:
     """A model of ``BUNDLED``: its card ``name.json``, its weights ``name.safetensors``, the shared BPE."""
     data = files("xai_tf") / "data"
     card = json.loads((data / f"{name}.json").read_text())
-    model = BUNDLED[name](card, _tensors(data / f"{name}.safetensors"))
+    model = BUNDLED[name](card, _tensors([data / f"{name}.safetensors"]))
     tokenizer = tokenization.from_ranks("shakespeare", tokenization.load_ranks(data / BUNDLED_VOCAB))
     return LoadedModel(model, tokenizer, name, card)
 

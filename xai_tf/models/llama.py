@@ -261,8 +261,7 @@ class Llama(nn.Module):
     @classmethod
     def from_hf(cls, hf_model: PreTrainedModel) -> Llama:
         """Ours, with the weights (and dtype) of a ``transformers`` Llama, Mistral or Qwen2 causal LM."""
-        hf = hf_model.config.to_dict()
-        config = LlamaConfig.from_hf(hf, qkv_bias=True if hf.get("model_type") == "qwen2" else None)
+        config = LlamaConfig.from_hf(hf_model.config.to_dict())
         dtype = next(hf_model.parameters()).dtype
         state = {name: t.detach().clone() for name, t in hf_model.state_dict().items()}
         return cls.from_state_dict(config, state, dtype=dtype)

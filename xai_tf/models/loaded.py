@@ -93,15 +93,19 @@ class LoadedModel(Generic[Arch]):
         return getattr(self.tokenizer, "eot_token", None)
 
     def encode(self, prompt: str) -> list[int]:
-        """Token ids of ``prompt``, checked: not empty and no longer than the context."""
+        """Token ids of ``prompt``, checked: not empty and no longer than the context. A tokenizer that
+        opens every text with a beginning-of-sequence token (the Llama family's ``tokenizer.json``:
+        ``prepended``) has it put first, as Hugging Face's tokenizer does; ``tokenizer.encode`` gives the
+        text's own tokens only."""
         if self.tokenizer is None:
             raise ValueError(f"{self.name} has no tokenizer: load it with xai_tf.load_model to type text")
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError("prompt is empty: type at least one word")
         for special in sorted(getattr(self.tokenizer, "special_tokens_set", ())):
             if special in prompt:  # tiktoken's own error asks for an argument a student cannot pass
-                raise ValueError(f"{special} is the end-of-text marker; it cannot be typed in a prompt")
-        ids = self.tokenizer.encode(prompt)
+                what = "the end-of-text marker" if special == tokenization.ENDOFTEXT else "a special token"
+                raise ValueError(f"{special} is {what}; it cannot be typed in a prompt")
+        ids = [*getattr(self.tokenizer, "prepended", ()), *self.tokenizer.encode(prompt)]
         if len(ids) > self.n_ctx:
             raise ValueError(f"prompt is {len(ids)} tokens long; {self.name} reads at most {self.n_ctx}")
         return ids

