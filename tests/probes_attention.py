@@ -211,8 +211,8 @@ RAISES = [
 CHECKERS = {
     "xai_tf.exercises.attention.check_softmax": r"softmax\(z\) is None",
     "xai_tf.exercises.attention.check_scaled_dot_product_attention": "returned None: did you forget",
-    "xai_tf.exercises.attention.check_causal_mask": "mask is None",
-    "xai_tf.exercises.attention.check_masked_attention": "returned None: did you forget",
+    "xai_tf.exercises.masking.check_causal_mask": "mask is None",
+    "xai_tf.exercises.masking.check_masked_attention": "returned None: did you forget",
     "xai_tf.exercises.attention.check_sparsemax": r"sparsemax\(z\) is None",
     "xai_tf.exercises.attention.check_sparsemax_jacobian": "J is None",
 }
