@@ -37,8 +37,7 @@ def _tags(cell: nbformat.NotebookNode) -> list[str]:
 
 def _nbgrader(cell: nbformat.NotebookNode) -> None:
     """Add nbgrader's cell metadata to an ``exercise`` (solution) or ``check`` (grade) cell."""
-    grade_id = f"{cell.id}-{'check' if 'check' in _tags(cell) else 'exercise'}"
-    meta = {"grade_id": grade_id, "schema_version": 3, "task": False}
+    meta = {"grade_id": cell.id, "schema_version": 3, "task": False}
     if "check" in _tags(cell):
         points = cell.metadata.get("xai_tf", {}).get("points", 1)
         meta.update(solution=False, grade=True, locked=True, points=points)

@@ -133,6 +133,14 @@ def expect_close(name: str, got: object, want: Tensor, atol: float = 1e-5) -> No
         )
 
 
+def expect_pair(got: object) -> None:
+    """``got`` is a pair (output, A), else a Mismatch that says what came back."""
+    if got is None:
+        raise Mismatch("returned None: did you forget to `return` it?")
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("return a pair (output, A)")
+
+
 def expect_rows_sum_to_one(name: str, A: Tensor, visible: Tensor | None = None) -> None:
     """Every row of ``A`` sums to 1 (to 0 where ``visible`` shows nothing in the row)."""
     sums = A.sum(-1)

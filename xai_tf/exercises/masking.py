@@ -15,9 +15,9 @@ from xai_tf.exercises._check import (
     close,
     expect_close,
     expect_masked_zero,
+    expect_pair,
     expect_rows_sum_to_one,
 )
-from xai_tf.exercises.attention import expect_pair
 
 
 @checker("causal mask", reference=att.causal_mask)
@@ -122,7 +122,7 @@ def check_masked_attention(fn: Callable[[Tensor, Tensor, Tensor, Tensor], tuple[
 
 
 @checker("cross-attention", reference=att.cross_attention)
-def check_cross_attention(fn: Callable[..., tuple[Tensor, Tensor]]) -> int:
+def check_encoder_decoder_attention(fn: Callable[..., tuple[Tensor, Tensor]]) -> int:
     """Lesson 02: ``fn(E_dec, E_enc, W_q, W_k, W_v)`` → (Z, A) with Q = E_dec W_qᵀ, K = E_enc W_kᵀ,
     V = E_enc W_vᵀ, A = softmax(Q Kᵀ / √d_att) of shape ``[n_dec, n_enc]``."""
     g = torch.Generator().manual_seed(8)
