@@ -43,6 +43,7 @@ class Prediction(widgets.VBox):
         self.button.on_click(lambda _: self.check())
         prompt = widgets.HTML(f"<b>Predict.</b> {html.escape(question)}")
         super().__init__([prompt, self.input, self.button, self.feedback])
+        self.add_class("xai-tf-predict")  # pages and tests tell it from a lesson's panel by this class
 
     def _read(self) -> str | float | None:
         value = self.input.value
