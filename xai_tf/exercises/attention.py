@@ -103,6 +103,13 @@ def check_entropy(fn: Callable[[Tensor], Tensor]) -> int:
     return len(cases)
 
 
+def _heads(t: Tensor, H: int, blocks: bool = True) -> Tensor:
+    """[T, d_att] → [H, T, d_att/H]: head h is the h-th block of columns (or, not ``blocks``, every H-th)."""
+    if blocks:
+        return t.unflatten(-1, (H, t.shape[-1] // H)).transpose(0, 1)
+    return t.unflatten(-1, (t.shape[-1] // H, H)).permute(2, 0, 1)
+
+
 @checker("multi-head attention", reference=att.multi_head_attention)
 def check_multi_head(fn: Callable[..., tuple[Tensor, Tensor]]) -> int:
     """Lesson 01: ``fn(E, W_q, W_k, W_v, W_o, n_heads)`` → (Concat(head_1..head_H) W_oᵀ, A ``[H, T, T]``),
@@ -115,22 +122,20 @@ def check_multi_head(fn: Callable[..., tuple[Tensor, Tensor]]) -> int:
         got = fn(E, W_q, W_k, W_v, W_o, H)
         expect_pair(got)
         out, A = got
-        want_out, want_A = att.multi_head_attention(*(t.double() for t in (E, W_q, W_k, W_v, W_o)), H)
+        E64, Wq64, Wk64, Wv64, Wo64 = (t.double() for t in (E, W_q, W_k, W_v, W_o))
+        want_out, want_A = att.multi_head_attention(E64, Wq64, Wk64, Wv64, Wo64, H)
         if isinstance(out, Tensor) and out.shape == (T, d_att):
             raise Mismatch("the output has width d_att: mix the concatenated heads with W_oᵀ")
         if isinstance(A, Tensor) and A.shape == want_A.shape:
-            split = ((E @ W.T).unflatten(-1, (H, d_att // H)).transpose(0, 1) for W in (W_q, W_k, W_v))
-            scaled_full = att.attention(*split, scale=d_att**-0.5)[1]
-            if close(A, scaled_full):
+            Q, K, V = (E @ W.T for W in (W_q, W_k, W_v))
+            if close(A, att.attention(_heads(Q, H), _heads(K, H), _heads(V, H), scale=d_att**-0.5)[1]):
                 raise Mismatch(f"scaled by √d_att: each head divides by √(d_att/H) = √{d_att // H}")
-            strided = ((E @ W.T).unflatten(-1, (d_att // H, H)).permute(2, 0, 1) for W in (W_q, W_k, W_v))
-            interleaved = att.attention(*strided)[1]
-            if close(A, interleaved):
+            strided = [_heads(t, H, blocks=False) for t in (Q, K, V)]
+            if close(A, att.attention(strided[0], strided[1], strided[2])[1]):
                 raise Mismatch("the heads take every H-th column: head h is the block of d_att/H columns")
         expect_close("A", A, want_A)
-        expect_close(
-            "output", out, want_out, atol=1e-4
-        )  # |output| ~ 10: a float32 answer cast up is off by ~2e-5
+        # |output| ~ 10 here: a float32 answer cast to float64 is off by ~2e-5
+        expect_close("output", out, want_out, atol=1e-4)
     return 2
 
 
