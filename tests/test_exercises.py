@@ -1,3 +1,4 @@
+import math
 import re
 
 import pytest
@@ -589,9 +590,39 @@ def _feature_activation_loop(h, W_enc, b_enc, W_dec):
     return out
 
 
+def _scores_loop(Q, K):
+    out = torch.zeros(Q.shape[0], K.shape[0])
+    for i in range(Q.shape[0]):
+        for j in range(K.shape[0]):
+            out[i, j] = sum(float(q) * float(k) for q, k in zip(Q[i], K[j], strict=True)) / Q.shape[1] ** 0.5
+    return out
+
+
+def _entropy_loop(A):
+    return torch.tensor([-sum(a * math.log(a) for a in row.tolist() if a > 0) for row in A])
+
+
+def _masked_softmax_loop(z, mask):
+    out = torch.zeros(z.shape)
+    for i in range(z.shape[0]):
+        seen = [float(torch.exp(z[i, j])) if mask[i, j] else 0.0 for j in range(z.shape[1])]
+        total = sum(seen)
+        out[i] = torch.tensor([v / total if total else 0.0 for v in seen])
+    return out
+
+
+def _padding_mask_loop(lengths, T):
+    return torch.tensor([[[j < n for j in range(T)]] for n in lengths])
+
+
 @pytest.mark.parametrize(
     ("name", "loop"),
     [
+        ("check_scores", _scores_loop),
+        ("check_entropy", _entropy_loop),
+        ("check_multi_head", _multi_head_loop),
+        ("check_masked_softmax", _masked_softmax_loop),
+        ("check_padding_mask", _padding_mask_loop),
         ("check_induction_scores", _induction_loop),
         ("check_softmax", _softmax_loop),
         ("check_erase", _erase_loop),
@@ -602,3 +633,11 @@ def _feature_activation_loop(h, W_enc, b_enc, W_dec):
 )
 def test_checkers_pass_loops_into_float32_tables(name, loop, capsys):
     assert CHECKERS[name](loop), capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in CHECKERS.items() if getattr(c, "reference", None)))
+def test_every_checker_passes_the_library_function_a_lesson_falls_back_to(name, capsys):
+    """``use`` continues with the checker's reference where the student's function fails: it must pass."""
+    reference = CHECKERS[name].reference
+    assert CHECKERS[name](reference), capsys.readouterr().out
+    assert CHECKERS[name](lambda *a: _cast(reference(*a), torch.float32)), capsys.readouterr().out
