@@ -257,10 +257,14 @@ def test_use_continues_with_the_students_function_or_the_library(capsys):
     from xai_tf import attention as att
     from xai_tf.exercises import use
 
-    def mine(z):
-        return torch.softmax(z, -1)
+    def mine(z):  # right, in float64
+        return torch.softmax(z.double(), -1)
 
-    assert use(attention.check_softmax, mine) is mine
+    chosen = use(attention.check_softmax, mine)
+    assert (
+        chosen.__wrapped__ is mine and chosen(torch.ones(2, 3)).dtype == torch.float32
+    )  # the lesson's dtype
+    assert torch.equal(chosen(torch.ones(2, 3)), torch.full((2, 3), 1 / 3))
     assert use(attention.check_softmax, lambda z: None) is att.softmax
     out = capsys.readouterr().out
     assert "the lesson goes on with xai_tf.attention.maps.softmax until yours passes" in out

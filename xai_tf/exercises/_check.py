@@ -10,7 +10,8 @@ failure raises ``AssertionError`` with the same message, so that the grade cell 
 
 ``@checker(topic, reference=fn)`` also names the library function that answers the exercise;
 ``use(check, student_fn)`` (the line of a lesson's check cell) checks and returns the function the
-lesson continues with: the student's where it passed, the reference otherwise, saying so.
+lesson continues with: the student's where it passed (in the lesson's dtype), the reference otherwise,
+saying so.
 """
 
 from __future__ import annotations
@@ -64,14 +65,31 @@ def checker(
     return decorate
 
 
+def _cast(x: object, dtype: torch.dtype) -> object:
+    """``x`` with every floating tensor in it (alone or in a tuple) cast to ``dtype``."""
+    if isinstance(x, Tensor) and x.is_floating_point():
+        return x.to(dtype)
+    if isinstance(x, tuple):
+        return tuple(_cast(v, dtype) for v in x)
+    return x
+
+
 def use(check: Callable[..., bool], fn: Callable) -> Callable:
     """Run ``check`` on the student's ``fn`` and return the function the lesson continues with: ``fn``
-    where every case passed, else the checker's library reference, with a printed line saying so."""
+    where every case passed (its floating outputs cast to the dtype of its first floating tensor argument,
+    else torch's default, so that a float64 answer does not break the next float32 cell; ``__wrapped__``
+    is ``fn``), else the checker's library reference, with a printed line saying so."""
     reference = getattr(check, "reference", None)
     if reference is None:
         raise ValueError(f"check must be a checker made with @checker(topic, reference=...), got {check!r}")
     if check(fn):
-        return fn
+
+        @wraps(fn)
+        def in_lesson_dtype(*args: object) -> object:
+            floats = (a.dtype for a in args if isinstance(a, Tensor) and a.is_floating_point())
+            return _cast(fn(*args), next(floats, torch.get_default_dtype()))
+
+        return in_lesson_dtype
     print(f"  the lesson goes on with {reference.__module__}.{reference.__qualname__} until yours passes")
     return reference
 
