@@ -44,7 +44,8 @@ def test_predictions_come_before_the_cell_that_answers_them(path):
     assert len(asks) >= 2, f"{path.name}: {len(asks)} predictions"
     for i in asks:
         assert cells[i].source.startswith("predict(")
-        assert cells[i].metadata["jupyter"]["source_hidden"] and "remove-input" in _tags(cells[i])  # the answer
+        # its source holds the answer: hidden in JupyterLab, removed on the site
+        assert cells[i].metadata["jupyter"]["source_hidden"] and "remove-input" in _tags(cells[i])
         assert cells[i + 1].cell_type == "code" and not _tags(cells[i + 1]), f"{path.name} cell {i + 1}"
 
 
