@@ -4,8 +4,8 @@ by one rule so that a lesson's slides follow its sections.
 - the title cell and each ``## N ·`` section start a slide;
 - a later markdown cell of a section starts a sub-slide (RISE: press ↓), so a long section is split
   where its explanation goes on;
-- solution cells and the setup cell (it installs the package on Colab) are skipped; every other cell
-  continues the slide it is on.
+- solution cells and the setup cell (it installs the package on Colab) are skipped; every other cell,
+  an exercise's hints included, continues the slide it is on.
 
     python scripts/slides.py           # write the metadata into lessons/*.ipynb
     python scripts/slides.py --check   # exit 1 if a lesson's metadata differs from the rule
@@ -29,7 +29,7 @@ def slide_type(cell: nbformat.NotebookNode, index: int) -> str:
     """RISE's slide type of a lesson's cell under the rule above."""
     if {"solution", "setup"} & set(cell.metadata.get("tags", [])):
         return "skip"
-    if cell.cell_type != "markdown":
+    if cell.cell_type != "markdown" or "hint" in cell.metadata.get("tags", []):
         return "-"
     if index == 0 or cell.source.startswith("## "):
         return "slide"

@@ -13,6 +13,9 @@ import nbformat
 ROOT = Path(__file__).parents[1]
 LESSONS = sorted((ROOT / "lessons").glob("*.ipynb"))
 SEEDED = [p for p in LESSONS if int(p.stem[:2]) >= 8]
+#: The lessons whose practice follows docs/practice.md (cells tagged "exercise", "check", "hint",
+#: "predict"): their headless run executes the students' copy, every exercise unsolved.
+PRACTICE = [p for p in LESSONS if '"exercise"' in p.read_text()]
 RERUN_OFFSET = 3
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 

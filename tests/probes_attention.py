@@ -188,6 +188,12 @@ RAISES = [
         "T must be an integer ≥ 1, got 0",
     ),
     (
+        "xai_tf.attention.layers.masked_softmax",
+        lambda: att.masked_softmax(z(3, 4), z(3, 4)),
+        TE,
+        "mask must be a bool tensor",
+    ),
+    (
         "xai_tf.attention.layers.lecture_masked_attention",
         lambda: att.lecture_masked_attention(z(3, 4), z(3, 4), "divide"),
         VE,
@@ -209,10 +215,16 @@ RAISES = [
 
 
 CHECKERS = {
+    "xai_tf.exercises.attention.check_scores": "z is None",
+    "xai_tf.exercises.attention.check_entropy": "H is None",
+    "xai_tf.exercises.attention.check_multi_head": "returned None: did you forget",
+    "xai_tf.exercises.masking.check_masked_softmax": "A is None",
+    "xai_tf.exercises.masking.check_padding_mask": "mask is None",
+    "xai_tf.exercises.masking.check_encoder_decoder_attention": "returned None: did you forget",
     "xai_tf.exercises.attention.check_softmax": r"softmax\(z\) is None",
     "xai_tf.exercises.attention.check_scaled_dot_product_attention": "returned None: did you forget",
-    "xai_tf.exercises.attention.check_causal_mask": "mask is None",
-    "xai_tf.exercises.attention.check_masked_attention": "returned None: did you forget",
+    "xai_tf.exercises.masking.check_causal_mask": "mask is None",
+    "xai_tf.exercises.masking.check_masked_attention": "returned None: did you forget",
     "xai_tf.exercises.attention.check_sparsemax": r"sparsemax\(z\) is None",
     "xai_tf.exercises.attention.check_sparsemax_jacobian": "J is None",
 }

@@ -193,6 +193,18 @@ def test_attention_matches_torch_sdpa_with_causal_and_padding_masks():
     assert (A[0, ..., 4:] == 0).all()
 
 
+def test_masked_softmax_matches_an_additive_float_mask():
+    """Reference: torch's softmax of z + M with M a float 0/−∞ mask (the lecture's formula, added)."""
+    z = torch.randn(2, 5, 5, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    mask = att.causal_mask(5) & att.padding_mask([5, 3], 5)
+    M = torch.zeros(2, 5, 5, dtype=torch.float64).masked_fill(~mask, float("-inf"))
+    torch.testing.assert_close(att.masked_softmax(z, mask), torch.softmax(z + M, -1))
+    none = att.masked_softmax(z[0], torch.zeros(5, 5, dtype=torch.bool))
+    assert torch.equal(none, torch.zeros(5, 5, dtype=torch.float64))  # nothing visible: zeros, not NaN
+    with pytest.raises(TypeError, match="mask must be a bool tensor"):
+        att.masked_softmax(z, mask.float())
+
+
 def test_multi_head_attention_matches_torch():
     torch.manual_seed(0)
     mha = torch.nn.MultiheadAttention(12, 3, bias=False, batch_first=True)

@@ -1,9 +1,10 @@
+import math
 import re
 
 import pytest
 import torch
 
-from xai_tf.exercises import attention, attribution, blocks, decoding, wordlevel
+from xai_tf.exercises import attention, attribution, blocks, decoding, masking, wordlevel
 from xai_tf.exercises.next_token import check_next_token_probs
 
 
@@ -86,7 +87,7 @@ def _sparsemax_unclipped(z):
         (attention.check_scaled_dot_product_attention, _attention_columns, "down the columns"),
         (attention.check_scaled_dot_product_attention, lambda Q, K, V: Q, r"return a pair"),
         (
-            attention.check_masked_attention,
+            masking.check_masked_attention,
             lambda Q, K, V, m: None,
             "returned None: did you forget to `return` it?",
         ),
@@ -95,19 +96,19 @@ def _sparsemax_unclipped(z):
             _sparsemax_one_row,
             r"failed on z of shape \(2, 4\) — work along the last dim \(dim=-1\)",
         ),
-        (attention.check_causal_mask, lambda T: torch.ones(T, T).tril(), "should be boolean"),
+        (masking.check_causal_mask, lambda T: torch.ones(T, T).tril(), "should be boolean"),
         (
-            attention.check_causal_mask,
+            masking.check_causal_mask,
             lambda T: torch.ones(T, T, dtype=torch.bool).triu(1),
             "True should mark",
         ),
         (
-            attention.check_causal_mask,
+            masking.check_causal_mask,
             lambda T: torch.ones(T, T, dtype=torch.bool).triu(),
             "looking into the future",
         ),
-        (attention.check_masked_attention, _masked_nan, "NaN"),
-        (attention.check_masked_attention, _masked_leaky, "leaked"),
+        (masking.check_masked_attention, _masked_nan, "NaN"),
+        (masking.check_masked_attention, _masked_leaky, "leaked"),
         (attention.check_sparsemax, _sparsemax_unclipped, "negative probabilities"),
         (
             attention.check_sparsemax,
@@ -133,11 +134,162 @@ def test_lesson_checkers_pass_right_answers(capsys):
 
     assert attention.check_softmax(lambda z: torch.softmax(z, -1))
     assert attention.check_scaled_dot_product_attention(lambda Q, K, V: att.attention(Q, K, V))
-    assert attention.check_causal_mask(att.causal_mask)
-    assert attention.check_masked_attention(lambda Q, K, V, m: att.attention(Q, K, V, mask=m))
+    assert masking.check_causal_mask(att.causal_mask)
+    assert masking.check_masked_attention(lambda Q, K, V, m: att.attention(Q, K, V, mask=m))
     assert attention.check_sparsemax(att.sparsemax)
     assert attention.check_sparsemax_jacobian(_closed_form_sparsemax_jacobian)
     assert capsys.readouterr().out.count("✔") == 6
+
+
+# --- lessons 01 and 02: the checkers placed where each idea is taught (issue 54) ---------------------------
+
+
+def _multi_head_loop(E, W_q, W_k, W_v, W_o, n_heads, scale_by_all=False, strided=False, mix=True):
+    """Multi-head attention one head at a time, with the typical mistakes switchable."""
+    Q, K, V = E @ W_q.T, E @ W_k.T, E @ W_v.T
+    d_att = Q.shape[-1]
+    d_h = d_att // n_heads
+    outs, weights = [], []
+    for h in range(n_heads):
+        cols = slice(h, None, n_heads) if strided else slice(h * d_h, (h + 1) * d_h)
+        A = torch.softmax(Q[:, cols] @ K[:, cols].T / (d_att if scale_by_all else d_h) ** 0.5, -1)
+        outs.append(A @ V[:, cols])
+        weights.append(A)
+    out = torch.cat(outs, -1)
+    return (out @ W_o.T if mix else out), torch.stack(weights)
+
+
+def _masked_softmax_nan(z, mask):  # forgets that a row with nothing visible is 0/0
+    return torch.softmax(z.masked_fill(~mask, float("-inf")), -1)
+
+
+def _masked_softmax_multiplied(z, mask):  # the lecture's way: the mask multiplied into the scores
+    return torch.softmax(z * mask, -1)
+
+
+def _masked_softmax_lecture_inf(z, mask):  # −∞ multiplied in where hidden, 1 where visible
+    M = torch.where(mask, torch.ones_like(z), torch.full_like(z, float("-inf")))
+    return torch.softmax(z * M, -1)
+
+
+def _cross_swapped(E_dec, E_enc, W_q, W_k, W_v):  # queries from the encoder
+    from xai_tf import attention as att
+
+    return att.cross_attention(E_enc, E_dec, W_q, W_k, W_v)
+
+
+def _cross_self(E_dec, E_enc, W_q, W_k, W_v):  # keys and values from the decoder too
+    from xai_tf import attention as att
+
+    return att.self_attention(E_dec, W_q, W_k, W_v)
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "message"),
+    [
+        (attention.check_scores, lambda Q, K: None, "z is None: did you forget to `return` it?"),
+        (attention.check_scores, lambda Q, K: Q @ K.T, "not scaled: divide Q Kᵀ by √d"),
+        (
+            attention.check_scores,
+            lambda Q, K: Q @ K.T / Q.shape[-1],
+            r"divided by d = 4: the scaling is √d = 2",
+        ),
+        (attention.check_scores, lambda Q, K: K @ Q.T / Q.shape[-1] ** 0.5, r"compute Q Kᵀ, not K Qᵀ"),
+        (attention.check_entropy, lambda A: -(A * A.log()).sum(-1), "NaN where a weight is exactly 0"),
+        (attention.check_entropy, lambda A: torch.xlogy(A, A).sum(-1), "the minus sign is missing"),
+        (
+            attention.check_entropy,
+            lambda A: -(torch.xlogy(A, A) / torch.log(torch.tensor(2.0))).sum(-1),
+            "bits",
+        ),
+        (attention.check_entropy, lambda A: -torch.xlogy(A, A), r"H has shape \(2, 6\), expected \(2,\)"),
+        (
+            attention.check_multi_head,
+            lambda *a: _multi_head_loop(*a, mix=False),
+            "mix the concatenated heads",
+        ),
+        (
+            attention.check_multi_head,
+            lambda *a: _multi_head_loop(*a, scale_by_all=True),
+            r"√\(d_att/H\) = √3",
+        ),
+        (attention.check_multi_head, lambda *a: _multi_head_loop(*a, strided=True), "every H-th column"),
+        (attention.check_multi_head, lambda *a: None, "returned None: did you forget"),
+        (masking.check_masked_softmax, _masked_softmax_multiplied, "the mask was multiplied in"),
+        (masking.check_masked_softmax, _masked_softmax_nan, r"row 0 sees nothing and is NaN \(0/0\)"),
+        (masking.check_masked_softmax, _masked_softmax_lecture_inf, "is NaN though it sees keys: add −∞"),
+        (
+            masking.check_masked_softmax,
+            lambda z, m: torch.softmax(z, -1),
+            r"A\[0, 1\] = .* masked: it leaked",
+        ),
+        (
+            masking.check_padding_mask,
+            lambda n, T: torch.arange(T) < torch.tensor(n)[:, None],
+            "add a query axis",
+        ),
+        (
+            masking.check_padding_mask,
+            lambda n, T: (torch.arange(T) <= torch.tensor(n)[:, None]).unsqueeze(1),
+            "use <, not ≤",
+        ),
+        (
+            masking.check_padding_mask,
+            lambda n, T: (torch.arange(T) >= torch.tensor(n)[:, None]).unsqueeze(1),
+            "yours marks the padding",
+        ),
+        (
+            masking.check_padding_mask,
+            lambda n, T: (torch.arange(T) < torch.tensor(n)[:, None]).unsqueeze(1).float(),
+            "boolean",
+        ),
+        (masking.check_encoder_decoder_attention, _cross_swapped, "the queries come from the decoder"),
+        (masking.check_encoder_decoder_attention, _cross_self, "the keys and values come from the encoder"),
+    ],
+)
+def test_practice_checkers_name_the_mistake(checker, fn, message, capsys):
+    assert checker(fn) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✘") and re.search(message, out), out
+
+
+def test_use_continues_with_the_students_function_or_the_library(capsys):
+    from xai_tf import attention as att
+    from xai_tf.exercises import use
+
+    def mine(z):  # right, in float64
+        return torch.softmax(z.double(), -1)
+
+    chosen = use(attention.check_softmax, mine)
+    assert (
+        chosen.__wrapped__ is mine and chosen(torch.ones(2, 3)).dtype == torch.float32
+    )  # the lesson's dtype
+    assert torch.equal(chosen(torch.ones(2, 3)), torch.full((2, 3), 1 / 3))
+    assert use(attention.check_softmax, lambda z: None) is att.softmax
+    out = capsys.readouterr().out
+    assert "the lesson goes on with xai_tf.attention.maps.softmax until yours passes" in out
+    with pytest.raises(ValueError, match="reference"):
+        use(attention.check_sparsemax_jacobian, mine)
+
+
+def test_a_checker_raises_only_when_strict_or_under_nbgrader(monkeypatch, capsys):
+    def unwritten(z):
+        raise NotImplementedError
+
+    assert attention.check_softmax(unwritten) is False
+    assert "not written yet" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="✘ softmax: not written yet"):
+        attention.check_softmax(unwritten, strict=True)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(AssertionError, match="is None"):
+        attention.check_softmax(lambda z: None)
+    assert attention.check_softmax(lambda z: torch.softmax(z, -1)) is True
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_answers_below_float32_are_refused(dtype, capsys):
+    assert attention.check_softmax(lambda z: torch.softmax(z.to(dtype), -1)) is False
+    assert "compute in float32 or float64" in capsys.readouterr().out
 
 
 def _closed_form_sparsemax_jacobian(p):
@@ -442,9 +594,39 @@ def _feature_activation_loop(h, W_enc, b_enc, W_dec):
     return out
 
 
+def _scores_loop(Q, K):
+    out = torch.zeros(Q.shape[0], K.shape[0])
+    for i in range(Q.shape[0]):
+        for j in range(K.shape[0]):
+            out[i, j] = sum(float(q) * float(k) for q, k in zip(Q[i], K[j], strict=True)) / Q.shape[1] ** 0.5
+    return out
+
+
+def _entropy_loop(A):
+    return torch.tensor([-sum(a * math.log(a) for a in row.tolist() if a > 0) for row in A])
+
+
+def _masked_softmax_loop(z, mask):
+    out = torch.zeros(z.shape)
+    for i in range(z.shape[0]):
+        seen = [float(torch.exp(z[i, j])) if mask[i, j] else 0.0 for j in range(z.shape[1])]
+        total = sum(seen)
+        out[i] = torch.tensor([v / total if total else 0.0 for v in seen])
+    return out
+
+
+def _padding_mask_loop(lengths, T):
+    return torch.tensor([[[j < n for j in range(T)]] for n in lengths])
+
+
 @pytest.mark.parametrize(
     ("name", "loop"),
     [
+        ("check_scores", _scores_loop),
+        ("check_entropy", _entropy_loop),
+        ("check_multi_head", _multi_head_loop),
+        ("check_masked_softmax", _masked_softmax_loop),
+        ("check_padding_mask", _padding_mask_loop),
         ("check_induction_scores", _induction_loop),
         ("check_softmax", _softmax_loop),
         ("check_erase", _erase_loop),
@@ -455,3 +637,11 @@ def _feature_activation_loop(h, W_enc, b_enc, W_dec):
 )
 def test_checkers_pass_loops_into_float32_tables(name, loop, capsys):
     assert CHECKERS[name](loop), capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in CHECKERS.items() if getattr(c, "reference", None)))
+def test_every_checker_passes_the_library_function_a_lesson_falls_back_to(name, capsys):
+    """``use`` continues with the checker's reference where the student's function fails: it must pass."""
+    reference = CHECKERS[name].reference
+    assert CHECKERS[name](reference), capsys.readouterr().out
+    assert CHECKERS[name](lambda *a: _cast(reference(*a), torch.float32)), capsys.readouterr().out

@@ -5,20 +5,34 @@ checkers. Every lesson runs once at the default seeds in ``test_browser.py``; wh
 
 Every headless run loads the language model onto an emulated GPU (``gpu_emulation``), as Colab's
 ``device="auto"`` does, so a cell that draws a model's output without ``.cpu()`` fails here; the
-lessons before 08 that load the model run here once more for that reason."""
+lessons before 08 that load the model run here once more for that reason.
 
+A lesson whose practice follows docs/practice.md (``lesson_runs.PRACTICE``) runs here as the students'
+copy (``scripts/student_copy.py``), every exercise unsolved: it must still run to the end, each check
+cell saying what is missing and the lesson going on with the library's function. That is the lesson's
+headless run (its full version, solutions included, runs in the browser), so no execution is added."""
+
+import importlib.util
 from pathlib import Path
 
 import nbformat
 import pytest
-from lesson_runs import CHROMIUM, LESSONS, RERUN_OFFSET, SEEDED, check_executed
+from lesson_runs import CHROMIUM, LESSONS, PRACTICE, RERUN_OFFSET, ROOT, SEEDED, check_executed
 from nbclient import NotebookClient
 
-RUNS = [(p, RERUN_OFFSET) for p in SEEDED]
-if Path(CHROMIUM).exists():
-    RUNS += [(p, 0) for p in LESSONS if p not in SEEDED and "load_model(" in p.read_text()]
-else:
-    RUNS += [(p, 0) for p in LESSONS if p not in SEEDED]
+spec = importlib.util.spec_from_file_location("student_copy", ROOT / "scripts" / "student_copy.py")
+student = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(student)
+
+BROWSER = Path(CHROMIUM).exists()
+RUNS = [(p, RERUN_OFFSET, "students" if p in PRACTICE else "full") for p in SEEDED]
+for p in LESSONS:
+    if p in SEEDED:
+        continue
+    if p in PRACTICE:
+        RUNS.append((p, 0, "students"))
+    if not BROWSER or ("load_model(" in p.read_text() and p not in PRACTICE):
+        RUNS.append((p, 0, "full"))
 TESTS = str(Path(__file__).parent)
 EMULATE_GPU = f"import sys\nsys.path.insert(0, {TESTS!r})\nimport gpu_emulation\ngpu_emulation.install()"
 
@@ -26,18 +40,33 @@ EMULATE_GPU = f"import sys\nsys.path.insert(0, {TESTS!r})\nimport gpu_emulation\
 def test_lessons_exist():
     assert [p.name for p in LESSONS][:1] == ["00_start_here.ipynb"]
     assert [p.stem[:2] for p in SEEDED][:1] == ["08"]
+    assert [p.stem[:2] for p in PRACTICE][:2] == ["01", "02"]
+
+
+def check_unsolved(nb: nbformat.NotebookNode, name: str) -> None:
+    """Every check cell of an unsolved students' copy says what is missing and that the lesson goes on."""
+    checks = [c for c in nb.cells if "check" in c.metadata.get("tags", [])]
+    assert checks, f"{name} has no check cell"
+    for cell in checks:  # e.g. "✘ softmax: softmax(z) is None: did you forget to `return` it?"
+        text = "".join(o.get("text", "") for o in cell.outputs)
+        assert text.startswith("✘") and "return" in text and "the lesson goes on with" in text, (name, text)
 
 
 @pytest.mark.notebooks
-@pytest.mark.parametrize(("path", "offset"), RUNS, ids=[f"{p.stem}-offset{o}" for p, o in RUNS])
-def test_lesson_executes(path, offset, monkeypatch):
+@pytest.mark.parametrize(
+    ("path", "offset", "copy"), RUNS, ids=[f"{p.stem}-offset{o}-{c}" for p, o, c in RUNS]
+)
+def test_lesson_executes(path, offset, copy, monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     monkeypatch.setenv("XAI_TF_SEED_OFFSET", str(offset))
-    nb = nbformat.read(path, as_version=4)
+    source = student.student_copy(path, tmp_path) if copy == "students" else path
+    nb = nbformat.read(source, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(EMULATE_GPU))
     NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute()
     del nb.cells[0]
     check_executed(nb, path.name)
+    if copy == "students":
+        check_unsolved(nb, path.name)

@@ -140,7 +140,16 @@ def test_lesson_page_shows_figure_formula_and_widget(built, site, page, lesson):
     untypeset = page.locator(".math:not(:has(mjx-container))")
     assert untypeset.count() == 0, f"formulas not typeset by MathJax: {untypeset.first.inner_text()}"
     assert not WIDGET_AS_TEXT.search(text), f"a widget shown as text: {WIDGET_AS_TEXT.search(text)}"
-    panel = page.locator(".cell_output .widget-vbox").first
+    hints = sum(
+        c.source.count("<summary>Hint ") for c in nbformat.read(ROOT / "lessons" / f"{lesson}.ipynb", 4).cells
+    )
+    assert hints and page.locator("article details > summary").count() == hints, "the hints are not drawn"
+    question = page.locator(".cell_output .xai-tf-predict").first  # a prediction: its choices are drawn
+    question.scroll_into_view_if_needed()
+    assert question.locator(".widget-radio-box input").first.is_visible(), (
+        "a prediction's choices are missing"
+    )
+    panel = page.locator(".cell_output .widget-vbox:not(.xai-tf-predict)").first
     panel.scroll_into_view_if_needed()
     controls = {"01": ".widget-dropdown select", "02": ".widget-toggle-buttons button"}[lesson[:2]]
     assert panel.locator(controls).first.is_visible(), f"the panel's {controls} is not drawn"

@@ -101,6 +101,15 @@ def padding_mask(lengths: Tensor | list[int], T: int) -> Tensor:
     return (torch.arange(T, device=lengths.device) < lengths[:, None]).unsqueeze(-2)
 
 
+def masked_softmax(scores: Tensor, mask: Tensor) -> Tensor:
+    """A(x, M) = softmax(z + M), M = 0 where ``mask`` is True (visible) and −∞ elsewhere: masked weights
+    are exactly 0 and a row with nothing visible is all zeros. ``mask`` (bool) broadcasts to ``scores``."""
+    if not (isinstance(mask, Tensor) and mask.dtype == torch.bool):
+        got = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        raise TypeError(f"mask must be a bool tensor (True = visible), got {got}")
+    return softmax(scores.masked_fill(~mask, float("-inf")))
+
+
 def lecture_causal_mask(T: int) -> Tensor:
     """The causal mask **as the lecture writes it** (lesson 02's errata), float ``[T, T]``:
 

@@ -4,11 +4,19 @@ A checker is written as a function that runs known cases against the student's f
 ``Mismatch`` with the message a student should see at the first problem, and returns how many
 cases it ran. ``@checker(topic)`` turns it into what a lesson calls: it prints ``✔`` and returns
 True when every case passes, otherwise prints ``✘`` with the problem and returns False. A checker
-never raises, so a lesson runs top to bottom before it is solved.
+never raises, so a lesson runs top to bottom before it is solved — unless called with
+``strict=True`` or under nbgrader's autograder or validator (``NBGRADER_EXECUTION`` set), where a
+failure raises ``AssertionError`` with the same message, so that the grade cell scores 0.
+
+``@checker(topic, reference=fn)`` also names the library function that answers the exercise;
+``use(check, student_fn)`` (the line of a lesson's check cell) checks and returns the function the
+lesson continues with: the student's where it passed (in the lesson's dtype), the reference otherwise,
+saying so.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import wraps
 
@@ -20,33 +28,78 @@ class Mismatch(Exception):
     """One failed expectation, with the message a student sees."""
 
 
-def checker(topic: str) -> Callable[[Callable[..., int]], Callable[..., bool]]:
-    """Decorate ``run_cases(student_fn) -> n_cases`` into ``check(student_fn) -> bool`` (see above)."""
+def _grading() -> bool:
+    """Whether nbgrader runs this kernel to autograde or validate (it sets NBGRADER_EXECUTION)."""
+    return bool(os.environ.get("NBGRADER_EXECUTION"))
+
+
+def checker(
+    topic: str, reference: Callable | None = None
+) -> Callable[[Callable[..., int]], Callable[..., bool]]:
+    """Decorate ``run_cases(student_fn) -> n_cases`` into ``check(student_fn, strict=False) -> bool``
+    (see above); ``reference`` is kept as ``check.reference`` for ``use``."""
 
     def decorate(run_cases: Callable[..., int]) -> Callable[..., bool]:
         @wraps(run_cases)
-        def check(fn: Callable) -> bool:
+        def check(fn: Callable, strict: bool = False) -> bool:
             try:
                 n = run_cases(fn)
             except Mismatch as err:
-                print(f"✘ {topic}: {err}")
-                return False
+                problem = str(err)
+            except NotImplementedError:
+                problem = "not written yet (your function raises NotImplementedError)"
             except Exception as err:  # the student's code raised: say so, not a traceback
-                print(f"✘ {topic}: your function raised {type(err).__name__}: {err}")
-                return False
-            print(f"✔ {topic}: all {n} cases pass")
-            return True
+                problem = f"your function raised {type(err).__name__}: {err}"
+            else:
+                print(f"✔ {topic}: all {n} cases pass")
+                return True
+            if strict or _grading():
+                raise AssertionError(f"✘ {topic}: {problem}")
+            print(f"✘ {topic}: {problem}")
+            return False
 
+        check.reference = reference  # type: ignore[attr-defined]
+        check.topic = topic  # type: ignore[attr-defined]
         return check
 
     return decorate
 
 
+def _cast(x: object, dtype: torch.dtype) -> object:
+    """``x`` with every floating tensor in it (alone or in a tuple) cast to ``dtype``."""
+    if isinstance(x, Tensor) and x.is_floating_point():
+        return x.to(dtype)
+    if isinstance(x, tuple):
+        return tuple(_cast(v, dtype) for v in x)
+    return x
+
+
+def use(check: Callable[..., bool], fn: Callable) -> Callable:
+    """Run ``check`` on the student's ``fn`` and return the function the lesson continues with: ``fn``
+    where every case passed (its floating outputs cast to the dtype of its first floating tensor argument,
+    else torch's default, so that a float64 answer does not break the next float32 cell; ``__wrapped__``
+    is ``fn``), else the checker's library reference, with a printed line saying so."""
+    reference = getattr(check, "reference", None)
+    if reference is None:
+        raise ValueError(f"check must be a checker made with @checker(topic, reference=...), got {check!r}")
+    if check(fn):
+
+        @wraps(fn)
+        def in_lesson_dtype(*args: object) -> object:
+            floats = (a.dtype for a in args if isinstance(a, Tensor) and a.is_floating_point())
+            return _cast(fn(*args), next(floats, torch.get_default_dtype()))
+
+        return in_lesson_dtype
+    print(f"  the lesson goes on with {reference.__module__}.{reference.__qualname__} until yours passes")
+    return reference
+
+
 # A correct float32 computation differs from the float64 reference by a few hundred rounding steps of
 # the largest value involved; a mistake differs by far more. The tolerance of an element is therefore
 # atol + ULPS · ε · (|want| + max |want|), with ε the machine epsilon of the coarser of the two dtypes
-# (torch.finfo; 0 for integers and booleans), so float32, float64, bfloat16 answers are each judged at
-# their own precision and ``atol`` stays the floor a float64 answer is held to.
+# (torch.finfo; 0 for integers and booleans), so float32 and float64 answers are each judged at their
+# own precision and ``atol`` stays the floor a float64 answer is held to. ``expect_close`` refuses an
+# answer below float32 (float16, bfloat16): it could not tell a rounding error from a small mistake.
 ULPS = 256
 
 
@@ -84,6 +137,8 @@ def expect_close(name: str, got: object, want: Tensor, atol: float = 1e-5) -> No
         raise Mismatch(f"{name} should be a torch.Tensor, got {type(got).__name__}")
     if got.shape != want.shape:
         raise Mismatch(f"{name} has shape {tuple(got.shape)}, expected {tuple(want.shape)}")
+    if got.is_floating_point() and _eps(got.dtype) > _eps(torch.float32):
+        raise Mismatch(f"{name} is {str(got.dtype)[6:]}: compute in float32 or float64")
     difference, allowed = _difference(got, want), tolerance(got, want, atol).cpu()
     excess = difference - allowed
     if (excess > 0).any():
@@ -94,6 +149,14 @@ def expect_close(name: str, got: object, want: Tensor, atol: float = 1e-5) -> No
             f"(off by {difference[index].item():.3g}; the tolerance for {str(got.dtype)[6:]} is "
             f"{allowed[index].item():.2g})"
         )
+
+
+def expect_pair(got: object) -> None:
+    """``got`` is a pair (output, A), else a Mismatch that says what came back."""
+    if got is None:
+        raise Mismatch("returned None: did you forget to `return` it?")
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("return a pair (output, A)")
 
 
 def expect_rows_sum_to_one(name: str, A: Tensor, visible: Tensor | None = None) -> None:

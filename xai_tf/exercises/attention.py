@@ -1,5 +1,5 @@
-"""Checkers for lessons 01–03: softmax, scaled dot-product attention, the causal mask, masked
-attention, sparsemax and its Jacobian."""
+"""Checkers for lessons 01 and 03: scaled dot-product scores, softmax, one head's attention, row entropy,
+multi-head attention (01); sparsemax and its Jacobian (03). Lesson 02's are in ``masking``."""
 
 from __future__ import annotations
 
@@ -8,24 +8,43 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
+from xai_tf import attention as att
 from xai_tf.exercises._check import (
     Mismatch,
     checker,
     close,
     expect_close,
-    expect_masked_zero,
+    expect_pair,
     expect_rows_sum_to_one,
 )
 
 
-def _expect_pair(got: object) -> None:
-    if got is None:
-        raise Mismatch("returned None: did you forget to `return` it?")
-    if not (isinstance(got, tuple) and len(got) == 2):
-        raise Mismatch("return a pair (output, A)")
+def _randn(g: torch.Generator, *shape: int) -> Tensor:
+    return torch.randn(*shape, generator=g)
 
 
-@checker("softmax")
+@checker("scaled dot-product scores", reference=att.scaled_dot_scores)
+def check_scores(fn: Callable[[Tensor, Tensor], Tensor]) -> int:
+    """Lesson 01: ``fn(Q, K)`` → z = Q Kᵀ / √d ``[n, m]`` (row i: query i's score with every key)."""
+    g = torch.Generator().manual_seed(4)
+    shapes = [(3, 5, 4), (4, 4, 16)]
+    for n, m, d in shapes:
+        Q, K = _randn(g, n, d), _randn(g, m, d)
+        got = fn(Q.clone(), K.clone())
+        if isinstance(got, Tensor) and got.shape == (m, n) and n != m:
+            raise Mismatch(f"shape {(m, n)}: rows should be the {n} queries — compute Q Kᵀ, not K Qᵀ")
+        if isinstance(got, Tensor) and got.shape == (n, m):
+            if close(got, Q @ K.T):
+                raise Mismatch("the scores are not scaled: divide Q Kᵀ by √d (d = the width of Q and K)")
+            if close(got, Q @ K.T / d):
+                raise Mismatch(f"divided by d = {d}: the scaling is √d = {d**0.5:g}")
+            if n == m and close(got, K @ Q.T / d**0.5):
+                raise Mismatch("row i holds key i's scores: compute Q Kᵀ (rows = queries), not K Qᵀ")
+        expect_close("z", got, Q @ K.T / d**0.5)
+    return len(shapes)
+
+
+@checker("softmax", reference=att.softmax)
 def check_softmax(fn: Callable[[Tensor], Tensor]) -> int:
     """Lesson 01: ``fn(z)`` → softmax along the last dim, stable for large scores."""
     z = torch.tensor([[1.0, 2.0, 3.0], [112.0 / 8, 96.0 / 8, 0.0], [1000.0, 1001.0, 999.0]])
@@ -38,7 +57,7 @@ def check_softmax(fn: Callable[[Tensor], Tensor]) -> int:
     return 2
 
 
-@checker("scaled dot-product attention")
+@checker("scaled dot-product attention", reference=att.attention)
 def check_scaled_dot_product_attention(fn: Callable[[Tensor, Tensor, Tensor], tuple[Tensor, Tensor]]) -> int:
     """Lesson 01: ``fn(Q, K, V)`` → ``(A V, A)`` with A = softmax(Q Kᵀ / √d)."""
     g = torch.Generator().manual_seed(1)
@@ -50,7 +69,7 @@ def check_scaled_dot_product_attention(fn: Callable[[Tensor, Tensor, Tensor], tu
             torch.randn(m, d_v, generator=g),
         )
         got = fn(Q, K, V)
-        _expect_pair(got)
+        expect_pair(got)
         out, A = got
         want_A = torch.softmax(Q @ K.T / d**0.5, -1)
         if isinstance(A, Tensor) and A.shape == want_A.shape:
@@ -64,59 +83,66 @@ def check_scaled_dot_product_attention(fn: Callable[[Tensor, Tensor, Tensor], tu
     return len(shapes)
 
 
-@checker("causal mask")
-def check_causal_mask(fn: Callable[[int], Tensor]) -> int:
-    """Lesson 02: ``fn(T)`` → boolean ``[T, T]``, True where position i may attend to j (j ≤ i)."""
-    for T in (1, 4, 7):
-        got = fn(T)
-        if isinstance(got, Tensor) and got.dtype != torch.bool:
-            raise Mismatch(f"the mask should be boolean (True = visible), got {got.dtype}")
-        if (
-            isinstance(got, Tensor)
-            and got.shape == (T, T)
-            and torch.equal(got, ~torch.ones(T, T, dtype=torch.bool).tril())
-        ):
-            raise Mismatch("True should mark what a position may see; yours marks what it may not")
-        if isinstance(got, Tensor) and got.shape == (T, T) and T > 1 and got[0, 1]:
-            raise Mismatch("position 0 may attend to position 1: that is looking into the future")
-        expect_close("mask", got.float() if isinstance(got, Tensor) else got, torch.ones(T, T).tril())
-    return 3
+@checker("row entropy", reference=att.entropy)
+def check_entropy(fn: Callable[[Tensor], Tensor]) -> int:
+    """Lesson 01: ``fn(A)`` → H(α) = −Σ_t α_t log α_t (nats) of each row of A, with 0 log 0 = 0."""
+    T = 6
+    cases = [torch.full((2, T), 1 / T), torch.softmax(_randn(torch.Generator().manual_seed(5), 3, T), -1)]
+    cases.append(torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]]))  # exact zeros: 0 log 0 = 0
+    for A in cases:
+        got = fn(A.clone())
+        want = -(A.double() * A.double().clamp(min=1e-300).log()).sum(-1)
+        if isinstance(got, Tensor) and got.shape == want.shape:
+            if got.isnan().any():
+                raise Mismatch("NaN where a weight is exactly 0: take 0 · log 0 as 0 (e.g. torch.xlogy)")
+            if close(got, -want):
+                raise Mismatch("negative entropy: H = −Σ α log α (the minus sign is missing)")
+            if close(got, want / torch.log(torch.tensor(2.0, dtype=torch.float64))):
+                raise Mismatch("that is bits (log base 2): use the natural log, so uniform rows give log T")
+        expect_close("H", got, want)
+    return len(cases)
 
 
-@checker("masked attention")
-def check_masked_attention(fn: Callable[[Tensor, Tensor, Tensor, Tensor], tuple[Tensor, Tensor]]) -> int:
-    """Lesson 02: ``fn(Q, K, V, mask)`` → ``(A V, A)``; masked positions get exactly 0 and a row
-    with nothing visible gives zeros (no NaN)."""
-    g = torch.Generator().manual_seed(2)
-    Q, K, V = (
-        torch.randn(5, 8, generator=g),
-        torch.randn(5, 8, generator=g),
-        torch.randn(5, 3, generator=g),
-    )
-    causal = torch.ones(5, 5, dtype=torch.bool).tril()
-    padded = causal & (torch.arange(5) < 3)  # keys 3 and 4 are padding
-    padded[0] = False  # a query that sees nothing
-    for mask in (causal, padded):
-        got = fn(Q, K, V, mask)
-        _expect_pair(got)
+def _heads(t: Tensor, H: int, blocks: bool = True) -> Tensor:
+    """[T, d_att] → [H, T, d_att/H]: head h is the h-th block of columns (or, not ``blocks``, every H-th)."""
+    if blocks:
+        return t.unflatten(-1, (H, t.shape[-1] // H)).transpose(0, 1)
+    return t.unflatten(-1, (t.shape[-1] // H, H)).permute(2, 0, 1)
+
+
+@checker("multi-head attention", reference=att.multi_head_attention)
+def check_multi_head(fn: Callable[..., tuple[Tensor, Tensor]]) -> int:
+    """Lesson 01: ``fn(E, W_q, W_k, W_v, W_o, n_heads)`` → (Concat(head_1..head_H) W_oᵀ, A ``[H, T, T]``),
+    head h on rows h·d_att/H … (h+1)·d_att/H of the projections, scaled by √(d_att/H)."""
+    g = torch.Generator().manual_seed(6)
+    T, d_e, d_att = 5, 8, 6
+    for H in (2, 3):
+        E, W_o = _randn(g, T, d_e), _randn(g, d_e, d_att)
+        W_q, W_k, W_v = (_randn(g, d_att, d_e) for _ in range(3))
+        got = fn(E, W_q, W_k, W_v, W_o, H)
+        expect_pair(got)
         out, A = got
-        if isinstance(A, Tensor) and A.isnan().any():
-            raise Mismatch("A has NaN: a row with every position masked must give zeros")
-        if isinstance(A, Tensor) and A.shape == mask.shape:
-            expect_masked_zero("A", A, mask)
-            expect_rows_sum_to_one("A", A, mask)
-        scores = (Q @ K.T / 8**0.5).masked_fill(~mask, float("-inf"))
-        want = torch.nan_to_num(torch.softmax(scores, -1))
-        expect_close("A", A, want)
-        expect_close("output", out, want @ V)
+        E64, Wq64, Wk64, Wv64, Wo64 = (t.double() for t in (E, W_q, W_k, W_v, W_o))
+        want_out, want_A = att.multi_head_attention(E64, Wq64, Wk64, Wv64, Wo64, H)
+        if isinstance(out, Tensor) and out.shape == (T, d_att):
+            raise Mismatch("the output has width d_att: mix the concatenated heads with W_oᵀ")
+        if isinstance(A, Tensor) and A.shape == want_A.shape:
+            Q, K, V = (E @ W.T for W in (W_q, W_k, W_v))
+            if close(A, att.attention(_heads(Q, H), _heads(K, H), _heads(V, H), scale=d_att**-0.5)[1]):
+                raise Mismatch(f"scaled by √d_att: each head divides by √(d_att/H) = √{d_att // H}")
+            strided = [_heads(t, H, blocks=False) for t in (Q, K, V)]
+            if close(A, att.attention(strided[0], strided[1], strided[2])[1]):
+                raise Mismatch("the heads take every H-th column: head h is the block of d_att/H columns")
+        expect_close("A", A, want_A)
+        # |output| ~ 10 here: a float32 answer cast to float64 is off by ~2e-5
+        expect_close("output", out, want_out, atol=1e-4)
     return 2
 
 
-@checker("sparsemax")
+@checker("sparsemax", reference=att.sparsemax)
 def check_sparsemax(fn: Callable[[Tensor], Tensor]) -> int:
     """Lesson 03: ``fn(z)`` → sparsemax along the last dim."""
-    from xai_tf.attention import sparsemax
-
+    sparsemax = att.sparsemax
     zs = [
         torch.tensor([-2.0, 0.0, 0.5]),
         torch.tensor([[3.0, 1.0, 0.2, 2.9], [0.0, 0.0, 0.0, 0.0]]),
@@ -140,7 +166,7 @@ def check_sparsemax(fn: Callable[[Tensor], Tensor]) -> int:
 @checker("sparsemax Jacobian")
 def check_sparsemax_jacobian(fn: Callable[[Tensor], Tensor]) -> int:
     """Lesson 03: ``fn(p)`` → the Jacobian ∂sparsemax/∂z ``[T, T]`` at the output p."""
-    from xai_tf.attention import sparsemax
+    sparsemax = att.sparsemax
 
     zs = [torch.tensor([-2.0, 0.0, 0.5]), torch.tensor([0.1, 1.0, 0.9, 0.95, -1.0]), torch.zeros(4)]
     for z in zs:
