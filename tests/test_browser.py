@@ -181,13 +181,39 @@ def test_lesson_in_jupyterlab(lab, lab_dir, browser, path):
     markdown = "\n".join(page.locator(".jp-MarkdownOutput").all_inner_texts())
     assert "$" not in markdown, f"{path.name}: a formula was not typeset by MathJax"
     assert page.locator(".jp-MarkdownOutput mjx-container").count() >= _math_count(path)
-    views.first.scroll_into_view_if_needed()
     SHOTS.mkdir(parents=True, exist_ok=True)
+    _open_a_hint_and_answer_a_prediction(page, path)
+    views.first.scroll_into_view_if_needed()
     page.screenshot(path=SHOTS / f"{path.stem}.png")
     _screenshot_every_screen(page, path.stem)
     page.evaluate(SAVE_AND_SHUT_DOWN)  # the saved run is checked below; its kernel's memory is given back
     check_executed(nbformat.read(lab_dir / "lessons" / path.name, as_version=4), path.name)
     page.close()
+
+
+def _open_a_hint_and_answer_a_prediction(page, path: Path) -> None:
+    """As a student would: open the first hint (its text was hidden, now shows) and answer the first
+    prediction (its verdict and explanation appear). Lessons without practice cells have neither."""
+    tags = [set(c.get("metadata", {}).get("tags", [])) for c in json.loads(path.read_text())["cells"]]
+    if any("hint" in t for t in tags):
+        hint = page.locator(".jp-MarkdownOutput details").first
+        hint.scroll_into_view_if_needed()
+        body = hint.locator(":scope > :not(summary)").first
+        assert not body.is_visible(), f"{path.name}: a hint shows before it is opened"
+        hint.locator("summary").first.click()
+        body.wait_for(state="visible", timeout=5_000)
+        page.screenshot(path=SHOTS / f"{path.stem}-hint.png")
+    if any("predict" in t for t in tags):
+        form = page.locator(".xai-tf-predict").first
+        form.scroll_into_view_if_needed()
+        radio = form.locator("input[type=radio]")
+        if radio.count():
+            radio.first.check()
+        else:
+            form.locator("input[type=text]").fill("0")
+        form.get_by_role("button", name="Check").click()
+        form.get_by_text(re.compile("✔ Right|✘ Not quite")).wait_for(timeout=10_000)
+        page.screenshot(path=SHOTS / f"{path.stem}-predict.png")
 
 
 def _math_count(path: Path) -> int:
