@@ -58,6 +58,18 @@ RAISES = [
         "need a torch.nn.Transformer",
     ),
     (
+        "xai_tf.encdec.torch_parity.from_torch",
+        lambda: torch_parity.from_torch(nn.Transformer(8, 2, 1, 1, 8, batch_first=True, layer_norm_eps=0.1)),
+        VE,
+        "layer_norm_eps must be 1e-05 .*got 0.1",
+    ),
+    (
+        "xai_tf.encdec.torch_parity.from_torch",
+        lambda: torch_parity.from_torch(nn.Transformer(8, 2, 1, 1, 8, batch_first=True, bias=False)),
+        VE,
+        "bias=False is not supported",
+    ),
+    (
         "xai_tf.encdec.torch_parity.to_torch",
         lambda: torch_parity.to_torch(nn.Linear(2, 2), nn.Transformer(8, 2, 1, 1, 8, batch_first=True)),
         TE,
