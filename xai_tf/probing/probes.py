@@ -7,10 +7,12 @@ probe's training tokens), p(y | h) = softmax(W z + b), fitted by L-BFGS to
 
 the objective of scikit-learn's ``LogisticRegression(C=C)`` (tested against its coefficients and
 probabilities). For two classes scikit-learn fits one vector w = W_1 − W_0 with ½ ‖w‖²; the softmax's
-minimum has W_0 = −W_1 = w / 2, where ‖W‖² = ½ ‖w‖², so λ_2 = 1 (½ would fit scikit-learn's 2C). MLP probe (Hewitt &
-Liang 2019's MLP-1): p(y | h) = softmax(W_2 ReLU(W_1 z + b_1) + b_2), trained by Adam on the full
-batch with no regularisation: enough capacity to memorise. Accuracy is the share of test tokens whose
-most probable label is the true one; the majority baseline predicts the most common training label.
+minimum has W_0 = −W_1 = w / 2, where ‖W‖² = ½ ‖w‖², so λ_2 = 1 (½ would fit scikit-learn's 2C).
+
+MLP probe (Hewitt & Liang 2019's MLP-1): p(y | h) = softmax(W_2 ReLU(W_1 z + b_1) + b_2), trained by
+Adam on the full batch with no regularisation: enough capacity to memorise. Accuracy is the share of
+test tokens whose most probable label is the true one; the majority baseline predicts the most common
+training label.
 
 Every function takes one problem, ``h [N, d]`` with ``y [N]``, or a stack of B independent problems,
 ``h [B, N, d]`` with ``y [B, N]`` (e.g. every layer, task and control): the stack is fitted at once

@@ -85,7 +85,9 @@ def _placed_batches(pairs: Sequence[data.Pair]) -> list[tuple[list[int], list[da
     places: defaultdict[int, deque[int]] = defaultdict(deque)
     for k, p in enumerate(pairs):
         places[id(p)].append(k)
-    return [([places[id(p)].popleft() for p in group], group) for group in same_length_batches(list(pairs), 64)]
+    return [
+        ([places[id(p)].popleft() for p in group], group) for group in same_length_batches(list(pairs), 64)
+    ]
 
 
 @torch.no_grad()
