@@ -4,7 +4,7 @@
 from functools import cache
 
 import torch
-from probe_kit import TE, VE, z
+from probe_kit import NAN, TE, VE, z
 from torch import nn
 
 from xai_tf.encdec import (
@@ -56,6 +56,18 @@ RAISES = [
         lambda: torch_parity.from_torch(nn.Linear(2, 2)),
         TE,
         "need a torch.nn.Transformer",
+    ),
+    (
+        "xai_tf.encdec.torch_parity.from_torch",
+        lambda: torch_parity.from_torch(nn.Transformer(8, 2, 1, 1, 8, batch_first=True, layer_norm_eps=0.1)),
+        VE,
+        "layer_norm_eps must be 1e-05 .*got 0.1",
+    ),
+    (
+        "xai_tf.encdec.torch_parity.from_torch",
+        lambda: torch_parity.from_torch(nn.Transformer(8, 2, 1, 1, 8, batch_first=True, bias=False)),
+        VE,
+        "bias=False is not supported",
     ),
     (
         "xai_tf.encdec.torch_parity.to_torch",
@@ -122,6 +134,22 @@ RAISES = [
         lambda: evaluate.expected_calibration_error(torch.ones(3), torch.ones(2, dtype=torch.bool)),
         VE,
         "top and right must be two non-empty 1-D tensors",
+    ),
+    (
+        "xai_tf.encdec.evaluate.expected_calibration_error",
+        lambda: evaluate.expected_calibration_error(
+            torch.tensor([2.5, -1.0]), torch.ones(2, dtype=torch.bool)
+        ),
+        VE,
+        r"top must hold probabilities in \[0, 1\] .*not a logit.*from -1 to 2.5",
+    ),
+    (
+        "xai_tf.encdec.evaluate.expected_calibration_error",
+        lambda: evaluate.expected_calibration_error(
+            torch.tensor([0.5, NAN]), torch.ones(2, dtype=torch.bool)
+        ),
+        VE,
+        "top has NaN",
     ),
     ("xai_tf.encdec.runs.variant", lambda: runs.variant("prenorm"), VE, "name must be one of pre, post"),
     ("xai_tf.encdec.runs.build", lambda: runs.build("pre", _corpus(), -1), VE, "seed must be an integer ≥ 0"),

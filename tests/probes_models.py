@@ -1,6 +1,7 @@
 """Bad-input probes for the model registry every lesson loads from (``xai_tf.models``: the hub,
 the loaded-model protocol, GPT2Config), collected by ``test_bad_inputs.py``."""
 
+from functools import cache
 from pathlib import Path
 
 import torch
@@ -12,10 +13,15 @@ from xai_tf.models.architecture import check_embeddings, check_token_ids
 
 EXEMPT = {
     "xai_tf.models.gpt2_reads.head_weights": "called only by GPT2.head_weights, which checks the layer",
-    "xai_tf.models.gpt2_reads.readout": "called only by GPT2.readout, which checks the embeddings",
     "xai_tf.models.llama_reads.head_weights": "called only by Llama.head_weights, which checks the layer",
-    "xai_tf.models.llama_reads.readout": "called only by Llama.readout, which checks the embeddings",
 }
+
+
+@cache
+def _llama() -> xai_tf.LoadedModel:
+    return xai_tf.load_model("shakespeare_llama")
+
+
 SIZES = Sizes(
     n_layer=1, n_head=1, d_model=4, n_ctx=8, vocab_size=10, n_kv_head=1, d_head=4, d_mlp=16, gated=False
 )
@@ -45,6 +51,24 @@ RAISES = [
         lambda: check_embeddings(torch.zeros(1, 9, 4), SIZES),
         VE,
         r"token_embeddings must be \[batch, T, 4\] with T in 1..8, got \(1, 9, 4\)",
+    ),
+    (  # through GPT2.readout, the protocol's; position T wrapped round to 0
+        "xai_tf.models.gpt2_reads.readout",
+        lambda: lm().model.readout(torch.zeros(1, 3, lm().model.sizes.d_model), 3),
+        VE,
+        r"position must be an integer in -3..2, got 3",
+    ),
+    (
+        "xai_tf.models.gpt2_reads.readout",
+        lambda: lm().model.readout(torch.zeros(1, 3, lm().model.sizes.d_model), -4),
+        VE,
+        r"position must be an integer in -3..2, got -4",
+    ),
+    (
+        "xai_tf.models.llama_reads.readout",
+        lambda: _llama().model.readout(torch.zeros(1, 3, _llama().model.sizes.d_model), 3),
+        VE,
+        r"position must be an integer in -3..2, got 3",
     ),
     # models
     ("xai_tf.models.hub.load_model", lambda: xai_tf.load_model("gtp2"), VE, "unknown model 'gtp2'"),

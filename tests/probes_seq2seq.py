@@ -177,6 +177,12 @@ RAISES = [
         VE,
         "train must be an integer in 1..100000",
     ),
+    (  # 33 lengths × 3,816 three-word sources: above it the search for new sources never ended
+        "xai_tf.seq2seq.data.make_corpus",
+        lambda: data.make_corpus(0, train=100_000, dev=25_000, test=929),
+        VE,
+        r"train \+ dev \+ test must be at most 125928 .*got 125929",
+    ),
     (
         "xai_tf.seq2seq.data.batch",
         lambda: data.batch([], _corpus()),

@@ -308,6 +308,23 @@ def test_log_prob_is_the_sum_of_the_greedy_steps_log_probabilities():
     assert decoding.log_prob(model, corpus, source, words[0]) == pytest.approx(total, abs=1e-4)
 
 
+@pytest.mark.parametrize("max_length", [1, 3])
+def test_greedy_returns_at_most_max_length_words(corpus, max_length):
+    """An untrained model rarely says <eos>: greedy stops at ``max_length`` words (it returned one more),
+    with one attention row per word and one for the step after."""
+    import torch
+
+    from xai_tf.seq2seq import decoding
+    from xai_tf.seq2seq.model import Config, Seq2Seq
+
+    torch.manual_seed(0)
+    model = Seq2Seq(Config(len(corpus.source_vocab), len(corpus.target_vocab), d_e=8, d_h=8, d_att=8))
+    sources = [p.source for p in corpus.test[:20]]
+    words, attention = decoding.greedy(model, corpus, sources, max_length=max_length)
+    assert max(len(w) for w in words) == max_length
+    assert all(a.shape == (len(w) + 1, len(x)) for w, a, x in zip(words, attention, sources, strict=True))
+
+
 # --- the exercise checker and the panel ---
 
 

@@ -125,6 +125,20 @@ def test_same_length_batches_cover_every_pair_once_with_one_length_each(corpus):
     assert all(len({len(p.source) for p in b}) == 1 and len(b) <= 7 for b in batches)
 
 
+def test_a_pair_given_twice_is_scored_in_both_places(corpus):
+    """forced_attention and scores key their results by place, not by id(pair) (a repeat crashed)."""
+    a, b = training.short(corpus.test, 6)[:2]
+    assert len(a.source) != len(b.source) or a is not b
+    model = shipped.model(decoder.NORMALIZERS[0])
+    maps = training.forced_attention(model, corpus, [a, b, a])
+    alone = [training.forced_attention(model, corpus, [p])[0] for p in (a, b)]
+    assert [m.shape for m in maps] == [alone[0].shape, alone[1].shape, alone[0].shape]
+    for got, want in zip(maps, [*alone, alone[0]], strict=True):
+        assert torch.allclose(got, want, atol=1e-6)
+    twice, once = training.scores(model, corpus, [a, a]), training.scores(model, corpus, [a])
+    assert twice["exact"] == once["exact"] and twice["aer"] == pytest.approx(once["aer"], abs=1e-9)
+
+
 #: A row of α whose two largest weights lie closer than this is a near-tie: which source word its argmax
 #: links to is a rounding outcome. Across the numerics matrix (tests/numerics.py) the shipped decoders'
 #: maps moved by at most 1.5e-5 (raw CRF; 2.6e-6 for the others) on an AMD EPYC, one thread.

@@ -141,8 +141,14 @@ def confidence(model: Model, pairs: list[data.Pair], corpus: data.Corpus) -> tup
 
 def expected_calibration_error(top: Tensor, right: Tensor, bins: int = 10) -> float:
     """ECE = Σ_b (n_b / n) |acc(b) − conf(b)| over ``bins`` equal-width bins of the top probability
-    (Guo et al. 2017): 0 when the model is right exactly as often as it says."""
-    top, right = _checks.tensor("top", top), _checks.tensor("right", right)
+    (Guo et al. 2017): 0 when the model is right exactly as often as it says. ``top`` holds
+    probabilities in [0, 1] (logits or NaN are refused by name)."""
+    top, right = _checks.real_tensor("top", top), _checks.tensor("right", right)
+    if bool(((top < 0) | (top > 1)).any()):
+        raise ValueError(
+            f"top must hold probabilities in [0, 1] (the top softmax probability, not a logit), got "
+            f"values from {float(top.min()):.4g} to {float(top.max()):.4g}"
+        )
     bins = _checks.integer("bins", bins, 1)
     if top.shape != right.shape or top.dim() != 1 or not len(top):
         raise ValueError(

@@ -3,7 +3,8 @@
 ``torch.nn.MultiheadAttention`` stores W_q, W_k, W_v stacked as ``in_proj_weight [3 d_e, d_e]`` (same
 [out, in] orientation as the lecture's W_q ∈ ℝ^{d_att×d_e}, so Q = E W_qᵀ) and W_o as ``out_proj``; its
 masks say True = *hidden*, ours True = visible. ``from_torch`` copies a ``torch.nn.Transformer`` (ReLU MLP,
-batch_first, any norm_first) into a new ``EncoderDecoder``; ``to_torch`` copies the other way.
+batch_first, any norm_first, the default ``layer_norm_eps`` 10⁻⁵ and ``bias=True``: ours has those fixed, so
+any other is refused by name) into a new ``EncoderDecoder``; ``to_torch`` copies the other way.
 """
 
 from __future__ import annotations
@@ -51,9 +52,22 @@ def _block_pairs(ours: Any, theirs: Any) -> list[tuple[Tensor, Tensor]]:
     return pairs
 
 
+def _check_fixed_settings(theirs: nn.Transformer) -> None:
+    """ValueError unless every LayerNorm of ``theirs`` has ε = 10⁻⁵ and a bias (ours: ``blocks.LayerNorm``)
+    and its linear maps have biases."""
+    norms = [m for m in theirs.modules() if isinstance(m, nn.LayerNorm)]
+    eps = sorted({m.eps for m in norms} - {1e-5})
+    if eps:
+        raise ValueError(f"layer_norm_eps must be 1e-05 (ours is fixed there), got {eps[0]:g}")
+    linears = [m for m in theirs.modules() if isinstance(m, nn.Linear | nn.LayerNorm)]
+    if any(m.bias is None for m in linears):
+        raise ValueError("bias=False is not supported: ours has a bias in every linear map and LayerNorm")
+
+
 def _pairs(ours: EncoderDecoder, theirs: nn.Transformer):
     if not isinstance(theirs, nn.Transformer):
         raise TypeError(f"need a torch.nn.Transformer, got {type(theirs).__name__}")
+    _check_fixed_settings(theirs)
     enc, dec = theirs.encoder.layers, theirs.decoder.layers
     if (len(enc), len(dec)) != (len(ours.encoder), len(ours.decoder)):
         raise ValueError(

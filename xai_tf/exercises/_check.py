@@ -12,14 +12,18 @@ failure raises ``AssertionError`` with the same message, so that the grade cell 
 ``use(check, student_fn)`` (the line of a lesson's check cell) checks and returns the function the
 lesson continues with: the student's where it passed (in the lesson's dtype), the reference otherwise,
 saying so.
+Answers in float16 or bfloat16 are refused before any case is judged (see ``ULPS``): the
+student is told to compute in float32 or float64.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from functools import wraps
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -43,7 +47,7 @@ def checker(
         @wraps(run_cases)
         def check(fn: Callable, strict: bool = False) -> bool:
             try:
-                n = run_cases(fn)
+                n = run_cases(_refusing_coarse(fn))
             except Mismatch as err:
                 problem = str(err)
             except NotImplementedError:
@@ -97,14 +101,61 @@ def use(check: Callable[..., bool], fn: Callable) -> Callable:
 # A correct float32 computation differs from the float64 reference by a few hundred rounding steps of
 # the largest value involved; a mistake differs by far more. The tolerance of an element is therefore
 # atol + ULPS · ε · (|want| + max |want|), with ε the machine epsilon of the coarser of the two dtypes
-# (torch.finfo; 0 for integers and booleans), so float32 and float64 answers are each judged at their
-# own precision and ``atol`` stays the floor a float64 answer is held to. ``expect_close`` refuses an
-# answer below float32 (float16, bfloat16): it could not tell a rounding error from a small mistake.
+# (torch.finfo; 0 for integers and booleans), so float32 and float64 answers are each judged at their own
+# precision and ``atol`` stays the floor a float64 answer is held to. Answers coarser than float32
+# (float16, bfloat16) are refused with a message: at their own ε the tolerance is about
+# 2 (|want| + max |want|), wide enough to pass a wrong answer (out × 1.5, c = the mean of h).
 ULPS = 256
 
 
 def _eps(dtype: torch.dtype) -> float:
     return torch.finfo(dtype).eps if dtype.is_floating_point else 0.0
+
+
+def _too_coarse(got: Tensor) -> bool:
+    """Whether ``got`` is a floating dtype coarser than float32 (float16, bfloat16)."""
+    return _eps(got.dtype) > torch.finfo(torch.float32).eps
+
+
+def _coarse_dtype(result: object) -> str | None:
+    """The name of the first float16/bfloat16 dtype in ``result`` (a tensor, a numpy value or a tuple,
+    list or dict of them), or None."""
+    if isinstance(result, Tensor):
+        return str(result.dtype)[6:] if _too_coarse(result) else None
+    if isinstance(result, np.ndarray | np.generic):
+        return str(result.dtype) if result.dtype == np.float16 else None
+    if isinstance(result, tuple | list | dict):
+        items = result.values() if isinstance(result, dict) else result
+        return next((name for name in map(_coarse_dtype, items) if name is not None), None)
+    return None
+
+
+def _refusing_coarse(fn: Callable) -> Callable:
+    """``fn``, raising ``Mismatch`` when it returns float16 or bfloat16 (checked before the diagnoses)."""
+
+    @wraps(fn)
+    def call(*args: object, **kwargs: object) -> object:
+        result = fn(*args, **kwargs)
+        dtype = _coarse_dtype(result)
+        if dtype is not None:
+            raise Mismatch(_coarse_message("your function's answer", dtype))
+        return result
+
+    return call
+
+
+def _coarse_message(name: str, dtype: str) -> str:
+    digits = round(-math.log10(torch.finfo(getattr(torch, dtype)).eps))
+    return (
+        f"{name} is {dtype}, which keeps about {digits} significant digits: too few to tell a mistake "
+        "from rounding. Compute in float32 or float64 (e.g. `.float()` or `.double()`)"
+    )
+
+
+def expect_fine_dtype(name: str, got: Tensor) -> None:
+    """Raise ``Mismatch`` when ``got`` is float16 or bfloat16: answers are checked in float32 or float64."""
+    if _too_coarse(got):
+        raise Mismatch(_coarse_message(name, str(got.dtype)[6:]))
 
 
 def tolerance(got: Tensor, want: Tensor, atol: float = 1e-5) -> Tensor:
@@ -122,23 +173,23 @@ def _difference(got: Tensor, want: Tensor) -> Tensor:
 
 
 def close(got: object, want: Tensor, atol: float = 1e-5) -> bool:
-    """Whether ``got`` is a tensor of ``want``'s shape equal to it within ``tolerance`` (any dtypes)."""
-    if not isinstance(got, Tensor) or got.shape != want.shape:
+    """Whether ``got`` is a tensor of ``want``'s shape equal to it within ``tolerance``; never for a float16
+    or bfloat16 ``got`` (see ``expect_fine_dtype``)."""
+    if not isinstance(got, Tensor) or got.shape != want.shape or _too_coarse(got):
         return False
     return bool((_difference(got, want) <= tolerance(got, want, atol).cpu()).all())
 
 
 def expect_close(name: str, got: object, want: Tensor, atol: float = 1e-5) -> None:
     """Raise ``Mismatch`` at the element of ``got`` farthest from ``want`` beyond its tolerance, with both
-    values to ten digits, the difference and the tolerance used."""
+    values to ten digits, the difference and the tolerance used; or when ``got`` is float16/bfloat16."""
     if got is None:
         raise Mismatch(f"{name} is None: did you forget to `return` it?")
     if not isinstance(got, Tensor):
         raise Mismatch(f"{name} should be a torch.Tensor, got {type(got).__name__}")
     if got.shape != want.shape:
         raise Mismatch(f"{name} has shape {tuple(got.shape)}, expected {tuple(want.shape)}")
-    if got.is_floating_point() and _eps(got.dtype) > _eps(torch.float32):
-        raise Mismatch(f"{name} is {str(got.dtype)[6:]}: compute in float32 or float64")
+    expect_fine_dtype(name, got)
     difference, allowed = _difference(got, want), tolerance(got, want, atol).cpu()
     excess = difference - allowed
     if (excess > 0).any():
@@ -161,6 +212,7 @@ def expect_pair(got: object) -> None:
 
 def expect_rows_sum_to_one(name: str, A: Tensor, visible: Tensor | None = None) -> None:
     """Every row of ``A`` sums to 1 (to 0 where ``visible`` shows nothing in the row)."""
+    expect_fine_dtype(name, A)
     sums = A.sum(-1)
     want = torch.ones_like(sums) if visible is None else visible.any(-1).to(sums.dtype).expand_as(sums)
     bad = (sums - want).abs() > tolerance(sums, want)

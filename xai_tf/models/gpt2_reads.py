@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf.models.architecture import HeadWeights
 from xai_tf.models.kv_cache import KVCache
 
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 
 def readout(model: GPT2, E: Tensor, position: int) -> Tensor:
     """LN_f(h_L)[:, position] ``[n, d]`` for token embeddings E ``[n, T, d]`` (checked by the caller)."""
-    p = position % E.size(1)
+    p = _checks.integer("position", position, -E.size(1), E.size(1) - 1) % E.size(1)  # −T..T−1
     tap = model._tap(None, None)
     x = model.drop(E[:, : p + 1] + model.wpe(torch.arange(p + 1, device=E.device)))
     *blocks, last = model.h

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch import Tensor, nn
 
+from xai_tf import _checks
 from xai_tf.models.architecture import HeadWeights
 from xai_tf.models.kv_cache import KVCache
 
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 def readout(model: Llama, E: Tensor, position: int, rotate: Callable[[Tensor, Tensor], Tensor]) -> Tensor:
     """RMS_f(h_L)[:, position] ``[n, d]`` for token embeddings E ``[n, T, d]`` (checked by the caller);
     ``rotate(x, positions)`` is the model's RoPE (``llama.rotary`` at its θ)."""
-    p = position % E.size(1)
+    p = _checks.integer("position", position, -E.size(1), E.size(1) - 1) % E.size(1)  # −T..T−1
     tap, positions = model._tap(None, None), torch.arange(p + 1, device=E.device)
     *blocks, last = model.layers
     x = E[:, : p + 1]

@@ -3,12 +3,16 @@
 Linear probe: multinomial logistic regression on the standardised states z = (h − μ) / σ (μ, σ of the
 probe's training tokens), p(y | h) = softmax(W z + b), fitted by L-BFGS to
 
-    min_{W, b}  C Σ_i −log p(y_i | h_i) + ½ ‖W‖²,
+    min_{W, b}  C Σ_i −log p(y_i | h_i) + λ_K ‖W‖²,   λ_K = ½ for K ≥ 3 classes, 1 for K = 2,
 
-the objective of scikit-learn's ``LogisticRegression(C=C)`` (tested against it). MLP probe (Hewitt &
-Liang 2019's MLP-1): p(y | h) = softmax(W_2 ReLU(W_1 z + b_1) + b_2), trained by Adam on the full
-batch with no regularisation: enough capacity to memorise. Accuracy is the share of test tokens whose
-most probable label is the true one; the majority baseline predicts the most common training label.
+the objective of scikit-learn's ``LogisticRegression(C=C)`` (tested against its coefficients and
+probabilities). For two classes scikit-learn fits one vector w = W_1 − W_0 with ½ ‖w‖²; the softmax's
+minimum has W_0 = −W_1 = w / 2, where ‖W‖² = ½ ‖w‖², so λ_2 = 1 (½ would fit scikit-learn's 2C).
+
+MLP probe (Hewitt & Liang 2019's MLP-1): p(y | h) = softmax(W_2 ReLU(W_1 z + b_1) + b_2), trained by
+Adam on the full batch with no regularisation: enough capacity to memorise. Accuracy is the share of
+test tokens whose most probable label is the true one; the majority baseline predicts the most common
+training label.
 
 Every function takes one problem, ``h [N, d]`` with ``y [N]``, or a stack of B independent problems,
 ``h [B, N, d]`` with ``y [B, N]`` (e.g. every layer, task and control): the stack is fitted at once
@@ -95,10 +99,12 @@ def fit_linear(
     b = torch.zeros(z.size(0), 1, K, device=z.device, requires_grad=True)
     opt = torch.optim.LBFGS([W, b], max_iter=max_iter, line_search_fn="strong_wolfe", tolerance_grad=1e-6)
 
+    lam = 1.0 if K == 2 else 0.5  # λ_K above
+
     def loss() -> Tensor:
         opt.zero_grad()
         logits = torch.baddbmm(b, z, W)
-        value = C * F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="sum") + 0.5 * W.pow(2).sum()
+        value = C * F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="sum") + lam * W.pow(2).sum()
         value.backward()
         return value
 

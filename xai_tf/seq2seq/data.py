@@ -137,10 +137,19 @@ def _pair(p: grammar.Phrase) -> Pair:
 EXAMPLE = _pair(grammar.EXAMPLE)
 
 
+#: Distinct three-word sources the grammar makes ("I dance now", "the dog sings", …), the scarcest length
+#: (counted in issue 58).
+THREE_WORD_SOURCES = 3816
+#: The largest train + dev + test: every length 3..35 gets ⌈total / 33⌉ distinct sources, so the total
+#: may not pass 33 × 3816 (above it the search for new three-word sources never ends).
+MAX_TOTAL = THREE_WORD_SOURCES * (CORPUS_MAX_LENGTH - MIN_LENGTH + 1)
+
+
 def make_corpus(seed: int = 0, train: int = 4000, dev: int = 300, test: int = 700) -> Corpus:
     """Pairs with source lengths spread evenly over 3..35 words, split at random into ``train``, ``dev``
-    and ``test`` (each 1..100 000; the example sentence is test's first pair); the same seed gives the
-    same corpus, built once per process (a few seconds) and shared: do not modify its lists.
+    and ``test`` (each 1..100 000, together at most ``MAX_TOTAL`` = 125 928; the example sentence is
+    test's first pair); the same seed gives the same corpus, built once per process (a few seconds for
+    the default sizes, longer near the maximum) and shared: do not modify its lists.
 
     The corpus is data, not a draw of a result: ``XAI_TF_SEED_OFFSET`` does not move it (the shipped
     models of lesson 16 were trained on ``make_corpus(0)``'s train split, and their test split must stay
@@ -148,6 +157,11 @@ def make_corpus(seed: int = 0, train: int = 4000, dev: int = 300, test: int = 70
     sizes = [
         _checks.integer(name, n, 1, 100_000) for name, n in (("train", train), ("dev", dev), ("test", test))
     ]
+    if sum(sizes) > MAX_TOTAL:
+        raise ValueError(
+            f"train + dev + test must be at most {MAX_TOTAL} (the grammar has {THREE_WORD_SOURCES} distinct "
+            f"three-word sources, and each of the 33 lengths gets ⌈total / 33⌉), got {sum(sizes)}"
+        )
     return _corpus(_checks.integer("seed", seed, 0, 2**32 - 1), *sizes)
 
 

@@ -53,8 +53,9 @@ def _on(b: data.Batch, device: torch.device) -> data.Batch:
 def greedy(
     model: Seq2Seq, corpus: data.Corpus, sources: Sequence[Sequence[str]], max_length: int = 80
 ) -> tuple[list[list[str]], list[Tensor | None]]:
-    """Greedy translations of ``sources`` (lists of words) and, per sentence, its attention α [|y|+1, S]
-    (the last row is <eos>'s; None without attention)."""
+    """Greedy translations of ``sources`` (lists of words), each at most ``max_length`` words, and, per
+    sentence, its attention α [|y|+1, S] (the last row is the step after the last word: <eos>'s, or the
+    step cut off at ``max_length``; None without attention)."""
     max_length = _checks.integer("max_length", max_length, 1, 500)
     source, mask = encode_sources(model, corpus, sources)
     h, s, keys, c = model.encode(source, mask)
@@ -72,9 +73,9 @@ def greedy(
     ids = torch.stack(out, 1)
     words, attention = [], []
     for b in range(len(sources)):
-        w = corpus.target_vocab.decode(ids[b])
+        w = corpus.target_vocab.decode(ids[b])[:max_length]
         words.append(w)
-        rows = min(len(w) + 1, ids.size(1))
+        rows = len(w) + 1
         n = len(sources[b])
         attention.append(None if alphas[0] is None else torch.stack([a[b, :n] for a in alphas[:rows]]))  # type: ignore[index]
     return words, attention

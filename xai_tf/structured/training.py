@@ -14,6 +14,7 @@ mean Σ_j α_ij (1 for softmax and sparsemax; free for sigmoid and the CRF).
 
 from __future__ import annotations
 
+from collections import defaultdict, deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -78,6 +79,17 @@ def train(
     return model.eval(), losses
 
 
+def _placed_batches(pairs: Sequence[data.Pair]) -> list[tuple[list[int], list[data.Pair]]]:
+    """``same_length_batches(pairs, 64)``, each batch with its pairs' places in ``pairs`` (a pair given
+    twice keeps both places)."""
+    places: defaultdict[int, deque[int]] = defaultdict(deque)
+    for k, p in enumerate(pairs):
+        places[id(p)].append(k)
+    return [
+        ([places[id(p)].popleft() for p in group], group) for group in same_length_batches(list(pairs), 64)
+    ]
+
+
 @torch.no_grad()
 def forced_attention(
     model: StructuredSeq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]
@@ -86,14 +98,13 @@ def forced_attention(
     order of ``pairs``."""
     _pairs(pairs)
     out: dict[int, torch.Tensor] = {}
-    index = {id(p): k for k, p in enumerate(pairs)}
-    for group in same_length_batches(list(pairs), 64):
+    for places, group in _placed_batches(pairs):
         device = next(model.parameters()).device
         b = data.Batch(*(t.to(device) for t in data.batch(group, corpus)))
         _, alpha = model(b.source, b.source_mask, b.target_in)
         assert alpha is not None
-        for k, p in enumerate(group):
-            out[index[id(p)]] = alpha[k, : len(p.target)]
+        for k, (place, p) in enumerate(zip(places, group, strict=True)):
+            out[place] = alpha[k, : len(p.target)]
     return [out[k] for k in range(len(pairs))]
 
 
@@ -101,10 +112,9 @@ def scores(model: StructuredSeq2Seq, corpus: data.Corpus, pairs: Sequence[data.P
     """Exact match, BLEU, AER, support and mass (see the module's docstring) on ``pairs``."""
     _pairs(pairs)
     hyps: dict[int, list[str]] = {}
-    index = {id(p): k for k, p in enumerate(pairs)}
-    for group in same_length_batches(list(pairs), 64):
+    for places, group in _placed_batches(pairs):
         words, _ = decoding.greedy(model, corpus, [p.source for p in group])
-        hyps.update({index[id(p)]: w for p, w in zip(group, words, strict=True)})
+        hyps.update(zip(places, words, strict=True))
     h, refs = [hyps[k] for k in range(len(pairs))], [p.target for p in pairs]
     maps = forced_attention(model, corpus, pairs)
     return {
