@@ -102,6 +102,30 @@ RAISES = [
         "z must have at least one position",
     ),
     (
+        "xai_tf.attention.maps.sparsemax_threshold",
+        lambda: att.sparsemax_threshold(torch.tensor([1.0, NAN])),
+        VE,
+        r"z has \+inf or NaN scores",
+    ),
+    (
+        "xai_tf.attention.jacobians.softmax_jacobian",
+        lambda: att.softmax_jacobian(torch.tensor([0.5, -0.5])),
+        VE,
+        "p must hold probabilities",
+    ),
+    (
+        "xai_tf.attention.jacobians.sparsemax_jacobian",
+        lambda: att.sparsemax_jacobian(torch.tensor(0.5)),
+        VE,
+        r"p must be finite float weights \[..., T\]",
+    ),
+    (
+        "xai_tf.attention.regularized.tsallis_omega",
+        lambda: att.tsallis_omega(torch.tensor([0.5, 0.5]), 1.0),
+        VE,
+        r"alpha must be a finite number in \(1, 10\], got 1.0",
+    ),
+    (
         "xai_tf.attention.maps.entmax",
         lambda: att.entmax(z(4), 0.5),
         VE,
@@ -227,6 +251,9 @@ CHECKERS = {
     "xai_tf.exercises.masking.check_masked_attention": "returned None: did you forget",
     "xai_tf.exercises.attention.check_sparsemax": r"sparsemax\(z\) is None",
     "xai_tf.exercises.attention.check_sparsemax_jacobian": "J is None",
+    "xai_tf.exercises.attention.check_sparsemax_threshold": "η is None",
+    "xai_tf.exercises.attention.check_tsallis": "Ω is None",
+    "xai_tf.exercises.attention.check_softmax_jacobian": "J is None",
 }
 
 

@@ -35,6 +35,12 @@ RAISES = [
         r"gamma and beta must be \[4\]",
     ),
     (
+        "xai_tf.transformer.blocks.unembed",
+        lambda: blocks.unembed(z(2, 4), z(4), z(4), z(4, 7)),
+        VE,
+        r"W_e must be \[D, 4\]",
+    ),
+    (
         "xai_tf.transformer.blocks.batch_norm",
         lambda: blocks.batch_norm(z(2, 3, 4), z(4), z(4)),
         VE,
@@ -243,6 +249,10 @@ RAISES = [
 CHECKERS = {
     "xai_tf.exercises.next_token.check_next_token_probs": "probs is None",
     "xai_tf.exercises.blocks.check_layer_norm": r"LN\(u\) is None",
+    "xai_tf.exercises.blocks.check_sinusoidal_positions": "PE is None",
+    "xai_tf.exercises.blocks.check_gelu": r"GELU\(x\) is None",
+    "xai_tf.exercises.blocks.check_unembed": "logits is None",
+    "xai_tf.exercises.blocks.check_rms_norm": r"RMS\(u\) is None",
     "xai_tf.exercises.decoding.check_top_k_filter": r"top-k\(logits\) is None",
     "xai_tf.exercises.decoding.check_top_p_filter": r"top-p\(logits\) is None",
 }

@@ -299,3 +299,60 @@ def test_estimate_summary_against_numpy():
     assert got["noise of the mean"] == pytest.approx(np.sqrt(var.sum() / 50), rel=1e-12)
     assert got["max |z|"] == pytest.approx(np.max(np.abs(mean - e) / np.sqrt(var / 50)), rel=1e-12)
     assert got["variance"] == pytest.approx(var.sum(), rel=1e-12)
+
+
+def _threshold_by_bisection(z: np.ndarray) -> float:
+    """η with Σ_j max(z_j − η, 0) = 1, by bisection: the sum falls from ≥ 1 at max z − 1 to 0 at max z."""
+    lo, hi = z.max() - 1.0, z.max()
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if np.maximum(z - mid, 0).sum() > 1 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def test_sparsemax_threshold_solves_the_simplex_constraint():
+    g = torch.Generator().manual_seed(3)
+    z = torch.randn(20, 9, generator=g, dtype=torch.float64) * 3
+    want = torch.tensor([[_threshold_by_bisection(row)] for row in z.numpy()], dtype=torch.float64)
+    torch.testing.assert_close(att.sparsemax_threshold(z), want, atol=1e-12, rtol=0)
+    torch.testing.assert_close((z - att.sparsemax_threshold(z)).clamp(min=0), att.sparsemax(z))
+    masked = torch.tensor([[-2.0, 0.0, 0.5, -math.inf], [-math.inf] * 4])
+    assert att.sparsemax_threshold(masked).flatten().tolist() == [-0.25, math.inf]  # exact in binary
+
+
+def _central_differences(fn, theta: torch.Tensor, h: float = 1e-6) -> torch.Tensor:
+    """J[i, j] = (fn(θ + h e_j)_i − fn(θ − h e_j)_i) / 2h, column by column."""
+    eye = torch.eye(len(theta), dtype=theta.dtype)
+    return torch.stack([(fn(theta + h * e) - fn(theta - h * e)) / (2 * h) for e in eye], dim=1)
+
+
+def test_the_jacobians_match_central_differences():
+    g = torch.Generator().manual_seed(4)
+    for theta in torch.randn(5, 7, generator=g, dtype=torch.float64) * 2:
+        torch.testing.assert_close(
+            att.softmax_jacobian(torch.softmax(theta, -1)),
+            _central_differences(lambda t: torch.softmax(t, -1), theta),
+            atol=1e-8,
+            rtol=0,
+        )
+        torch.testing.assert_close(
+            att.sparsemax_jacobian(att.sparsemax(theta)),
+            _central_differences(att.sparsemax, theta),
+            atol=1e-8,
+            rtol=0,
+        )
+    p = att.sparsemax(torch.randn(3, 6, generator=g, dtype=torch.float64))  # a batch: one J per row
+    assert att.sparsemax_jacobian(p).shape == (3, 6, 6)
+    with pytest.raises(ValueError, match="p must hold probabilities"):
+        att.softmax_jacobian(torch.tensor([0.5, -0.5]))
+
+
+@pytest.mark.parametrize("alpha", [1.5, 2.0, 3.0])
+def test_tsallis_omega_against_its_special_values(alpha):
+    p = torch.softmax(torch.randn(4, 6, generator=torch.Generator().manual_seed(5), dtype=torch.float64), -1)
+    lecture = p.pow(alpha).sum(-1) / (alpha * (alpha - 1))  # the lecture's form: the −p_j terms left out
+    torch.testing.assert_close(att.tsallis_omega(p, alpha), lecture - 1 / (alpha * (alpha - 1)))
+    if alpha == 2.0:
+        torch.testing.assert_close(att.tsallis_omega(p, alpha), 0.5 * (p * p).sum(-1) - 0.5)
+    near_one = att.tsallis_omega(p, 1 + 1e-7)
+    torch.testing.assert_close(near_one, torch.xlogy(p, p).sum(-1), atol=1e-6, rtol=0)

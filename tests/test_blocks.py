@@ -15,6 +15,7 @@ from xai_tf.transformer.blocks import (
     parameter_counts,
     rms_norm,
     sinusoidal_positions,
+    unembed,
 )
 
 
@@ -125,3 +126,15 @@ def test_the_lectures_position_code_is_a_valid_code():
     for k in (1, 7, 40):
         dots = (code[:-k] * code[k:]).sum(-1)
         assert dots.max() - dots.min() < 1e-5
+
+
+def test_unembed_gives_the_models_own_logits():
+    """LN_f(f^(L)) W_eᵀ by ``unembed`` against the model's forward pass (nn.LayerNorm, tied lm head)."""
+    torch.manual_seed(0)
+    model = GPT2(GPT2Config(vocab_size=50, n_ctx=16, n_embd=32, n_layer=2, n_head=2)).eval()
+    logits, cache = model.run_with_cache(torch.randint(0, 50, (1, 9)))
+    f = cache["resid_post", 1]
+    got = unembed(f, model.ln_f.weight, model.ln_f.bias, model.wte.weight, model.ln_f.eps)
+    torch.testing.assert_close(got, logits, atol=1e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match=r"W_e must be \[D, 32\]"):
+        unembed(f, model.ln_f.weight, model.ln_f.bias, model.wte.weight.T)

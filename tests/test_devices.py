@@ -401,7 +401,7 @@ def _llama(lm: xai_tf.LoadedModel) -> list:
 
 
 def _modern(lm: xai_tf.LoadedModel) -> list:
-    """Lesson 04 §12 (``transformer.modern``) on the bundled GPT-2 and a tiny random Llama."""
+    """Lesson 04 §11 (``transformer.modern``) on the bundled GPT-2 and a tiny random Llama."""
     from xai_tf.models.llama import Llama
     from xai_tf.models.llama_config import LlamaConfig
     from xai_tf.transformer import modern

@@ -271,7 +271,7 @@ def test_use_continues_with_the_students_function_or_the_library(capsys):
     out = capsys.readouterr().out
     assert "the lesson goes on with xai_tf.attention.maps.softmax until yours passes" in out
     with pytest.raises(ValueError, match="reference"):
-        use(attention.check_sparsemax_jacobian, mine)
+        use(check_next_token_probs, mine)  # a checker without a reference
 
 
 def test_a_checker_raises_only_when_strict_or_under_nbgrader(monkeypatch, capsys):
@@ -372,6 +372,88 @@ def test_layer_norm_checker_passes_the_formula(capsys):
         return g * (u - mu) / ((u - mu).pow(2).mean(-1, keepdim=True) + 1e-5).sqrt() + b
 
     assert blocks.check_layer_norm(ln) and capsys.readouterr().out.startswith("✔")
+
+
+def _threshold_of_all(z):  # averages every score, not only the support
+    return (z.sum(-1, keepdim=True) - 1) / z.shape[-1]
+
+
+def _threshold_without_one(z):
+    zs = z.sort(-1, descending=True).values
+    k = torch.arange(1, z.shape[-1] + 1)
+    size = (1 + k * zs > zs.cumsum(-1)).sum(-1, keepdim=True)
+    return zs.cumsum(-1).gather(-1, size - 1) / size
+
+
+def _positions(n, d, swap=False, own=False, start=0):
+    pos = torch.arange(start, n + start, dtype=torch.float64)[:, None]
+    j = torch.arange(d, dtype=torch.float64)
+    angle = pos * 10000.0 ** (-(j if own else j - j % 2) / d)
+    sin, cos = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
+    return torch.where(j % 2 == 0, sin, cos)
+
+
+def _rms_centred(u, g, eps):
+    c = u - u.mean(-1, keepdim=True)
+    return g * c / (c.pow(2).mean(-1, keepdim=True) + eps).sqrt()
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "message"),
+    [
+        (attention.check_sparsemax_threshold, _threshold_of_all, "η averages all T scores"),
+        (attention.check_sparsemax_threshold, _threshold_without_one, "subtract 1 before dividing"),
+        (attention.check_tsallis, lambda p, a: p.pow(a).sum(-1) / (a * (a - 1)), "lecture 001's Σ_j p_j\\^α"),
+        (
+            attention.check_tsallis,
+            lambda p, a: (p.pow(a) - p).sum(-1),
+            r"divide the sum by α\(α−1\) \(= 0.75",
+        ),
+        (attention.check_softmax_jacobian, torch.diag, r"diag\(p\) alone"),
+        (
+            attention.check_softmax_jacobian,
+            lambda p: torch.diag(p * (1 - p)),
+            "off-diagonal entries are −p_i p_j",
+        ),
+        (attention.check_softmax_jacobian, lambda p: torch.outer(p, p) - torch.diag(p), "sign is flipped"),
+        (
+            blocks.check_sinusoidal_positions,
+            lambda n, d: _positions(n, d, swap=True),
+            "sin and cos are swapped",
+        ),
+        (blocks.check_sinusoidal_positions, lambda n, d: _positions(n, d, own=True), "share one frequency"),
+        (blocks.check_sinusoidal_positions, lambda n, d: _positions(n, d, start=1), "positions start at 0"),
+        (blocks.check_gelu, lambda x: x * blocks.blocks.lecture_phi(x), "lecture's Φ, with 1/\\(2π\\)"),
+        (blocks.check_gelu, blocks.blocks.gelu_tanh, "tanh approximation"),
+        (blocks.check_gelu, lambda x: 0.5 * (1 + torch.erf(x / 2**0.5)), "that is Φ\\(x\\)"),
+        (blocks.check_unembed, lambda f, g, b, W: f @ W.T, "apply the final LayerNorm"),
+        (
+            blocks.check_unembed,
+            lambda f, g, b, W: blocks.blocks.unembed(f, g, b, W).softmax(-1),
+            "probabilities",
+        ),
+        (
+            blocks.check_unembed,
+            lambda f, g, b, W: torch.nn.functional.layer_norm(f, f.shape[-1:]) @ W.T,
+            "its own γ and β",
+        ),
+        (blocks.check_rms_norm, _rms_centred, "does not subtract the mean"),
+        (
+            blocks.check_rms_norm,
+            lambda u, g, e: g * u / (u.pow(2).sum(-1, keepdim=True) + e).sqrt(),
+            "norm ‖u‖",
+        ),
+        (
+            blocks.check_rms_norm,
+            lambda u, g, e: g * u / (u.pow(2).mean(-1, keepdim=True).sqrt() + e),
+            "ε goes inside the square root",
+        ),
+    ],
+)
+def test_lesson_03_04_checkers_name_the_mistake(checker, fn, message, capsys):
+    assert checker(fn) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✘") and re.search(message, out), out
 
 
 def _ig_left(F, x, x0, m):
@@ -617,6 +699,31 @@ def _masked_softmax_loop(z, mask):
     return out
 
 
+def _threshold_loop(z):  # row by row, a float32 table
+    rows = z.reshape(-1, z.shape[-1])
+    out = torch.zeros(len(rows), 1)
+    for r, row in enumerate(rows):
+        scores, total, kept = sorted(row.tolist(), reverse=True), 0.0, 0.0
+        for k, s in enumerate(scores, 1):
+            total += s
+            if 1 + k * s > total:
+                kept, size = total, k
+        out[r] = (kept - 1) / size
+    return out.reshape(*z.shape[:-1], 1)
+
+
+def _positions_loop(n, d):
+    return torch.tensor(
+        [
+            [
+                math.sin(p / 10000 ** (j / d)) if j % 2 == 0 else math.cos(p / 10000 ** ((j - 1) / d))
+                for j in range(d)
+            ]
+            for p in range(n)
+        ]
+    )
+
+
 def _padding_mask_loop(lengths, T):
     return torch.tensor([[[j < n for j in range(T)]] for n in lengths])
 
@@ -629,6 +736,8 @@ def _padding_mask_loop(lengths, T):
         ("check_multi_head", _multi_head_loop),
         ("check_masked_softmax", _masked_softmax_loop),
         ("check_padding_mask", _padding_mask_loop),
+        ("check_sparsemax_threshold", _threshold_loop),
+        ("check_sinusoidal_positions", _positions_loop),
         ("check_induction_scores", _induction_loop),
         ("check_softmax", _softmax_loop),
         ("check_erase", _erase_loop),

@@ -1,4 +1,4 @@
-"""From GPT-2 to today's block (``transformer/modern.py``, lesson 04 §12) against independent references:
+"""From GPT-2 to today's block (``transformer/modern.py``, lesson 04 §11) against independent references:
 torch's and transformers' RMSNorm, transformers' own Llama attention and rotary embedding
 (``apply_rotary_pos_emb``) and GPT-2, parameter counts of transformers' models, and the key/value tensors
 transformers' cache holds."""

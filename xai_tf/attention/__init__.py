@@ -9,6 +9,7 @@ module. A new map goes into ``maps.py``, a new way of attending into ``layers.py
 
 from xai_tf.attention.hard import estimate_summary, expected_loss, gradient_estimates, hard_topk, relaxed_topk
 from xai_tf.attention.initialisation import attention_at_init
+from xai_tf.attention.jacobians import softmax_jacobian, sparsemax_jacobian
 from xai_tf.attention.layers import (
     additive_scores,
     attention,
@@ -34,9 +35,10 @@ from xai_tf.attention.maps import (
     prox_tv1d,
     softmax,
     sparsemax,
+    sparsemax_threshold,
     support_size,
 )
-from xai_tf.attention.regularized import omega_value, regularized_argmax, regularized_max
+from xai_tf.attention.regularized import omega_value, regularized_argmax, regularized_max, tsallis_omega
 
 __all__ = [
     "additive_scores",
@@ -69,6 +71,10 @@ __all__ = [
     "sensitivity_to_token",
     "single_query_attention",
     "softmax",
+    "softmax_jacobian",
     "sparsemax",
+    "sparsemax_jacobian",
+    "sparsemax_threshold",
     "support_size",
+    "tsallis_omega",
 ]

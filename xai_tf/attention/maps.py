@@ -3,7 +3,8 @@
 Each map sends scores z to weights p on the probability simplex, along ``dim``, with closed-form
 backward passes:
 - ``softmax``: p_j = exp z_j / Σ_i exp z_i;
-- ``sparsemax``: p = argmin_{p∈Δ} ‖p − z‖² = [z − τ]_+ (Martins & Astudillo, 2016);
+- ``sparsemax``: p = argmin_{p∈Δ} ‖p − z‖² = [z − τ]_+ (Martins & Astudillo, 2016), τ from
+  ``sparsemax_threshold``;
 - ``entmax``: α-entmax, p_j = [(α−1) z_j − τ]_+^{1/(α−1)} (Peters, Niculae & Martins, 2019);
 - ``fusedmax``: sparsemax(prox_TV(z, λ)), the sparsemax of the 1-D fused-lasso denoised scores
   (Niculae & Blondel, 2017).
@@ -67,16 +68,31 @@ def _sorted_support(z: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     return zs.masked_fill(~finite, 0.0), k, finite
 
 
-def _sparsemax_forward(z: Tensor) -> Tensor:
-    """Sort-based: k(z) = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)}, τ = (Σ_{j≤k(z)} z_(j) − 1) / k(z),
-    on z − max z: the cumulative sums of large scores would lose the digits that τ needs."""
-    z = _shifted(z)
+def _threshold(z: Tensor) -> tuple[Tensor, Tensor]:
+    """Sort-based: k(z) = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)}, τ = (Σ_{j≤k(z)} z_(j) − 1) / k(z), and
+    k(z), both ``[..., 1]``, for scores already shifted by their maximum: the cumulative sums of large
+    scores would lose the digits that τ needs."""
     zs, k, finite = _sorted_support(z)
     cumsum = zs.cumsum(-1)
-    support = (1 + k * zs > cumsum) & finite
-    size = support.sum(-1, keepdim=True)
-    tau = (cumsum.gather(-1, (size - 1).clamp(min=0)) - 1) / size.clamp(min=1)
+    size = ((1 + k * zs > cumsum) & finite).sum(-1, keepdim=True)
+    return (cumsum.gather(-1, (size - 1).clamp(min=0)) - 1) / size.clamp(min=1), size
+
+
+def _sparsemax_forward(z: Tensor) -> Tensor:
+    z = _shifted(z)
+    tau, size = _threshold(z)
     return (z - tau).clamp(min=0).masked_fill(size == 0, 0.0)
+
+
+def sparsemax_threshold(z: Tensor) -> Tensor:
+    """The threshold η of sparsemax along the last dim, ``[..., 1]`` (lesson 03 writes η; the papers τ):
+    with the scores sorted, z_(1) ≥ z_(2) ≥ …, the support size is k(z) = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)}
+    and η = (Σ_{j≤k(z)} z_(j) − 1) / k(z), the number for which sparsemax(z) = [z − η]_+ sums to 1.
+    A row that is all −∞ (nothing visible) gives +∞: every weight [z − η]_+ is then 0."""
+    z = _scores(z, -1)
+    top = z.amax(-1, keepdim=True)
+    tau, size = _threshold(_shifted(z))
+    return (tau + top).masked_fill(size == 0, float("inf"))
 
 
 def _entmax15_forward(z: Tensor) -> Tensor:

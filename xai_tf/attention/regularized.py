@@ -68,13 +68,26 @@ def omega_value(p: Tensor, omega: str, alpha: float = 1.5, lam: float = 0.1) -> 
     if omega == "softmax":
         return torch.xlogy(p, p).sum(-1)
     if omega == "entmax":
-        alpha = _checks.real("alpha", alpha, 1, 10, open_lo=True)
-        return (p.pow(alpha) - p).sum(-1) / (alpha * (alpha - 1))
+        return tsallis_omega(p, alpha)
     half_sq = 0.5 * (p * p).sum(-1)
     if omega == "sparsemax":
         return half_sq
     lam = _checks.at_least("lam", lam, 0)
     return half_sq + lam * p.diff(dim=-1).abs().sum(-1)
+
+
+def tsallis_omega(p: Tensor, alpha: float) -> Tensor:
+    """α-entmax's regulariser, the Tsallis form of Peters et al. (2019), along the last dim:
+
+        Ω_α(p) = 1/(α(α−1)) Σ_j (p_j^α − p_j),   α > 1.
+
+    Lecture 001 prints Σ_j p_j^α / (α(α−1)), which on the simplex is larger by the constant 1/(α(α−1)).
+    """
+    p = _checks.tensor("p", p)
+    if not (p.is_floating_point() and p.dim() >= 1 and torch.isfinite(p).all() and (p >= 0).all()):
+        raise ValueError("p must hold probabilities: finite floats ≥ 0 along at least one dim")
+    alpha = _checks.real("alpha", alpha, 1, 10, open_lo=True)
+    return (p.pow(alpha) - p).sum(-1) / (alpha * (alpha - 1))
 
 
 def _solve(theta: np.ndarray, omega: str, alpha: float, lam: float) -> tuple[np.ndarray, float]:

@@ -163,7 +163,7 @@ def check_sparsemax(fn: Callable[[Tensor], Tensor]) -> int:
     return len(zs)
 
 
-@checker("sparsemax Jacobian")
+@checker("sparsemax Jacobian", reference=att.sparsemax_jacobian)
 def check_sparsemax_jacobian(fn: Callable[[Tensor], Tensor]) -> int:
     """Lesson 03: ``fn(p)`` → the Jacobian ∂sparsemax/∂z ``[T, T]`` at the output p."""
     sparsemax = att.sparsemax
@@ -176,3 +176,72 @@ def check_sparsemax_jacobian(fn: Callable[[Tensor], Tensor]) -> int:
             raise Mismatch("rows of the Jacobian must sum to 0 (adding a constant to z changes nothing)")
         expect_close("J", got, want)
     return len(zs)
+
+
+@checker("sparsemax threshold", reference=att.sparsemax_threshold)
+def check_sparsemax_threshold(fn: Callable[[Tensor], Tensor]) -> int:
+    """Lesson 03: ``fn(z)`` → η = (Σ_{j≤k(z)} z_(j) − 1) / k(z) along the last dim, ``[..., 1]`` (or
+    ``[...]``: the checker adds the last axis)."""
+    zs = [
+        torch.tensor([-2.0, 0.0, 0.5]),
+        torch.tensor([[3.0, 1.0, 0.2, 2.9], [0.0, 0.0, 0.0, 0.0]]),
+        torch.randn(3, 9, generator=torch.Generator().manual_seed(3)) * 2,
+    ]
+    for z in zs:
+        want = att.sparsemax_threshold(z.double())
+        got = fn(z.clone())
+        if isinstance(got, Tensor) and got.dim() == want.dim() - 1 and got.shape == want.shape[:-1]:
+            got = got.unsqueeze(-1)
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            top = z.double().sort(-1, descending=True).values
+            if close(got, (top.sum(-1, keepdim=True) - 1) / z.shape[-1]):
+                raise Mismatch(
+                    "η averages all T scores: only the k(z) largest (the support) enter the sum and the count"
+                )
+            if close(got, want + 1 / (z.double() > want).sum(-1, keepdim=True)):
+                raise Mismatch("subtract 1 before dividing: η = (Σ_{j≤k(z)} z_(j) − 1) / k(z)")
+        expect_close("η", got, want)
+    return len(zs)
+
+
+@checker("Tsallis regulariser", reference=att.tsallis_omega)
+def check_tsallis(fn: Callable[[Tensor, float], Tensor]) -> int:
+    """Lesson 03: ``fn(p, alpha)`` → Ω_α(p) = 1/(α(α−1)) Σ_j (p_j^α − p_j) along the last dim."""
+    g = torch.Generator().manual_seed(4)
+    ps = [att.softmax(torch.randn(6, generator=g)), att.sparsemax(torch.randn(3, 7, generator=g) * 2)]
+    alphas = (1.5, 2.0, 3.0)
+    for p in ps:
+        for alpha in alphas:
+            want, c = att.tsallis_omega(p.double(), alpha), alpha * (alpha - 1)
+            got = fn(p.clone(), alpha)
+            if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+                if close(got, want + 1 / c):
+                    raise Mismatch(
+                        "that is lecture 001's Σ_j p_j^α / (α(α−1)): the Tsallis form subtracts p_j in the "
+                        f"sum (on the simplex it is lower by 1/(α(α−1)) = {1 / c:.4g} at α = {alpha})"
+                    )
+                if close(got, want * c):
+                    raise Mismatch(f"divide the sum by α(α−1) (= {c:g} at α = {alpha})")
+            expect_close("Ω", got, want)
+    return len(ps) * len(alphas)
+
+
+@checker("softmax Jacobian", reference=att.softmax_jacobian)
+def check_softmax_jacobian(fn: Callable[[Tensor], Tensor]) -> int:
+    """Lesson 03: ``fn(p)`` → ∂softmax/∂θ = diag(p) − p pᵀ ``[T, T]`` at the output p = softmax(θ)."""
+    thetas = [torch.tensor([1.0, 2.0, 0.5]), torch.randn(6, generator=torch.Generator().manual_seed(5))]
+    for theta in thetas:
+        want = torch.autograd.functional.jacobian(att.softmax, theta.double())
+        p = att.softmax(theta)
+        got = fn(p.clone())
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            if close(got, torch.diag(p)):
+                raise Mismatch("that is diag(p) alone: subtract the outer product p pᵀ")
+            if close(got, torch.diag(p * (1 - p))):
+                raise Mismatch(
+                    "the off-diagonal entries are −p_i p_j, not 0: raising one score lowers the others"
+                )
+            if close(got, -want):
+                raise Mismatch("the sign is flipped: J = diag(p) − p pᵀ")
+        expect_close("J", got, want)
+    return len(thetas)

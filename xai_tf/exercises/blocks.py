@@ -1,4 +1,5 @@
-"""Checkers for lesson 04: LayerNorm."""
+"""Checkers for lesson 04: the sinusoidal position code, LayerNorm, GELU, the tied read-out (logit lens)
+and RMSNorm."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import torch
 from torch import Tensor
 
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
+from xai_tf.transformer import blocks
 
 
-@checker("LayerNorm")
+@checker("LayerNorm", reference=blocks.layer_norm)
 def check_layer_norm(fn: Callable[[Tensor, Tensor, Tensor], Tensor]) -> int:
     """Lesson 04: ``fn(u, gamma, beta)`` → γ ⊙ (u − μ) / √(σ² + 1e-5) + β over the last dim."""
     import torch.nn.functional as F
@@ -31,3 +33,97 @@ def check_layer_norm(fn: Callable[[Tensor, Tensor, Tensor], Tensor]) -> int:
                 raise Mismatch("apply the learned scale γ and shift β after normalising")
         expect_close("LN(u)", got, want, atol=1e-4)
     return len(shapes)
+
+
+@checker("sinusoidal positions", reference=blocks.sinusoidal_positions)
+def check_sinusoidal_positions(fn: Callable[[int, int], Tensor]) -> int:
+    """Lesson 04: ``fn(n_positions, d)`` → PE ``[n_positions, d]``, PE[pos, 2i] = sin(pos / 10000^(2i/d)),
+    PE[pos, 2i+1] = cos(pos / 10000^(2i/d)), positions from 0."""
+    cases = [(6, 8), (50, 16)]
+    for n, d in cases:
+        want = blocks.sinusoidal_positions(n, d).double()
+        got = fn(n, d)
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            pos, j = torch.arange(n, dtype=torch.float64)[:, None], torch.arange(d, dtype=torch.float64)
+            if close(got, torch.stack([want[:, 1::2], want[:, 0::2]], -1).flatten(1)):
+                raise Mismatch(
+                    "sin and cos are swapped: the even columns 2i hold the sines, the odd ones cosines"
+                )
+            own = pos / 10000.0 ** (j / d)  # every column its own frequency
+            if close(got, torch.where(j % 2 == 0, own.sin(), own.cos())):
+                raise Mismatch(
+                    "columns 2i and 2i+1 share one frequency 10000^(−2i/d); yours gives column j 10000^(−j/d)"
+                )
+            if close(got, blocks.sinusoidal_positions(n + 1, d).double()[1:]):
+                raise Mismatch("the positions start at 0: row 0 is sin 0 = 0 and cos 0 = 1")
+        expect_close("PE", got, want)
+    return len(cases)
+
+
+@checker("GELU", reference=blocks.gelu_exact)
+def check_gelu(fn: Callable[[Tensor], Tensor]) -> int:
+    """Lesson 04: ``fn(x)`` → GELU(x) = x Φ(x), Φ(x) = ½ (1 + erf(x / √2)) the standard normal CDF."""
+    xs = [torch.linspace(-4, 4, 81), torch.randn(3, 5, generator=torch.Generator().manual_seed(1)) * 2]
+    for x in xs:
+        want = blocks.gelu_exact(x.double())
+        got = fn(x.clone())
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            if close(got, x.double() * blocks.lecture_phi(x.double())):
+                raise Mismatch(
+                    "that is x times the lecture's Φ, with 1/(2π) in front: the normal CDF has 1/√(2π), "
+                    "so Φ(+∞) = 1 (the errata)"
+                )
+            if close(got, blocks.gelu_tanh(x.double())):
+                raise Mismatch("that is GPT-2's tanh approximation: write the exact x Φ(x) with torch.erf")
+            if close(got, want / x.double().masked_fill(x == 0, 1.0)):
+                raise Mismatch("that is Φ(x): GELU multiplies it by x")
+        expect_close("GELU(x)", got, want)
+    return len(xs)
+
+
+@checker("tied read-out", reference=blocks.unembed)
+def check_unembed(fn: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]) -> int:
+    """Lesson 04: ``fn(f, gamma, beta, W_e)`` → logits LN_f(f) W_eᵀ (LayerNorm with γ, β, ε = 1e-5)."""
+    g = torch.Generator().manual_seed(2)
+    shapes = [(5, 8), (2, 3, 8)]
+    W_e = torch.randn(11, 8, generator=g)
+    for shape in shapes:
+        f = torch.randn(shape, generator=g) * 3 + 1
+        gamma, beta = torch.rand(8, generator=g) + 0.5, torch.randn(8, generator=g)
+        want = blocks.unembed(f.double(), gamma.double(), beta.double(), W_e.double())
+        got = fn(f.clone(), gamma, beta, W_e)
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want, atol=1e-4):
+            if close(got, f @ W_e.T, atol=1e-4):
+                raise Mismatch("apply the final LayerNorm LN_f (with its γ and β) before multiplying by W_eᵀ")
+            if close(got, want.softmax(-1), atol=1e-4):
+                raise Mismatch("those are probabilities: the logits are LN_f(f) W_eᵀ, before any softmax")
+            plain = blocks.layer_norm(f.double(), torch.ones(8).double(), torch.zeros(8).double())
+            if close(got, plain @ W_e.double().T, atol=1e-4):
+                raise Mismatch("LN_f has its own γ and β: scale and shift before W_eᵀ")
+        expect_close("logits", got, want, atol=1e-4)
+    return len(shapes)
+
+
+@checker("RMSNorm", reference=blocks.rms_norm)
+def check_rms_norm(fn: Callable[[Tensor, Tensor, float], Tensor]) -> int:
+    """Lesson 04: ``fn(u, gamma, eps)`` → γ ⊙ u / √((1/d) Σ_j u_j² + ε) over the last dim."""
+    g = torch.Generator().manual_seed(3)
+    cases = [((8,), 3.0, 1e-6), ((3, 16), 3.0, 1e-5), ((2, 8), 1e-3, 1e-6)]  # the last: ε matters
+    for shape, scale, eps in cases:
+        u = (torch.randn(shape, generator=g) + 0.5) * scale
+        gamma = torch.rand(shape[-1], generator=g) + 0.5
+        u64, g64 = u.double(), gamma.double()
+        want = blocks.rms_norm(u64, g64, eps)
+        got = fn(u.clone(), gamma, eps)
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want, atol=1e-4):
+            centred = u64 - u64.mean(-1, keepdim=True)
+            if close(got, g64 * centred / (centred.pow(2).mean(-1, keepdim=True) + eps).sqrt(), atol=1e-4):
+                raise Mismatch("RMSNorm does not subtract the mean: divide u itself by its root mean square")
+            if close(got, g64 * u64 / (u64.pow(2).sum(-1, keepdim=True) + eps).sqrt(), atol=1e-4):
+                raise Mismatch(
+                    "that divides by the norm ‖u‖: the root *mean* square takes the mean of u², not the sum"
+                )
+            if close(got, g64 * u64 / (u64.pow(2).mean(-1, keepdim=True).sqrt() + eps), atol=1e-4):
+                raise Mismatch("ε goes inside the square root: √(mean(u²) + ε)")
+        expect_close("RMS(u)", got, want, atol=1e-4)
+    return len(cases)

@@ -45,6 +45,16 @@ def layer_norm(u: Tensor, gamma: Tensor, beta: Tensor, eps: float = 1e-5) -> Ten
     return gamma * (u - mu) / torch.sqrt(var + eps) + beta
 
 
+def unembed(f: Tensor, gamma: Tensor, beta: Tensor, W_e: Tensor, eps: float = 1e-5) -> Tensor:
+    """GPT-2's read-out with tied weights: logits = LN_f(f) W_eᵀ, LN_f = ``layer_norm`` with the final
+    norm's γ, β; ``f [..., d]``, ``W_e [D, d]`` (the token embedding, vocabulary first) → ``[..., D]``.
+    Applied to the stream after every block it is the logit lens, z^(l) = LN_f(f^(l)) W_eᵀ."""
+    d = _checks.tensor("f", f).size(-1)
+    if _checks.tensor("W_e", W_e).dim() != 2 or W_e.size(1) != d:
+        raise ValueError(f"W_e must be [D, {d}] (vocabulary × the last dim of f), got {tuple(W_e.shape)}")
+    return layer_norm(f, gamma, beta, eps) @ W_e.T
+
+
 def batch_norm(u: Tensor, gamma: Tensor, beta: Tensor, eps: float = 1e-5) -> Tensor:
     """BN(u) = γ ⊙ (u − μ_B) / √(σ_B² + ε) + β for ``u [n, d]``, with μ_B and σ_B² the mean and biased
     variance of each feature over the n examples of the batch (Ioffe & Szegedy 2015, training mode):
