@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
-from xai_tf.seq2seq import attention as sa
+from xai_tf.seq2seq import step as sa
 from xai_tf.seq2seq.attention import additive_attention
 from xai_tf.seq2seq.metrics import alignment_error_rate
 
