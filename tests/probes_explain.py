@@ -283,3 +283,24 @@ PANELS = {
         "",
     ),
 }
+
+# lesson 07's exercises (issue 54)
+RAISES += [
+    (
+        "xai_tf.explain.wordlevel.previous_token_share",
+        lambda: wl.previous_token_share(z(3, 3)),
+        VE,
+        r"attentions must be \[layers, heads, T, T\]",
+    ),
+    (
+        "xai_tf.explain.wordlevel.received_per_word",
+        lambda: wl.received_per_word(z(1, 1, 3, 3).softmax(-1), [[0], [2]]),
+        VE,
+        "groups must be non-empty lists of token indices covering 0..2",
+    ),
+]
+CHECKERS |= {
+    "xai_tf.exercises.wordlevel.check_previous_token_share": "prev is None",
+    "xai_tf.exercises.wordlevel.check_received_per_word": "received is None",
+    "xai_tf.exercises.wordlevel.check_residual_attention": "Â is None",
+}

@@ -245,3 +245,43 @@ RAISES += [
         "corpus must be a Corpus",
     ),
 ]
+
+# lesson 16's exercises (issue 54): one decoder step, written out
+from xai_tf.seq2seq import step  # noqa: E402
+
+RAISES += [
+    (
+        "xai_tf.seq2seq.step.additive_scores",
+        lambda: step.additive_scores(
+            torch.zeros(3), torch.zeros(4, 2), torch.zeros(2, 2), torch.zeros(2, 2), torch.zeros(2)
+        ),
+        VE,
+        r"s_prev \[d\] and h \[S, d\] \(S ≥ 1\) need one width d",
+    ),
+    (
+        "xai_tf.seq2seq.step.bilinear_scores",
+        lambda: step.bilinear_scores(torch.zeros(2), torch.zeros(4, 2), torch.zeros(3, 2)),
+        VE,
+        r"W_a must be \[d, d\]",
+    ),
+    (
+        "xai_tf.seq2seq.step.context_vector",
+        lambda: step.context_vector(torch.zeros(3), torch.zeros(4, 2)),
+        VE,
+        r"e must be \[S\] with S = 4",
+    ),
+    (
+        "xai_tf.seq2seq.step.additive_step",
+        lambda: step.additive_step(
+            torch.zeros(3, 2), torch.zeros(4, 2), torch.zeros(2, 2), torch.zeros(2, 2), torch.zeros(2), 0
+        ),
+        VE,
+        r"i must be an integer in 1..3",
+    ),
+]
+CHECKERS |= {
+    "xai_tf.exercises.seq2seq.check_additive_scores": "e is None",
+    "xai_tf.exercises.seq2seq.check_context_vector": "returned None",
+    "xai_tf.exercises.seq2seq.check_bilinear_scores": "e is None",
+    "xai_tf.exercises.seq2seq.check_aer": "returned None",
+}

@@ -264,3 +264,41 @@ PANELS = {
     "xai_tf.widgets.blocks.logit_lens_panel": (lambda: blocks_w.logit_lens_panel(lm()), "text", ""),
     "xai_tf.widgets.decoding.decoding_panel": (lambda: decoding_w.decoding_panel(lm()), "text", ""),
 }
+
+# lesson 00's exercises (issue 54): logits → probabilities, top k, surprisal, perplexity
+import torch  # noqa: E402
+
+from xai_tf.transformer import logits as lg  # noqa: E402
+
+RAISES += [
+    (
+        "xai_tf.transformer.logits.last_position_probs",
+        lambda: lg.last_position_probs(z(5)),
+        VE,
+        "logits must have 2 dimensions",
+    ),
+    (
+        "xai_tf.transformer.logits.top_tokens",
+        lambda: lg.top_tokens(z(5).softmax(-1), 6),
+        VE,
+        r"k must be an integer in 1..5",
+    ),
+    (
+        "xai_tf.transformer.logits.surprisal",
+        lambda: lg.surprisal(z(3, 5), torch.tensor([0, 1, 5])),
+        VE,
+        r"ids must be token ids in 0..4",
+    ),
+    (
+        "xai_tf.transformer.logits.perplexity",
+        lambda: lg.perplexity(z(1, 5), torch.tensor([0])),
+        VE,
+        "logits must have T ≥ 2 positions",
+    ),
+]
+CHECKERS |= {
+    "xai_tf.exercises.next_token.check_top_tokens": "returned None",
+    "xai_tf.exercises.next_token.check_temperature": "p is None",
+    "xai_tf.exercises.next_token.check_surprisal": "s is None",
+    "xai_tf.exercises.next_token.check_perplexity": "PPL is None",
+}

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from xai_tf.exercises import attention, attribution, blocks, decoding, masking, wordlevel
+from xai_tf.exercises import attention, attribution, blocks, decoding, masking, next_token, seq2seq, wordlevel
 from xai_tf.exercises.next_token import check_next_token_probs
 from xai_tf.exercises.probing import check_codelength
 
@@ -834,3 +834,186 @@ def test_codelength_checker_names_the_mistake(fn, message, capsys):
 )
 def test_codelength_checker_accepts_numbers_and_numpy(fn, capsys):
     assert check_codelength(fn) is True, capsys.readouterr().out
+
+
+# --- lessons 00, 07 and 16: the checkers placed where each idea is taught (issue 54) -----------------------
+
+
+def _top_ascending(probs, k):  # the k largest, but least likely first
+    values, ids = probs.topk(k)
+    return ids.flip(0), values.flip(0)
+
+
+def _surprisal_same_position(z, ids):  # scores ids[t] with logits[t]: off by one
+    return -torch.log_softmax(z[1:], -1)[torch.arange(len(ids) - 1), ids[1:]]
+
+
+def _surprisal_log_p(z, ids):  # forgets the minus sign
+    return torch.log_softmax(z[:-1], -1)[torch.arange(len(ids) - 1), ids[1:]]
+
+
+def _received_mean_pieces(attentions, groups):  # averages over the attended word's pieces
+    to_token = attentions.mean((0, 1)).mean(0)
+    return torch.stack([to_token[g].mean() for g in groups])
+
+
+def _received_summed_queries(attentions, groups):  # sums over the queries instead of averaging
+    to_token = attentions.mean((0, 1)).sum(0)
+    return torch.stack([to_token[g].sum() for g in groups])
+
+
+def _received_given(attentions, groups):  # reads the rows: attention given, not received
+    by_row = attentions.mean((0, 1)).mean(-1)
+    return torch.stack([by_row[g].sum() for g in groups])
+
+
+def _word_attention_transposed(A, groups):  # sums over the attending word, averages over the attended
+    from xai_tf.explain.wordlevel import word_attention
+
+    return word_attention(A.T, groups).T
+
+
+def _context_raw_scores(e, h):  # uses the scores themselves as weights
+    return torch.softmax(e, 0), e @ h
+
+
+def _aer_mean_of_sentences(predicted, sure):
+    return sum(1 - 2 * len(a & s) / (len(a) + len(s)) for a, s in zip(predicted, sure, strict=True)) / len(
+        sure
+    )
+
+
+def _aer_agreement(predicted, sure):
+    both = sum(len(a & s) for a, s in zip(predicted, sure, strict=True))
+    return 2 * both / (sum(map(len, predicted)) + sum(map(len, sure)))
+
+
+def _aer_recall(predicted, sure):
+    both = sum(len(a & s) for a, s in zip(predicted, sure, strict=True))
+    return 1 - both / sum(map(len, sure))
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "message"),
+    [
+        (next_token.check_top_tokens, _top_ascending, "most likely first: yours come in ascending order"),
+        (
+            next_token.check_top_tokens,
+            lambda p, k: (p.sort().values[:k], p.sort().indices[:k]),
+            r"the first element should be the token ids \(integers\)",
+        ),
+        (
+            next_token.check_top_tokens,
+            lambda p, k: (p.argsort()[:k], p.sort().values[:k]),
+            r"the k \*least\* likely tokens",
+        ),
+        (next_token.check_temperature, lambda z, t: torch.softmax(z * t, -1), r"softmax\(z · τ\)"),
+        (next_token.check_temperature, lambda z, t: torch.softmax(z, -1) / t, r"\*before\* the softmax"),
+        (next_token.check_surprisal, _surprisal_same_position, "position t predicts the \\*next\\* token"),
+        (next_token.check_surprisal, _surprisal_log_p, "the minus sign is missing"),
+        (
+            next_token.check_surprisal,
+            lambda z, ids: torch.softmax(z[:-1], -1)[torch.arange(len(ids) - 1), ids[1:]],
+            "those are the probabilities p",
+        ),
+        (
+            next_token.check_perplexity,
+            lambda z, ids: _surprisal_log_p(z, ids).neg().mean(),
+            "that is the mean surprisal",
+        ),
+        (
+            next_token.check_perplexity,
+            lambda z, ids: _surprisal_log_p(z, ids).neg().sum().exp(),
+            r"exp of the \*sum\*",
+        ),
+        (wordlevel.check_word_attention, _word_attention_transposed, "the other way round"),
+        (
+            wordlevel.check_previous_token_share,
+            lambda a: a.diagonal(offset=1, dim1=-2, dim2=-1).mean(-1),
+            r"A\[i, i \+ 1\], the \*next\* token",
+        ),
+        (
+            wordlevel.check_previous_token_share,
+            lambda a: a.diagonal(offset=-1, dim1=-2, dim2=-1).sum(-1) / a.size(-1),
+            "divided by T: query 0 has no previous token",
+        ),
+        (wordlevel.check_received_per_word, _received_mean_pieces, "averaged over the word's pieces"),
+        (wordlevel.check_received_per_word, _received_summed_queries, "summed over the queries"),
+        (wordlevel.check_received_per_word, _received_given, r"attention \*given\* \(rows\)"),
+        (
+            wordlevel.check_residual_attention,
+            lambda a: a.mean(1) + torch.eye(a.size(-1)),
+            r"rows sum to 2: take ½ A \+ ½ I",
+        ),
+        (
+            wordlevel.check_residual_attention,
+            lambda a: 0.5 * a.amax(1) + 0.5 * torch.eye(a.size(-1)),
+            "that is the max over heads",
+        ),
+        (
+            seq2seq.check_additive_scores,
+            lambda s, h, W, U, v: (W @ s + h @ U.T) @ v,
+            "the tanh is missing",
+        ),
+        (
+            seq2seq.check_additive_scores,
+            lambda s, h, W, U, v: torch.tanh(U @ s + h @ W.T) @ v,
+            "W_a and U_a are swapped",
+        ),
+        (seq2seq.check_context_vector, _context_raw_scores, "c used the raw scores e as weights"),
+        (
+            seq2seq.check_context_vector,
+            lambda e, h: (torch.softmax(e, 0), h.mean(0)),
+            "c is the plain mean of the h_j",
+        ),
+        (seq2seq.check_bilinear_scores, lambda s, h, W: h @ s, "that is the dot score"),
+        (seq2seq.check_bilinear_scores, lambda s, h, W: (h @ W) @ s, "W_a is transposed"),
+        (seq2seq.check_aer, _aer_agreement, r"that is 1 − AER, the agreement"),
+        (seq2seq.check_aer, _aer_recall, r"recall only"),
+        (seq2seq.check_aer, _aer_mean_of_sentences, "the mean of the sentences' AERs"),
+    ],
+)
+def test_lesson_00_07_16_checkers_name_the_mistake(checker, fn, message, capsys):
+    assert checker(fn) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✘") and re.search(message, out), out
+
+
+def _surprisal_loop(z, ids):
+    out = []
+    for t in range(len(ids) - 1):
+        row = [math.exp(float(v)) for v in z[t]]
+        out.append(-math.log(row[int(ids[t + 1])] / sum(row)))
+    return torch.tensor(out, dtype=torch.float32)
+
+
+def _received_loop(attentions, groups):
+    L, H, T, _ = attentions.shape
+    out = torch.zeros(len(groups))
+    for w, g in enumerate(groups):
+        for a in attentions.reshape(L * H, T, T):
+            out[w] += float(a[:, g].sum()) / (T * L * H)
+    return out
+
+
+def _previous_loop(attentions):
+    L, H, T, _ = attentions.shape
+    return torch.tensor(
+        [
+            [sum(float(attentions[layer, h, i, i - 1]) for i in range(1, T)) / (T - 1) for h in range(H)]
+            for layer in range(L)
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "loop"),
+    [
+        ("check_surprisal", _surprisal_loop),
+        ("check_received_per_word", _received_loop),
+        ("check_previous_token_share", _previous_loop),
+        ("check_aer", lambda a, s: torch.tensor(_aer_agreement(a, s)).neg().add(1).float()),
+    ],
+)
+def test_lesson_00_07_16_checkers_pass_loops_into_float32_tables(name, loop, capsys):
+    assert CHECKERS[name](loop), capsys.readouterr().out

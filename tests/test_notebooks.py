@@ -40,7 +40,7 @@ EMULATE_GPU = f"import sys\nsys.path.insert(0, {TESTS!r})\nimport gpu_emulation\
 def test_lessons_exist():
     assert [p.name for p in LESSONS][:1] == ["00_start_here.ipynb"]
     assert [p.stem[:2] for p in SEEDED][:1] == ["08"]
-    assert [p.stem[:2] for p in PRACTICE][:2] == ["01", "02"]
+    assert {"01", "02"} <= {p.stem[:2] for p in PRACTICE}
 
 
 def check_unsolved(nb: nbformat.NotebookNode, name: str) -> None:

@@ -420,3 +420,36 @@ def test_disagreement_kinds_and_early_words_count_a_hand_made_case():
     kinds = summary.disagreement_kinds(maps, [p.links for p in pairs])
     assert kinds == {"words": 6, "disagree": 5, "just before": 2, "just after": 1, "elsewhere": 2}
     assert summary.early_words(maps, pairs) == {"x": 2}
+
+
+def test_one_step_scores_weights_and_context_equal_float64_loops():
+    """Lesson 16's exercise functions: additive_scores + context_vector and additive_step against the loop
+    above; bilinear_scores against a loop over s_{i−1}ᵀ W_a h_j and against the model's Bilinear scorer."""
+    import torch
+
+    from xai_tf.seq2seq import attention, step
+
+    g = torch.Generator().manual_seed(0)
+    s, h = (
+        torch.randn(3, 4, generator=g, dtype=torch.float64),
+        torch.randn(5, 4, generator=g, dtype=torch.float64),
+    )
+    W_a, U_a, v_a = (
+        torch.randn(*shape, generator=g, dtype=torch.float64) for shape in ((2, 4), (2, 4), (2,))
+    )
+    ref_alpha, ref_c = _loop_additive([s[1].tolist()], h[None], W_a.tolist(), U_a.tolist(), v_a.tolist(), [5])
+    alpha, c = step.context_vector(step.additive_scores(s[1], h, W_a, U_a, v_a), h)
+    assert torch.allclose(alpha, torch.tensor(ref_alpha[0], dtype=torch.float64), atol=1e-12)
+    assert torch.allclose(c, torch.tensor(ref_c[0], dtype=torch.float64), atol=1e-12)
+    step_alpha, step_c = step.additive_step(s, h, W_a, U_a, v_a, 2)  # scores s_{i−1} = s[1]
+    assert torch.equal(step_alpha, alpha) and torch.equal(step_c, c)
+    W = torch.randn(4, 4, generator=g, dtype=torch.float64)
+    loop = [
+        sum(float(s[0, a]) * float(W[a, b]) * float(h[j, b]) for a in range(4) for b in range(4))
+        for j in range(5)
+    ]
+    e = step.bilinear_scores(s[0], h, W)
+    assert torch.allclose(e, torch.tensor(loop, dtype=torch.float64), atol=1e-12)
+    module = attention.scorer("bilinear", 4, 2).double()
+    module.W_a.weight.data = W
+    assert torch.allclose(module(s[:1], module.keys(h[None]))[0], e, atol=1e-12)

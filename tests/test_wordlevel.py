@@ -209,3 +209,24 @@ def test_attention_received_adds_up_to_one(case):
     for g in groups[:-1]:
         counts["one piece" if len(g) == 1 else "several pieces"] += 1
     assert sum(received[kind] * counts[kind] for kind in received) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_previous_token_share_and_received_per_word_by_hand():
+    """Lesson 07's exercise functions against loops: prev = mean_{i ≥ 1} A[i, i − 1];
+    received(w) = mean over layers, heads and queries of Σ_{i ∈ w} A[s, i] (sums to 1 over the words)."""
+    g = torch.Generator().manual_seed(3)
+    A = torch.randn(2, 3, 5, 5, generator=g, dtype=torch.float64).softmax(-1)
+    prev = [
+        [sum(float(A[layer, h, i, i - 1]) for i in range(1, 5)) / 4 for h in (0, 1, 2)] for layer in (0, 1)
+    ]
+    assert torch.allclose(wl.previous_token_share(A), torch.tensor(prev, dtype=torch.float64), atol=1e-12)
+    assert torch.equal(wl.previous_token_share(A[..., :1, :1]), torch.zeros(2, 3, dtype=torch.float64))
+    groups = [[0], [1, 2], [3, 4]]
+    by_hand = [
+        sum(float(A[layer, h, s, i]) for layer in range(2) for h in range(3) for s in range(5) for i in g_)
+        / 30
+        for g_ in groups
+    ]
+    received = wl.received_per_word(A, groups)
+    assert torch.allclose(received, torch.tensor(by_hand, dtype=torch.float64), atol=1e-12)
+    assert abs(received.sum().item() - 1) < 1e-12

@@ -215,13 +215,31 @@ def head_statistics(attentions: Tensor, tokens: Sequence[str]) -> dict[str, Tens
         raise ValueError(f"{len(tokens)} tokens for attention over {T} positions")
     special = torch.tensor([t in SPECIAL_TOKENS for t in tokens], device=attentions.device)
     punctuation = torch.tensor([_is_punctuation(t) for t in tokens], device=attentions.device)
-    previous = attentions.diagonal(offset=-1, dim1=-2, dim2=-1)  # A[i, i − 1]
     return {
         "special": attentions[..., special].sum(-1).mean(-1),
         "punctuation": attentions[..., punctuation].sum(-1).mean(-1),
-        "previous": previous.mean(-1) if T > 1 else attentions.new_zeros(attentions.shape[:2]),
+        "previous": previous_token_share(attentions),
         "first": attentions[..., 0].mean(-1),
     }
+
+
+def previous_token_share(attentions: Tensor) -> Tensor:
+    """prev_{l,h} = (1/(T−1)) Σ_{i=1}^{T−1} A_{l,h}[i, i − 1] [layers, heads]: the attention a query
+    gives the token just before it, averaged over the queries that have one (0 when T = 1)."""
+    _check_stack(attentions)
+    if attentions.size(-1) == 1:
+        return attentions.new_zeros(attentions.shape[:2])
+    return attentions.diagonal(offset=-1, dim1=-2, dim2=-1).mean(-1)
+
+
+def received_per_word(attentions: Tensor, groups: list[list[int]]) -> Tensor:
+    """received(w) = mean_{l,h} (1/T) Σ_s Σ_{i ∈ w} A_{l,h}[s, i] [W]: the attention each word receives
+    (to its pieces, summed), averaged over the queries s, the heads and the layers. Sums to 1 over the
+    words when A's rows sum to 1."""
+    _check_stack(attentions)
+    _check_groups(groups, attentions.size(-1))
+    to_token = attentions.mean((0, 1)).mean(0)  # [T]: attention each token receives, per query
+    return torch.stack([to_token[g].sum() for g in groups])
 
 
 def attention_received(
@@ -240,14 +258,13 @@ def attention_received(
     T = attentions.size(-1)
     if len(tokens) != T:
         raise ValueError(f"{len(tokens)} tokens for attention over {T} positions")
-    _check_groups(groups, T)
-    to_token = attentions.mean((0, 1)).mean(0)  # [T]: attention each token receives, per query
+    received = received_per_word(attentions, groups)
     kinds: dict[str, list[float]] = {"special": [], "one piece": [], "several pieces": []}
-    for g in groups:
+    for g, r in zip(groups, received.tolist(), strict=True):
         kind = (
             "special" if tokens[g[0]] in SPECIAL_TOKENS else "one piece" if len(g) == 1 else "several pieces"
         )
-        kinds[kind].append(float(to_token[g].sum()))
+        kinds[kind].append(r)
     return {kind: sum(values) / len(values) for kind, values in kinds.items() if values}
 
 
