@@ -76,6 +76,36 @@ RAISES = [
         "step must be an integer ≥ 1",
     ),
     (
+        "xai_tf.encdec.training.schedule",
+        lambda: training.schedule(torch.tensor([0.0, 1.0]), 1e-3, 10),
+        VE,
+        r"steps must be ≥ 1 \(counted from 1\), got 0",
+    ),
+    (
+        "xai_tf.encdec.training.schedule",
+        lambda: training.schedule(torch.tensor([1.0]), 1e-3, 0),
+        VE,
+        "warmup must be an integer ≥ 1",
+    ),
+    (
+        "xai_tf.encdec.training.smoothed_targets",
+        lambda: training.smoothed_targets(torch.tensor([0, 5]), 5, 0.1),
+        VE,
+        r"y must hold word ids in 0..4, got 0..5",
+    ),
+    (
+        "xai_tf.encdec.training.smoothed_targets",
+        lambda: training.smoothed_targets(torch.tensor([0, 1]), 5, 1.5),
+        VE,
+        r"eps must be a finite number in \[0, 1\]",
+    ),
+    (
+        "xai_tf.encdec.training.smoothed_targets",
+        lambda: training.smoothed_targets(torch.tensor([0.0, 1.0]), 5, 0.1),
+        TE,
+        "y must be a 1-D integer tensor",
+    ),
+    (
         "xai_tf.encdec.training.loss_fn",
         lambda: training.loss_fn(z(2, 3), torch.zeros(2, 3, dtype=torch.long)),
         VE,
@@ -361,7 +391,13 @@ EXEMPT = {
     "xai_tf.encdec.shipped.recorded": "no arguments",
 }
 
-CHECKERS = {"xai_tf.exercises.encdec.check_cross_attention": "returned None: did you forget to `return` it"}
+CHECKERS = {
+    "xai_tf.exercises.encdec.check_cross_attention": "returned None: did you forget to `return` it",
+    **{
+        f"xai_tf.exercises.encdec.check_{name}": "is None: did you forget to `return` it"
+        for name in ("schedule", "smoothed_targets", "positions", "target_mask")
+    },
+}
 
 PANELS = {
     "xai_tf.widgets.encdec.beam_panel": (
