@@ -6,7 +6,7 @@ import torch
 from probe_kit import NAN, TE, VE, z
 
 from xai_tf.seq2seq import data
-from xai_tf.structured import bias, compare, decoder, hierarchy, shipped, training
+from xai_tf.structured import bias, compare, decoder, hierarchy, pooling, shipped, training
 from xai_tf.widgets import structured as widgets_structured
 
 BIAS, COMPARE, DECODER = "xai_tf.structured.bias", "xai_tf.structured.compare", "xai_tf.structured.decoder"
@@ -31,14 +31,14 @@ def _corpus() -> data.Corpus:
 
 RAISES = [
     (
-        "xai_tf.structured.hierarchy.attention_pool",
-        lambda: hierarchy.attention_pool(z(5), z(5, 5), z(5), z(5)),
+        "xai_tf.structured.pooling.attention_pool",
+        lambda: pooling.attention_pool(z(5), z(5, 5), z(5), z(5)),
         VE,
         r"h must be \[\.\.\., T, d\]",
     ),
     (
-        "xai_tf.structured.hierarchy.attention_pool",
-        lambda: hierarchy.attention_pool(z(3, 4), z(4, 3), z(4), z(4)),
+        "xai_tf.structured.pooling.attention_pool",
+        lambda: pooling.attention_pool(z(3, 4), z(4, 3), z(4), z(4)),
         VE,
         r"W must have shape \(4, 4\) for d = 4, got \(4, 3\)",
     ),

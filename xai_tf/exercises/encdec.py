@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import attention as att
-from xai_tf.encdec import stack, training
+from xai_tf.encdec import recipe, stack
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close, expect_rows_sum_to_one
 from xai_tf.transformer.blocks import sinusoidal_positions
 
@@ -99,7 +99,7 @@ def check_cross_attention(fn: Callable[..., tuple[Tensor, Tensor]]) -> int:
     return n
 
 
-@checker("warm-up schedule", reference=training.schedule)
+@checker("warm-up schedule", reference=recipe.schedule)
 def check_schedule(fn: Callable[[Tensor, float, int], Tensor]) -> int:
     """Lesson 17: ``fn(t, lr_max, warmup)`` → lr(t) = lr_max · min(1, t/w) · (max(t, w)/w)^(−1/2) for every
     step of ``t`` (a float tensor of steps counted from 1)."""
@@ -122,11 +122,11 @@ def check_schedule(fn: Callable[[Tensor, float, int], Tensor]) -> int:
             )
         if close(got, lr_max * torch.clamp(t64, min=w) ** -0.5 * w**0.5):
             raise Mismatch("the warm-up is missing: for t ≤ w the rate rises linearly, lr_max · t / w")
-        expect_close(f"lr(t) for w = {w}", got, training.schedule(t64, lr_max, w), atol=1e-5 * lr_max)
+        expect_close(f"lr(t) for w = {w}", got, recipe.schedule(t64, lr_max, w), atol=1e-5 * lr_max)
     return len(cases)
 
 
-@checker("label smoothing", reference=training.smoothed_targets)
+@checker("label smoothing", reference=recipe.smoothed_targets)
 def check_smoothed_targets(fn: Callable[[Tensor, int, float], Tensor]) -> int:
     """Lesson 17: ``fn(y, n_words, eps)`` → q = (1 − ε) onehot(y) + ε/K ``[n, K]``."""
     cases = [(torch.tensor([2, 0, 4]), 5, 0.1), (torch.tensor([6, 1]), 7, 0.3)]
@@ -142,7 +142,7 @@ def check_smoothed_targets(fn: Callable[[Tensor, int, float], Tensor]) -> int:
             raise Mismatch("the rows sum to 1 + ε: scale the one-hot part by 1 − ε")
         if close(got, (1 - eps) * onehot + eps):
             raise Mismatch("ε is spread over the K words: each gets ε/K, not ε")
-        expect_close(f"q for K = {K}, ε = {eps}", got, training.smoothed_targets(y, K, eps).double())
+        expect_close(f"q for K = {K}, ε = {eps}", got, recipe.smoothed_targets(y, K, eps).double())
     return len(cases)
 
 

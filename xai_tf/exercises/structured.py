@@ -27,7 +27,7 @@ from xai_tf.structured.chain import (
     chain_marginals_enumerated,
     viterbi,
 )
-from xai_tf.structured.hierarchy import attention_pool
+from xai_tf.structured.pooling import attention_pool
 
 #: The checker enumerates 2^T structures: T up to 10 keeps each case instant.
 MAX_T = 10
