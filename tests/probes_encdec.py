@@ -12,6 +12,7 @@ from xai_tf.encdec import (
     beam,
     beam_sweep,
     evaluate,
+    recipe,
     runs,
     shipped,
     stack,
@@ -86,6 +87,36 @@ RAISES = [
         lambda: training.learning_rate(0, training.Settings()),
         VE,
         "step must be an integer ≥ 1",
+    ),
+    (
+        "xai_tf.encdec.recipe.schedule",
+        lambda: recipe.schedule(torch.tensor([0.0, 1.0]), 1e-3, 10),
+        VE,
+        r"steps must be ≥ 1 \(counted from 1\), got 0",
+    ),
+    (
+        "xai_tf.encdec.recipe.schedule",
+        lambda: recipe.schedule(torch.tensor([1.0]), 1e-3, 0),
+        VE,
+        "warmup must be an integer ≥ 1",
+    ),
+    (
+        "xai_tf.encdec.recipe.smoothed_targets",
+        lambda: recipe.smoothed_targets(torch.tensor([0, 5]), 5, 0.1),
+        VE,
+        r"y must hold word ids in 0..4, got 0..5",
+    ),
+    (
+        "xai_tf.encdec.recipe.smoothed_targets",
+        lambda: recipe.smoothed_targets(torch.tensor([0, 1]), 5, 1.5),
+        VE,
+        r"eps must be a finite number in \[0, 1\]",
+    ),
+    (
+        "xai_tf.encdec.recipe.smoothed_targets",
+        lambda: recipe.smoothed_targets(torch.tensor([0.0, 1.0]), 5, 0.1),
+        TE,
+        "y must be a 1-D integer tensor",
     ),
     (
         "xai_tf.encdec.training.loss_fn",
@@ -389,7 +420,13 @@ EXEMPT = {
     "xai_tf.encdec.shipped.recorded": "no arguments",
 }
 
-CHECKERS = {"xai_tf.exercises.encdec.check_cross_attention": "returned None: did you forget to `return` it"}
+CHECKERS = {
+    "xai_tf.exercises.encdec.check_cross_attention": "returned None: did you forget to `return` it",
+    **{
+        f"xai_tf.exercises.encdec.check_{name}": "is None: did you forget to `return` it"
+        for name in ("schedule", "smoothed_targets", "positions", "target_mask")
+    },
+}
 
 PANELS = {
     "xai_tf.widgets.encdec.beam_panel": (

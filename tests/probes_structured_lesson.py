@@ -6,7 +6,7 @@ import torch
 from probe_kit import NAN, TE, VE, z
 
 from xai_tf.seq2seq import data
-from xai_tf.structured import bias, compare, decoder, hierarchy, shipped, training
+from xai_tf.structured import bias, compare, decoder, hierarchy, pooling, shipped, training
 from xai_tf.widgets import structured as widgets_structured
 
 BIAS, COMPARE, DECODER = "xai_tf.structured.bias", "xai_tf.structured.compare", "xai_tf.structured.decoder"
@@ -30,6 +30,18 @@ def _corpus() -> data.Corpus:
 
 
 RAISES = [
+    (
+        "xai_tf.structured.pooling.attention_pool",
+        lambda: pooling.attention_pool(z(5), z(5, 5), z(5), z(5)),
+        VE,
+        r"h must be \[\.\.\., T, d\]",
+    ),
+    (
+        "xai_tf.structured.pooling.attention_pool",
+        lambda: pooling.attention_pool(z(3, 4), z(4, 3), z(4), z(4)),
+        VE,
+        r"W must have shape \(4, 4\) for d = 4, got \(4, 3\)",
+    ),
     (f"{BIAS}.monotone_share", lambda: bias.monotone_share(set()), TE, "links must be a non-empty set"),
     (f"{BIAS}.jumps", lambda: bias.jumps([(0, 1)]), TE, "links must be a non-empty set"),
     (f"{BIAS}.runs", lambda: bias.runs(z(3, 0)), VE, r"alpha must be \[..., S\] with S ≥ 1"),
@@ -133,5 +145,11 @@ RAISES = [
     ),
 ]
 
-CHECKERS = {"xai_tf.exercises.structured.check_chain_marginals": "returned None"}
+CHECKERS = {
+    "xai_tf.exercises.structured.check_chain_marginals": "returned None",
+    "xai_tf.exercises.structured.check_viterbi": "returned None",
+    "xai_tf.exercises.structured.check_attention_pool": "returned None",
+    "xai_tf.exercises.structured.check_monotone_share": "is None: did you forget",
+    "xai_tf.exercises.structured.check_log_partition": "is None: did you forget",
+}
 PANELS: dict = {}

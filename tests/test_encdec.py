@@ -413,3 +413,36 @@ def test_train_encdec_refuses_at_once_a_run_it_could_not_assemble(tmp_path, caps
         (tmp_path / f"{name}.safetensors").touch()
     assert script.parse_args(["--variants", "dropout", "--out", out]).variants == ["dropout"]
     assert script.parse_args(["--assemble", "--out", out]).assemble
+
+
+def test_schedule_is_vaswanis_form_and_the_training_loops_rate():
+    from xai_tf.encdec import recipe, training
+
+    lr_max, w = 5e-3, 100
+    steps = torch.tensor([1.0, 7, 50, 99, 100, 101, 400, 1200], dtype=torch.float64)
+    got = recipe.schedule(steps, lr_max, w)
+    d_inv_sqrt = lr_max * math.sqrt(w)  # d^-0.5 = lr_max · √w
+    paper = [d_inv_sqrt * min(t**-0.5, t * w**-1.5) for t in steps.tolist()]
+    assert got.tolist() == pytest.approx(paper, rel=1e-12)
+    settings = training.Settings(lr=lr_max, warmup=w, decay="inverse_sqrt")
+    assert got.tolist() == pytest.approx([training.learning_rate(int(t), settings) for t in steps], rel=1e-12)
+
+
+def test_smoothed_targets_give_pytorchs_label_smoothed_cross_entropy():
+    from torch.nn import functional as F
+
+    from xai_tf.encdec import recipe
+
+    g = torch.Generator().manual_seed(0)
+    logits, y, eps = (
+        torch.randn(6, 9, generator=g, dtype=torch.float64),
+        torch.tensor([0, 3, 8, 3, 1, 5]),
+        0.1,
+    )
+    q = recipe.smoothed_targets(y, 9, eps).double()
+    assert q.sum(-1).tolist() == pytest.approx([1.0] * 6)
+    assert q[0, 0].item() == pytest.approx(1 - eps + eps / 9) and q[0, 1].item() == pytest.approx(eps / 9)
+    mine = -(q * logits.log_softmax(-1)).sum(-1).mean()
+    assert mine.item() == pytest.approx(
+        F.cross_entropy(logits, y, label_smoothing=eps).item(), rel=1e-6
+    )  # q in float32

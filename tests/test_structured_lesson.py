@@ -15,7 +15,7 @@ from xai_tf.exercises.structured import check_chain_marginals
 from xai_tf.seq2seq import data, evaluate
 from xai_tf.seq2seq import shipped as seq2seq_shipped
 from xai_tf.seq2seq.model import Seq2Seq
-from xai_tf.structured import bias, compare, decoder, hierarchy, shipped, training
+from xai_tf.structured import bias, compare, decoder, hierarchy, pooling, shipped, training
 from xai_tf.structured.chain import chain_marginals_enumerated
 from xai_tf.structured.sparsemap import sparsemap_chain
 from xai_tf.widgets.structured import document_view, maps_panel
@@ -297,3 +297,19 @@ def test_the_panel_and_the_document_view_render(corpus):
         [["a", "b"], ["c", "d"]], torch.tensor([[0.5, 0.5], [1.0, 0.0]]), torch.tensor([0.3, 0.7]), 1
     )
     assert html.count("<tr>") == 2 and "β=0.70" in html and "key sentence" in html
+
+
+def test_attention_pool_equals_the_hans_pooling_module():
+    torch.manual_seed(0)
+    module = hierarchy.Attention(6).double()
+    h = torch.randn(3, 5, 6, dtype=torch.float64)
+    with torch.no_grad():
+        want_s, want_alpha = module(h)
+        got_s, got_alpha = pooling.attention_pool(h, module.W.weight, module.W.bias, module.u_ctx)
+    torch.testing.assert_close(got_alpha, want_alpha, rtol=0, atol=1e-12)
+    torch.testing.assert_close(got_s, want_s, rtol=0, atol=1e-12)
+    by_hand = [  # one state at a time: u_t = tanh(W h_t + b), α = softmax(u_tᵀ u_ctx), s = Σ α_t h_t
+        float(torch.tanh(module.W.weight @ h[0, t] + module.W.bias) @ module.u_ctx) for t in range(5)
+    ]
+    alpha = np.exp(by_hand) / np.exp(by_hand).sum()
+    assert got_alpha[0].tolist() == pytest.approx(alpha.tolist(), abs=1e-12)
