@@ -5,6 +5,7 @@ is executed, unsolved, as that lesson's headless run (``test_notebooks.py``); ``
 nbgrader itself on lesson 01."""
 
 import importlib.util
+import re
 
 import nbformat
 import pytest
@@ -68,6 +69,6 @@ def test_the_nbgrader_source_solves_every_exercise(tmp_path):
             if cell.metadata.get("nbgrader"):
                 exec(cell.source, space)  # noqa: S102 - the project's own lesson cells
         for cell in checks:
-            name = cell.source.split(" = ")[0]
+            name, student_fn = re.fullmatch(r"(\w+) = use\(\w+, (\w+)\)\s*", cell.source).groups()
             chosen = getattr(space[name], "__wrapped__", None)
-            assert chosen is space["my_" + name], f"{path.name}: {cell.source} fell back to the library"
+            assert chosen is space[student_fn], f"{path.name}: {cell.source} fell back to the library"
