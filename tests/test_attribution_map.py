@@ -395,6 +395,20 @@ def test_cost_counts_the_sequences_through_the_network(setting):
     assert occ.seconds > 0
 
 
+def test_deeplift_shap_reads_F_off_its_own_pair_passes(setting):
+    """K baselines cost K passes of the pair [x; x′_k], forward and backward, and no more: F(x) and F(x′_k)
+    come from those passes (K + 1 extra forward passes before), and the difference is still F(x) − mean_k
+    F(x′_k), here against one-sequence passes."""
+    bundled, ids, target, F, E, _ = setting
+    found, cost = pr.explain_with_cost("deeplift-shap", bundled, ids, target, n_samples=3)
+    assert (cost.forward, cost.backward) == (2 * 3, 2 * 3)
+    drawn = torch.stack(dl.random_token_baselines(bundled.model.embedding.size(0), len(ids), 3, seed=0))
+    with torch.no_grad():
+        want = float(F(E[None])[0]) - sum(float(F(bundled.model.embed(b)[None])[0]) for b in drawn) / 3
+    got = float(found.scores.double().sum()) - found.delta
+    assert got == pytest.approx(want, abs=1e-4 * max(1.0, abs(want)))
+
+
 def test_completeness_gap_is_zero_for_shapley_and_not_for_gradient_times_input(setting):
     bundled, ids, target, F, E, E_base = setting
     phi = ATTRIBUTIONS.explain("shapley", bundled, ids, target).scores

@@ -35,7 +35,7 @@ DeepLIFT-SHAP: the mean of DeepLIFT over K baselines x′_k, (1/K) Σ_k (x − x
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import torch
@@ -100,15 +100,19 @@ def rescale_attributions(F: Scalar, x: Tensor, baseline: Tensor, rescale: bool =
     """DeepLIFT of any F (a batch ``[n, ...]`` → ``[n]``) at one input ``x`` from ``baseline`` (same
     shape): (x − x′) ⊙ m_x, the multipliers by the rescale rule at every GELU/SiLU/ReLU and the gradient
     elsewhere (``rescale=False``: the gradient everywhere, (x − x′) ⊙ ∇F(x))."""
+    return _pair_pass(F, x, baseline, rescale)[0]
+
+
+def _pair_pass(F: Scalar, x: Tensor, baseline: Tensor, rescale: bool) -> tuple[Tensor, Tensor]:
+    """``rescale_attributions`` and ``[F(x), F(x′)]``, both from one pass of the batch [x; x′] (the rescale
+    rule changes the backward pass only, so its forward values are F's)."""
     if x.shape != baseline.shape:
         raise ValueError(f"baseline has shape {tuple(baseline.shape)}, the input {tuple(x.shape)}")
     pair = torch.stack([x.detach(), baseline.detach()]).requires_grad_(True)
-    if rescale:
-        with _rescaled():
-            (m,) = torch.autograd.grad(F(pair).sum(), pair)
-    else:
-        (m,) = torch.autograd.grad(F(pair).sum(), pair)
-    return (x - baseline).detach() * m[0]
+    with _rescaled() if rescale else nullcontext():
+        values = F(pair)
+        (m,) = torch.autograd.grad(values.sum(), pair)
+    return (x - baseline).detach() * m[0], values.detach()
 
 
 def deeplift_shap(
@@ -120,13 +124,11 @@ def deeplift_shap(
     if not 1 <= len(baselines) <= MAX_BASELINES:
         raise ValueError(f"baselines must be a list of 1..{MAX_BASELINES} baselines, got {len(baselines)}")
     total, f_base = torch.zeros_like(x), 0.0
-    for b in baselines:
-        total += rescale_attributions(F, x, b, _checks.flag("rescale", rescale))
-        with torch.no_grad():
-            f_base += float(F(b.detach()[None])[0])
-    with torch.no_grad():
-        f_x = float(F(x.detach()[None])[0])
-    return total / len(baselines), f_x - f_base / len(baselines)
+    for b in baselines:  # F(x) and F(x′_k) from the pass that gives the multipliers: no extra passes
+        a, (f_x, f_b) = _pair_pass(F, x, b, _checks.flag("rescale", rescale))
+        total += a
+        f_base += float(f_b)
+    return total / len(baselines), float(f_x) - f_base / len(baselines)
 
 
 def deeplift(
