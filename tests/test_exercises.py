@@ -22,6 +22,13 @@ from xai_tf.exercises.next_token import check_next_token_probs
 from xai_tf.exercises.probing import check_codelength
 
 
+def _rejects_with(checker, fn, message: str, capsys) -> None:
+    """``checker`` rejects ``fn`` and its ✘ line names the mistake (``message``, a regular expression)."""
+    assert checker(fn) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✘") and re.search(message, out), out
+
+
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
@@ -138,9 +145,7 @@ def _sparsemax_unclipped(z):
     ],
 )
 def test_lesson_checkers_say_what_is_wrong(checker, fn, message, capsys):
-    assert checker(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(checker, fn, message, capsys)
 
 
 def test_lesson_checkers_pass_right_answers(capsys):
@@ -262,9 +267,7 @@ def _cross_self(E_dec, E_enc, W_q, W_k, W_v):  # keys and values from the decode
     ],
 )
 def test_practice_checkers_name_the_mistake(checker, fn, message, capsys):
-    assert checker(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(checker, fn, message, capsys)
 
 
 def test_use_continues_with_the_students_function_or_the_library(capsys):
@@ -342,9 +345,7 @@ def _top_p_strict(z, p):  # keeps only tokens whose cumulative mass, themselves 
     ],
 )
 def test_filter_checkers_say_what_is_wrong(checker, fn, message, capsys):
-    assert checker(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(checker, fn, message, capsys)
 
 
 def test_filter_checkers_pass_independent_solutions(capsys):
@@ -373,9 +374,7 @@ def test_filter_checkers_pass_independent_solutions(capsys):
     ],
 )
 def test_layer_norm_checker_names_the_mistake(fn, message, capsys):
-    assert blocks.check_layer_norm(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(blocks.check_layer_norm, fn, message, capsys)
 
 
 def test_layer_norm_checker_passes_the_formula(capsys):
@@ -463,9 +462,7 @@ def _rms_centred(u, g, eps):
     ],
 )
 def test_lesson_03_04_checkers_name_the_mistake(checker, fn, message, capsys):
-    assert checker(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(checker, fn, message, capsys)
 
 
 def _ig_left(F, x, x0, m):
@@ -490,9 +487,7 @@ def _ig_right(F, x, x0, m):
     ],
 )
 def test_ig_checker_names_the_mistake(fn, message, capsys):
-    assert attribution.check_integrated_gradients(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(attribution.check_integrated_gradients, fn, message, capsys)
 
 
 @pytest.mark.parametrize(
@@ -504,9 +499,7 @@ def test_ig_checker_names_the_mistake(fn, message, capsys):
     ],
 )
 def test_g_l1_checker_names_the_mistake(fn, message, capsys):
-    assert attribution.check_g_l1(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(attribution.check_g_l1, fn, message, capsys)
 
 
 def test_attribution_checkers_pass_right_answers(capsys):
@@ -560,9 +553,7 @@ def _word_attention_right(A, groups):
     ],
 )
 def test_word_level_checkers_name_the_mistake(checker, fn, message, capsys):
-    assert checker(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(checker, fn, message, capsys)
 
 
 def test_word_level_checkers_pass_right_answers(capsys):
@@ -830,9 +821,7 @@ def _codelength(p, n_first, K):
     ],
 )
 def test_codelength_checker_names_the_mistake(fn, message, capsys):
-    assert check_codelength(fn) is False
-    out = capsys.readouterr().out
-    assert re.search(message, out), out
+    _rejects_with(check_codelength, fn, message, capsys)
 
 
 @pytest.mark.parametrize(
@@ -986,9 +975,7 @@ def _aer_recall(predicted, sure):
     ],
 )
 def test_lesson_00_07_16_checkers_name_the_mistake(checker, fn, message, capsys):
-    assert checker(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(checker, fn, message, capsys)
 
 
 def _surprisal_loop(z, ids):
@@ -1124,9 +1111,7 @@ def _pool_parts(h, W, b, u, tanh=True, transpose=True, pool_h=True):
     ],
 )
 def test_lesson_17_18_checkers_name_the_mistake(checker, fn, message, capsys):
-    assert checker(fn) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✘") and re.search(message, out), out
+    _rejects_with(checker, fn, message, capsys)
 
 
 def _share_strict(links):  # j < j′: staying on one source word counted as a step back
