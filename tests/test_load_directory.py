@@ -132,6 +132,17 @@ def test_a_saved_checkpoint_loads_with_its_tokenizer_and_gives_hugging_faces_log
     assert lm.eot_token == hf.config.eos_token_id
 
 
+def test_a_steered_texts_token_share_counts_the_texts_own_tokens_not_bos(tmp_path):
+    from xai_tf.sae.steer import token_share
+
+    _save(tmp_path, "llama", dict(num_key_value_heads=2), _sentencepiece_style())
+    lm = xai_tf.load_model(tmp_path)
+    own = lm.token_strings(lm.encode(TEXT))[1:]  # after <s>
+    assert token_share(lm, TEXT, {"<s>"}) == 0.0
+    assert token_share(lm, TEXT, set(own)) == 1.0
+    assert token_share(lm, TEXT, {own[0]}) == pytest.approx(own.count(own[0]) / len(own))
+
+
 def test_a_typed_special_token_is_refused_by_name(tmp_path):
     _save(tmp_path, "llama", dict(num_key_value_heads=2), _sentencepiece_style())
     lm = xai_tf.load_model(str(tmp_path))

@@ -84,7 +84,9 @@ def generate_clamped(
 
 def token_share(lm: LoadedModel, text: str, tokens: Collection[str]) -> float:
     """The share of ``text``'s tokens (as ``lm.token_strings`` writes them, e.g. ' hast') that are in
-    ``tokens``: how much of a steered continuation is what the feature boosts."""
+    ``tokens``: how much of a steered continuation is what the feature boosts. The text's own tokens only:
+    a beginning-of-sequence token that ``lm.encode`` puts first (the Llama family's ``<s>``) is not
+    counted."""
     lm = as_model(lm)
     if not isinstance(text, str):
         raise TypeError(f"text must be a non-empty string, got {text!r}")
@@ -92,6 +94,6 @@ def token_share(lm: LoadedModel, text: str, tokens: Collection[str]) -> float:
         raise ValueError("text must be a non-empty string, got ''")
     if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
         raise TypeError(f"tokens must be a collection of token strings such as {{' hast'}}, got {tokens!r}")
-    strings = lm.token_strings(lm.encode(text))
+    strings = lm.token_strings(lm.tokenizer.encode(text))
     wanted = set(tokens)
     return sum(t in wanted for t in strings) / len(strings)
