@@ -491,3 +491,27 @@ def test_the_panel_computes_each_picked_method_once_and_caps_exact_shapley(bundl
     panel["methods"].value = ("shapley",)
     panel["text"].value = "But soft, what light through yonder window breaks?"
     assert "offered for prompts of up to 10 tokens" in panel.message.value and panel.view.value == ""
+
+
+def test_grad_cams_default_layer_is_the_middle_block_of_any_depth(bundled, tmp_path):
+    """The default was block 3 whatever the model: a 2-block model of one's own was refused (issue 57)."""
+    import transformers
+    from conftest import save_word_tokenizer
+
+    import xai_tf
+    from xai_tf.explain import gradcam as gc
+    from xai_tf.explain.registry import ATTRIBUTIONS
+
+    assert [gc.default_layer(n) for n in (1, 2, 6, 12)] == [0, 1, 3, 6]
+    assert gc.layer_of(bundled, None) == 3 and gc.layer_of(bundled, 5) == 5
+    from xai_tf.tasks.sentiment import SequenceClassifier
+
+    assert gc.layer_of(SequenceClassifier(bundled.model), None) == 3  # a classifier: its body's blocks
+    config = transformers.LlamaConfig(
+        vocab_size=50, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4
+    )
+    transformers.LlamaForCausalLM(config).save_pretrained(tmp_path)
+    save_word_tokenizer(tmp_path, 50)
+    lm = xai_tf.load_model(tmp_path)
+    found = ATTRIBUTIONS.explain("grad-cam", lm, [3, 4, 5, 6], 7)
+    assert "after layer 1" in found.note and found.scores.shape == (4,)

@@ -46,7 +46,7 @@ DEFAULTS: dict[str, Any] = IG_OPTIONS | {
     "window": 2,
     "stride": 1,
     "kernel_width": 0.25,
-    "layer": 3,
+    "layer": None,  # Grad-CAM's: gradcam.default_layer, the middle block
     "foil": None,
 }
 DEFAULT_SAMPLES = {"smoothgrad": 50, "vargrad": 50, "deeplift-shap": 10, "lime": 300, "kernel-shap": 300}
@@ -167,8 +167,9 @@ def _occlusion(model: Any, ids: Any, target: int, **o: Any) -> Any:
 
 
 def _grad_cam(model: Any, ids: Any, target: int, **o: Any) -> Any:
-    A, G = gc.residual_and_gradient(model, ids, target, o["layer"])
-    return _explanation(gc.grad_cam(A, G), note=f"residual stream after layer {o['layer']}; ≥ 0, no baseline")
+    layer = gc.layer_of(model, o["layer"])
+    A, G = gc.residual_and_gradient(model, ids, target, layer)
+    return _explanation(gc.grad_cam(A, G), note=f"residual stream after layer {layer}; ≥ 0, no baseline")
 
 
 def _contrastive(model: Any, ids: Any, target: int, **o: Any) -> Any:

@@ -9,7 +9,10 @@ positions. With G = ∂F/∂A,
 
 — Captum's ``LayerGradCam`` with ``relu_attributions=True`` on A laid out as [batch, d_e, T]. It reads
 an activation *and* a gradient (model-specific), has no baseline and no completeness, and is ≥ 0. In a
-causal model G_t = 0 after the explained position, which α averages in.
+causal model G_t = 0 after the explained position, which α averages in. The default layer is the middle
+block, l = ⌊L/2⌋ (``default_layer``): Selvaraju et al. take a CNN's last convolutional layer, but a causal
+model's last block feeds the explained position only, and the first blocks' states are still close to the
+tokens' own embeddings.
 
 **Contrastive** attribution (as lesson 15's metric, and Jacovi et al., 2021): explain the logit
 difference F_c = z_target − z_foil — "why this token rather than that one" — by IG (Gauss–Legendre, as
@@ -54,6 +57,21 @@ def residual_and_gradient(
     F = scores[0, position, target] if scores.dim() == 3 else scores[0, target]
     (G,) = torch.autograd.grad(F, kept[0])
     return kept[0][0].detach(), G[0]
+
+
+def default_layer(n_layer: int) -> int:
+    """⌊L/2⌋, the middle block of L: Grad-CAM's default layer (see the module)."""
+    return _checks.integer("n_layer", n_layer, 1) // 2
+
+
+def layer_of(model: nn.Module | LoadedModel, layer: int | None) -> int:
+    """``layer``, or ``default_layer`` of the model's L where it is None (a classifier: its body's L)."""
+    if layer is not None:
+        return layer
+    sizes = getattr(attr._module(model), "sizes", None)
+    if sizes is None:
+        raise TypeError("Grad-CAM reads a transformer's residual stream: this model has no blocks (sizes)")
+    return default_layer(sizes.n_layer)
 
 
 def grad_cam(A: Tensor, G: Tensor, relu: bool = True) -> Tensor:

@@ -19,7 +19,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.models.architecture import CausalLM
+from xai_tf.models.architecture import CausalLM, Sizes
 from xai_tf.models.hooks import Hooks
 from xai_tf.models.loaded import LoadedModel, causal
 from xai_tf.tasks.words import CLASSES
@@ -66,6 +66,11 @@ class SequenceClassifier(nn.Module):
         body.requires_grad_(False)
         self.body = body
         self.head = nn.Linear(body.sizes.d_model, n_classes, device=body.embedding.device)
+
+    @property
+    def sizes(self) -> Sizes:
+        """The body's sizes (the classifier's blocks are the body's)."""
+        return self.body.sizes
 
     @property
     def embedding(self) -> Tensor:

@@ -9,6 +9,7 @@ import ipywidgets as widgets
 import torch
 
 from xai_tf import _cancel, viz
+from xai_tf.explain import gradcam as gc
 from xai_tf.explain import properties as pr
 from xai_tf.explain.catalogue import READS
 from xai_tf.explain.registry import ATTRIBUTIONS
@@ -36,7 +37,7 @@ def attribution_map_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what
     noise = widgets.FloatSlider(value=0.15, min=0.01, max=1.0, step=0.01, description="noise scale")
     window = widgets.IntSlider(value=2, min=1, max=8, description="window")
     layer = widgets.IntSlider(
-        value=min(3, lm.model.sizes.n_layer - 1),
+        value=gc.default_layer(lm.model.sizes.n_layer),
         min=0,
         max=lm.model.sizes.n_layer - 1,
         description="Grad-CAM layer",
