@@ -45,9 +45,12 @@ def sample_by_inverse_cdf(probs: Tensor, u: Tensor) -> Tensor:
         raise ValueError("u must lie in [0, 1): one uniform draw per distribution")
     if not bool((probs >= 0).all()):
         raise ValueError("probs must be a distribution along the last dim: no negative (or NaN) entries")
-    picked = (probs.cumsum(-1) <= u[..., None]).sum(-1)
-    last = probs.size(-1) - 1 - (probs.flip(-1) > 0).to(torch.uint8).argmax(-1)
-    return torch.minimum(picked, last)
+    picked = (probs.cumsum(-1) <= u[..., None]).sum(-1).clamp(max=probs.size(-1) - 1)
+    stray = probs.gather(-1, picked[..., None])[..., 0] == 0  # only where the total stayed below u
+    if bool(stray.any()):
+        last = (torch.arange(probs.size(-1), device=probs.device) * (probs > 0)).max(-1).values
+        picked = torch.where(stray, last, picked)
+    return picked
 
 
 def beam_step(log_p: Tensor, logits: Tensor, beam_width: int) -> tuple[Tensor, Tensor, Tensor]:
