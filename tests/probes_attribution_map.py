@@ -339,6 +339,18 @@ RAISES = [
 
 RAISES += [
     (
+        "xai_tf.explain.formulas.spearman_rho",
+        lambda: fo.spearman_rho(z(4), torch.ones(4)),
+        VE,
+        "a and b must each hold at least 2 different values",
+    ),
+    (
+        "xai_tf.explain.formulas.spearman_rho",
+        lambda: fo.spearman_rho(z(4), z(5)),
+        VE,
+        r"a is \(4,\) but b is \(5,\)",
+    ),
+    (
         "xai_tf.explain.formulas.completeness_delta",
         lambda: fo.completeness_delta(z(3, 2), 1.0, 0.0),
         VE,
@@ -403,7 +415,8 @@ RAISES += [
 CHECKERS = {
     "xai_tf.exercises.attribution_map.check_exact_shapley": "is None: did you forget",
     "xai_tf.exercises.attribution_map.check_occlusion": "is None: did you forget",
-    "xai_tf.exercises.attribution_map.check_completeness_gap": "delta is None: did you forget",
+    "xai_tf.exercises.attribution_measures.check_completeness_gap": "delta is None: did you forget",
+    "xai_tf.exercises.attribution_measures.check_spearman": "ρ is None: did you forget",
     "xai_tf.exercises.attribution_map.check_rescale_multiplier": "is None: did you forget",
     "xai_tf.exercises.attribution_map.check_shapley_kernel": "is None: did you forget",
 }

@@ -1,6 +1,7 @@
 """Lesson 20's small formulas (``xai_tf.explain.formulas``) against independent references: Captum's DeepLift
 for the rescale multiplier, Shapley values by averaging over all orders of the players, Lundberg & Lee's
-Theorem 2 for the Shapley kernel, integrated gradients' own delta for the completeness gap; and the claim
+Theorem 2 for the Shapley kernel, integrated gradients' own delta for the completeness gap, scipy's
+spearmanr for Spearman's ρ; and the claim
 of lesson 20's section 3 that G-avg vanishes on a LayerNorm model and not on an RMSNorm one."""
 
 import itertools
@@ -10,6 +11,7 @@ import pytest
 import torch
 from captum.attr import DeepLift
 from conftest import random_hf_gpt2
+from scipy import stats
 from torch import nn
 
 import xai_tf
@@ -117,3 +119,13 @@ def test_g_avg_vanishes_with_layernorm_and_not_with_rmsnorm():
         g, _ = attr.embedding_gradients(lm, lm.encode("ROMEO.\nBut soft, what"), 7)
         ratios[name] = float(attr.gradient_saliency(g, "avg").abs().max() / g.abs().mean())
     assert ratios["shakespeare"] < 1e-5 and ratios["shakespeare_llama"] > 1e-3, ratios
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spearman_rho_is_scipys_with_and_without_ties(seed):
+    g = torch.Generator().manual_seed(seed)
+    a, b = torch.randn(9, generator=g, dtype=torch.float64), torch.randint(0, 4, (9,), generator=g).double()
+    for x, y in ((a, b), (b, a), (a, a**3), (b, b.flip(0))):
+        assert float(fo.spearman_rho(x, y)) == pytest.approx(
+            stats.spearmanr(x.numpy(), y.numpy()).statistic, abs=1e-12
+        )

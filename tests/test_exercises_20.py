@@ -6,11 +6,29 @@ import math
 
 import pytest
 import torch
+from scipy import stats
 from test_exercises import _rejects_with
 
 from xai_tf.exercises import attribution_map as am
+from xai_tf.exercises import attribution_measures as ms
 from xai_tf.explain import formulas as fo
 from xai_tf.explain import perturbation as pt
+
+
+def _ranks(x, ties="mean"):
+    if ties == "order":  # ties broken by position
+        return x.argsort(stable=True).argsort().double() + 1
+    return torch.stack([(x < v).sum() + ((x == v).sum() + 1) / 2 for v in x]).double()
+
+
+def _pearson(a, b):
+    a, b = a.double() - a.double().mean(), b.double() - b.double().mean()
+    return (a * b).sum() / (a.norm() * b.norm())
+
+
+def _six_d_squared(a, b):
+    d2, T = float(((_ranks(a, "order") - _ranks(b, "order")) ** 2).sum()), len(a)
+    return 1 - 6 * d2 / (T * (T**2 - 1))
 
 
 def _occlusion_loop(F, E, E_base, window, combine="mean", base=None):
@@ -86,19 +104,19 @@ def _shapley_value_weights(z):
             r"F takes a batch \[n, T, d_e\], got \(5, 3\): call F\(E\[None\]\)",
         ),
         (
-            am.check_completeness_gap,
+            ms.check_completeness_gap,
             lambda s, a, b: s.sum() - (b - a),
             "F\\(x′\\) − F\\(x\\) in place of F\\(x\\) − F\\(x′\\)",
         ),
-        (am.check_completeness_gap, lambda s, a, b: s.sum() - a, "F\\(x′\\) is missing"),
+        (ms.check_completeness_gap, lambda s, a, b: s.sum() - a, "F\\(x′\\) is missing"),
         (
-            am.check_completeness_gap,
+            ms.check_completeness_gap,
             lambda s, a, b: (s.sum() - (a - b)).abs() / abs(a - b),
             r"that is \|delta\| / \|F\(x\) − F\(x′\)\|",
         ),
-        (am.check_completeness_gap, lambda s, a, b: s.mean() - (a - b), "the scores are averaged"),
+        (ms.check_completeness_gap, lambda s, a, b: s.mean() - (a - b), "the scores are averaged"),
         (
-            am.check_completeness_gap,
+            ms.check_completeness_gap,
             lambda s, a, b: (s.sum() - (a - b))[None],
             r"not a tensor of shape \(1,\)",
         ),
@@ -122,6 +140,18 @@ def _shapley_value_weights(z):
             lambda f, z, r: _rescale(f, z, r, at_equal="zero"),
             "0 where z = z′",
         ),
+        (ms.check_spearman, _pearson, "that is Pearson's r of the values: correlate their ranks"),
+        (
+            ms.check_spearman,
+            lambda a, b: _pearson(a.argsort(), b.argsort()),
+            "argsort gives the order, not the ranks",
+        ),
+        (
+            ms.check_spearman,
+            lambda a, b: _pearson(_ranks(a, "order"), _ranks(b, "order")),
+            "tied values got different ranks: give each the mean",
+        ),
+        (ms.check_spearman, _six_d_squared, r"1 − 6 Σd² / \(T\(T² − 1\)\) holds only without ties"),
         (
             am.check_shapley_kernel,
             lambda z: _kernel(z, binomial=False),
@@ -154,14 +184,17 @@ def test_lesson_20_checkers_name_the_mistake(checker, fn, message, capsys):
         (am.check_occlusion, _occlusion_loop),
         (am.check_occlusion, _occlusion_vectorised),
         (am.check_occlusion, lambda F, E, B, w: pt.occlusion(F, E, B, w).float()),
-        (am.check_completeness_gap, lambda s, a, b: float(s.sum()) - (a - b)),
-        (am.check_completeness_gap, lambda s, a, b: sum(s.tolist()) - a + b),
-        (am.check_completeness_gap, lambda s, a, b: (s.sum() - (a - b)).float()),
+        (ms.check_completeness_gap, lambda s, a, b: float(s.sum()) - (a - b)),
+        (ms.check_completeness_gap, lambda s, a, b: sum(s.tolist()) - a + b),
+        (ms.check_completeness_gap, lambda s, a, b: (s.sum() - (a - b)).float()),
         (am.check_rescale_multiplier, _rescale),
         (am.check_rescale_multiplier, lambda f, z, r: _rescale(f, z.double(), r.double())),
         (am.check_shapley_kernel, _kernel),
         (am.check_shapley_kernel, lambda z: _kernel(z).float()),
         (am.check_exact_shapley, fo.shapley_of_game),
+        (ms.check_spearman, lambda a, b: _pearson(_ranks(a), _ranks(b))),
+        (ms.check_spearman, lambda a, b: float(stats.spearmanr(a.numpy(), b.numpy()).statistic)),
+        (ms.check_spearman, lambda a, b: _pearson(_ranks(a), _ranks(b)).float()),
     ],
 )
 def test_lesson_20_checkers_pass_other_right_answers(checker, fn, capsys):

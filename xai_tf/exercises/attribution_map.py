@@ -1,5 +1,5 @@
-"""Checkers for lesson 20: occlusion, the completeness gap, DeepLIFT's rescale multiplier, exact Shapley
-values by enumerating the coalitions, and Kernel SHAP's Shapley kernel."""
+"""Checkers for lesson 20's methods: occlusion, DeepLIFT's rescale multiplier, exact Shapley values by
+enumerating the coalitions, and Kernel SHAP's Shapley kernel (its measures: ``attribution_measures``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Callable
 from itertools import permutations
 from math import factorial
 
-import numpy as np
 import torch
 import torch.nn.functional as Fn
 from torch import Tensor
@@ -164,53 +163,6 @@ def check_occlusion(fn: Callable[..., Tensor]) -> int:
                     )
             expect_close(f"scores (window {window}, {str(dtype)[6:]})", got, want)
     return cases
-
-
-def _number(got: object) -> object:
-    """A Python or numpy number as a 0-dimensional float64 tensor; anything else as it is."""
-    if isinstance(got, (int, float, np.floating, np.integer)) and not isinstance(got, bool):
-        return torch.tensor(float(got), dtype=torch.float64)
-    return got
-
-
-@checker("completeness gap", reference=formulas.completeness_delta)
-def check_completeness_gap(fn: Callable[[Tensor, float, float], object]) -> int:
-    """Lesson 20: ``fn(scores, f_x, f_base)`` → Σ_t scores_t − (F(x) − F(x′)), a number (a float or a
-    0-dimensional tensor), for scores ``[T]`` and the outputs F(x), F(x′)."""
-    cases = [
-        (torch.tensor([0.5, -1.25, 2.0, 0.75]), 3.5, 1.0),
-        (torch.tensor([1.0, 2.0, -0.5]), -0.75, 2.5),
-        (torch.tensor([0.3, 0.2, 0.1, 0.4, -0.2]), 1.8, 1.1),
-    ]
-    for scores, f_x, f_base in cases:
-        got = _number(fn(scores.clone(), f_x, f_base))
-        want = formulas.completeness_delta(scores, f_x, f_base)
-        if isinstance(got, Tensor) and got.numel() == 1 and not close(got.reshape(()), want):
-            total, difference = scores.double().sum(), f_x - f_base
-            wrong = [
-                (
-                    "F(x′) − F(x) in place of F(x) − F(x′): the sign of the change is flipped",
-                    total + difference,
-                ),
-                ("F(x′) is missing: the scores explain the change F(x) − F(x′), not F(x)", total - f_x),
-                (
-                    "that is |delta| / |F(x) − F(x′)|: return delta, signed",
-                    (total - difference).abs() / difference,
-                ),
-                (
-                    "the scores are averaged: completeness is about their sum, Σ_t",
-                    scores.double().mean() - difference,
-                ),
-            ]
-            for message, value in wrong:
-                if close(got.reshape(()), value):
-                    raise Mismatch(message)
-        if isinstance(got, Tensor) and got.shape == (1,):
-            raise Mismatch(
-                "return one number (a float or a 0-dimensional tensor), not a tensor of shape (1,)"
-            )
-        expect_close("delta", got, want)
-    return len(cases)
 
 
 def _rescale_cases(dtype: torch.dtype) -> list[tuple[Callable[[Tensor], Tensor], Tensor, Tensor]]:

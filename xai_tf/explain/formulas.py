@@ -11,6 +11,9 @@ to until the student's function passes (``xai_tf.exercises.attribution_map``).
       π(z) = (T − 1) / (C(T, |z|) |z| (T − |z|)),     ∞ at |z| = 0 and |z| = T,
   under which the weighted least-squares fit over all 2^T coalitions is exactly the Shapley values
   (their Theorem 2; the infinite weights pin φ₀ = v(0) and Σ φ = v(1) − v(0)).
+- **Spearman's ρ** of two score vectors a, b ``[T]``: the Pearson correlation of their ranks, tied values
+  sharing the mean of the ranks they span (scipy's ``spearmanr``), so that ρ = 1 − 6 Σ d_t² / (T (T² − 1))
+  only where neither vector has ties.
 - **Exact Shapley values of a game** v: coalitions ``[S, T]`` → values ``[S]``, by enumerating
   ``perturbation.all_coalitions(T)`` (``perturbation.exact_shapley``'s formula).
 """
@@ -66,6 +69,32 @@ def shapley_kernel(z: Tensor) -> Tensor:
     binomial = torch.tensor([math.comb(T, int(s)) for s in k], dtype=torch.float64)
     with torch.no_grad():
         return (T - 1) / (binomial * k * (T - k))  # 1/0 = inf at k = 0 and k = T
+
+
+def _average_ranks(x: Tensor) -> Tensor:
+    """Ranks 1..T of ``x`` ``[T]`` (float64), tied values sharing the mean of the ranks they span."""
+    order = x.argsort(stable=True)
+    ranks = torch.empty_like(x, dtype=torch.float64)
+    ranks[order] = torch.arange(1, len(x) + 1, dtype=torch.float64, device=x.device)
+    _, groups = x.unique(return_inverse=True)
+    mean_rank = torch.zeros(int(groups.max()) + 1, dtype=torch.float64, device=x.device)
+    mean_rank.index_add_(0, groups, ranks)
+    return (mean_rank / torch.bincount(groups).double())[groups]
+
+
+def spearman_rho(a: Tensor, b: Tensor) -> Tensor:
+    """Spearman's ρ of ``a`` and ``b`` ``[T]`` (T ≥ 2, neither constant): the Pearson correlation of their
+    average ranks, a 0-dimensional float64 tensor."""
+    a = _checks.real_tensor("a", a, dims=1)
+    b = _checks.real_tensor("b", b, dims=1)
+    _checks.same_shape("Spearman's ρ", "a", a, "b", b)
+    if len(a) < 2 or bool((a == a[0]).all()) or bool((b == b[0]).all()):
+        raise ValueError(
+            "a and b must each hold at least 2 different values: a constant has no ranks to correlate"
+        )
+    ra, rb = (_average_ranks(x.detach().double()) for x in (a, b))
+    ra, rb = ra - ra.mean(), rb - rb.mean()
+    return (ra * rb).sum() / (ra.norm() * rb.norm())
 
 
 def shapley_of_game(v: Callable[[Tensor], Tensor], T: int) -> Tensor:
