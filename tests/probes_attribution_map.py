@@ -1,5 +1,5 @@
 """Bad-input probes for lesson 20 (``xai_tf.explain``: smoothgrad, deeplift, perturbation, gradcam,
-properties, and the registry entries of ``catalogue``; its exercise and panel), collected by
+properties, formulas, and the registry entries of ``catalogue``; its exercises and panel), collected by
 ``test_bad_inputs.py``."""
 
 import torch
@@ -7,6 +7,7 @@ from probe_kit import NAN, TE, VE, lm, z
 
 from xai_tf.explain import axioms
 from xai_tf.explain import deeplift as dl
+from xai_tf.explain import formulas as fo
 from xai_tf.explain import gradcam as gc
 from xai_tf.explain import perturbation as pt
 from xai_tf.explain import properties as pr
@@ -336,7 +337,89 @@ RAISES = [
     ),
 ]
 
-CHECKERS = {"xai_tf.exercises.attribution_map.check_exact_shapley": "is None: did you forget"}
+RAISES += [
+    (
+        "xai_tf.explain.formulas.spearman_rho",
+        lambda: fo.spearman_rho(z(4), torch.ones(4)),
+        VE,
+        "a and b must each hold at least 2 different values",
+    ),
+    (
+        "xai_tf.explain.formulas.spearman_rho",
+        lambda: fo.spearman_rho(z(4), z(5)),
+        VE,
+        r"a is \(4,\) but b is \(5,\)",
+    ),
+    (
+        "xai_tf.explain.formulas.completeness_delta",
+        lambda: fo.completeness_delta(z(3, 2), 1.0, 0.0),
+        VE,
+        r"scores must have 1 dimensions",
+    ),
+    (
+        "xai_tf.explain.formulas.completeness_delta",
+        lambda: fo.completeness_delta(z(3), NAN, 0.0),
+        VE,
+        "f_x must be a finite number",
+    ),
+    (
+        "xai_tf.explain.formulas.rescale_multiplier",
+        lambda: fo.rescale_multiplier(torch.relu, z(3), z(4)),
+        VE,
+        r"z is \(3,\) but z_ref is \(4,\)",
+    ),
+    (
+        "xai_tf.explain.formulas.rescale_multiplier",
+        lambda: fo.rescale_multiplier("relu", z(3), z(3)),
+        TE,
+        "f must be an elementwise function",
+    ),
+    (
+        "xai_tf.explain.formulas.rescale_multiplier",
+        lambda: fo.rescale_multiplier(torch.relu, torch.tensor([1, 2]), z(2)),
+        TE,
+        "z must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.explain.formulas.shapley_kernel",
+        lambda: fo.shapley_kernel(torch.ones(4, 1)),
+        VE,
+        r"z must have shape \[N, T\] with T ≥ 2",
+    ),
+    (
+        "xai_tf.explain.formulas.shapley_kernel",
+        lambda: fo.shapley_kernel(torch.full((2, 3), 2)),
+        VE,
+        "z must hold 0 and 1 only",
+    ),
+    (
+        "xai_tf.explain.formulas.shapley_of_game",
+        lambda: fo.shapley_of_game(lambda c: c.sum(1), 11),
+        VE,
+        r"T \(tokens for exact Shapley values\) must be an integer in 1\.\.10",
+    ),
+    (
+        "xai_tf.explain.formulas.shapley_of_game",
+        lambda: fo.shapley_of_game(lambda c: [0.0], 2),
+        TE,
+        "v must return a tensor of values",
+    ),
+    (
+        "xai_tf.explain.formulas.shapley_of_game",
+        lambda: fo.shapley_of_game(3, 2),
+        TE,
+        "v must be a function of coalitions",
+    ),
+]
+
+CHECKERS = {
+    "xai_tf.exercises.attribution_map.check_exact_shapley": "is None: did you forget",
+    "xai_tf.exercises.attribution_map.check_occlusion": "is None: did you forget",
+    "xai_tf.exercises.attribution_measures.check_completeness_gap": "delta is None: did you forget",
+    "xai_tf.exercises.attribution_measures.check_spearman": "ρ is None: did you forget",
+    "xai_tf.exercises.attribution_map.check_rescale_multiplier": "is None: did you forget",
+    "xai_tf.exercises.attribution_map.check_shapley_kernel": "is None: did you forget",
+}
 
 PANELS = {
     "xai_tf.widgets.attribution_map.attribution_map_panel": (

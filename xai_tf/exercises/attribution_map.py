@@ -1,4 +1,5 @@
-"""Checker for lesson 20: exact Shapley values by enumerating the coalitions."""
+"""Checkers for lesson 20's methods: occlusion, DeepLIFT's rescale multiplier, exact Shapley values by
+enumerating the coalitions, and Kernel SHAP's Shapley kernel (its measures: ``attribution_measures``)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from itertools import permutations
 from math import factorial
 
 import torch
+import torch.nn.functional as Fn
 from torch import Tensor
 
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
+from xai_tf.explain import formulas
+from xai_tf.explain import perturbation as pt
 
 Game = Callable[[Tensor], Tensor]  # coalitions z [S, T] (0/1) → values v(z) [S]
 
@@ -67,7 +71,7 @@ def _games(dtype: torch.dtype) -> list[tuple[Game, int]]:
     ]
 
 
-@checker("exact Shapley values")
+@checker("exact Shapley values", reference=formulas.shapley_of_game)
 def check_exact_shapley(fn: Callable[[Game, int], Tensor]) -> int:
     """Lesson 20: ``fn(v, T)`` → φ ``[T]``, φ_i = Σ_{S ⊆ N∖{i}} |S|! (T − |S| − 1)! / T! (v(S ∪ {i}) − v(S)),
     where ``v`` maps coalitions ``[S, T]`` (0/1, one row per coalition) to values ``[S]``; games in float64
@@ -103,4 +107,140 @@ def check_exact_shapley(fn: Callable[[Game, int], Tensor]) -> int:
                         f"v(all) − v(none) = {total:.6g} (efficiency)"
                     )
             expect_close(f"φ ({str(dtype)[6:]} game, T = {T})", got, want)
+    return cases
+
+
+def _batched(F: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    """``F`` that refuses one sequence ``[T, d_e]``: the lesson's F takes a batch ``[n, T, d_e]``."""
+
+    def call(E: Tensor) -> Tensor:
+        if not isinstance(E, Tensor) or E.dim() != 3:
+            shape = tuple(E.shape) if isinstance(E, Tensor) else type(E).__name__
+            raise Mismatch(f"F takes a batch [n, T, d_e], got {shape}: call F(E[None]) for one sequence")
+        return F(E)
+
+    return call
+
+
+def _occlusion_setting(dtype: torch.dtype) -> tuple[Callable[[Tensor], Tensor], Tensor, Tensor]:
+    """A nonlinear F of a batch [n, 5, 3] (an interaction of tokens 1 and 3), E and a non-zero E′."""
+    g = torch.Generator().manual_seed(20)
+    E, E_base = (torch.randn(5, 3, generator=g, dtype=torch.float64).to(dtype) for _ in range(2))
+    w = torch.tensor([1.0, -2.0, 0.5, 3.0, -1.0], dtype=dtype)
+
+    def F(X: Tensor) -> Tensor:
+        return (X.sum(-1) * w).sum(-1) + 2 * X[..., 1, 0] * X[..., 3, 2] + torch.tanh(X[..., 4, 1])
+
+    return F, E, E_base
+
+
+@checker("occlusion", reference=pt.occlusion)
+def check_occlusion(fn: Callable[..., Tensor]) -> int:
+    """Lesson 20: ``fn(F, E, E_base, window)`` → scores ``[T]``: for each window W of ``window`` tokens
+    (stride 1), Δ_W = F(E) − F(E with the tokens of W replaced by E_base's); a token's score is the mean
+    Δ_W over the windows that cover it."""
+    cases = 0
+    for dtype in (torch.float32, torch.float64):
+        F, E, E_base = _occlusion_setting(dtype)
+        for window in (1, 2, 3):
+            got = fn(_batched(F), E.clone(), E_base.clone(), window)
+            want = pt.occlusion(F, E.double(), E_base.double(), window)
+            cases += 1
+            if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+                if close(got, -want):
+                    raise Mismatch("the sign is flipped: the score is F(E) − F(occluded), the drop")
+                if close(got, pt.occlusion(F, E.double(), torch.zeros_like(E_base).double(), window)):
+                    raise Mismatch("the occluded tokens became zeros: replace them by the baseline's, E_base")
+                T = len(E)  # token t is covered by the windows starting at max(0, t − w + 1)..min(t, T − w)
+                n = torch.tensor([min(t, T - window) - max(0, t - window + 1) + 1 for t in range(T)])
+                if close(got, want * n):
+                    raise Mismatch(
+                        "the drops are summed over the windows: take their mean (divide by how many cover it)"
+                    )
+                if close(got, want * n / window):
+                    raise Mismatch(
+                        f"divided by the window ({window}): a token at the edge is covered by fewer windows"
+                    )
+            expect_close(f"scores (window {window}, {str(dtype)[6:]})", got, want)
+    return cases
+
+
+def _rescale_cases(dtype: torch.dtype) -> list[tuple[Callable[[Tensor], Tensor], Tensor, Tensor]]:
+    """GELU, tanh and ReLU at random z and z′, some entries with z = z′ exactly (the 0/0 case)."""
+    g = torch.Generator().manual_seed(4)
+    z, z_ref = (torch.randn(3, 6, generator=g, dtype=torch.float64).to(dtype) for _ in range(2))
+    z_ref[:, :2] = z[:, :2]
+    return [(Fn.gelu, z, z_ref), (torch.tanh, z * 2, z_ref * 2), (torch.relu, z, z_ref)]
+
+
+def _slope(f: Callable[[Tensor], Tensor], z: Tensor) -> Tensor:
+    at = z.detach().double().requires_grad_(True)
+    return torch.autograd.grad(f(at).sum(), at)[0]
+
+
+@checker("DeepLIFT's rescale multiplier", reference=formulas.rescale_multiplier)
+def check_rescale_multiplier(fn: Callable[[Callable, Tensor, Tensor], Tensor]) -> int:
+    """Lesson 20: ``fn(f, z, z_ref)`` → m = (f(z) − f(z′)) / (z − z′) entry by entry, and f′(z) where
+    z = z′; for GELU, tanh and ReLU in float32 and float64."""
+    cases = 0
+    for dtype in (torch.float32, torch.float64):
+        for f, z, z_ref in _rescale_cases(dtype):
+            got = fn(f, z.clone(), z_ref.clone())
+            want = formulas.rescale_multiplier(f, z.double(), z_ref.double())
+            cases += 1
+            if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+                if got.isnan().any():
+                    raise Mismatch(
+                        "NaN where z = z′ (0/0): there the multiplier is the gradient f′(z) (torch.where)"
+                    )
+                if close(got, _slope(f, z)):
+                    raise Mismatch(
+                        "that is the gradient f′(z) everywhere: the rescale rule is the secant Δf / Δz"
+                    )
+                if close(got[:, 2:], 1 / want[:, 2:]):
+                    raise Mismatch("upside down: m = Δf / Δz = (f(z) − f(z′)) / (z − z′)")
+                if close(got[:, 2:], want[:, 2:]) and close(got[:, :2], torch.zeros_like(want[:, :2])):
+                    raise Mismatch("0 where z = z′: there the multiplier is the gradient f′(z)")
+            expect_close(f"m ({getattr(f, '__name__', 'f')}, {str(dtype)[6:]})", got, want)
+    return cases
+
+
+@checker("the Shapley kernel", reference=formulas.shapley_kernel)
+def check_shapley_kernel(fn: Callable[[Tensor], Tensor]) -> int:
+    """Lesson 20: ``fn(z)`` → π(z) ``[N]`` for coalitions ``[N, T]`` (0/1), π(z) = (T − 1) / (C(T, |z|)
+    |z| (T − |z|)), infinite for the empty and the full coalition."""
+    cases = 0
+    for T in (3, 5, 8):
+        z = (
+            pt.all_coalitions(T)
+            if T < 8
+            else pt.kernel_shap_coalitions(T, 40, torch.Generator().manual_seed(1))
+        )
+        got = fn(z.clone())
+        want = formulas.shapley_kernel(z)
+        cases += 1
+        inside = torch.isfinite(want)
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            k = z.double().sum(1)[inside]
+            size = torch.tensor([factorial(int(s)) * factorial(T - int(s) - 1) / factorial(T) for s in k])
+            if close(got[inside], (T - 1) / (k * (T - k))):
+                raise Mismatch(
+                    "that is p(k), the kernel summed over the C(T, k) coalitions of size k: divide by C(T, k)"
+                )
+            if close(got[inside], size.to(torch.float64)):
+                raise Mismatch(
+                    "that is the Shapley value's weight |S|! (T − |S| − 1)! / T!, not the kernel π(z)"
+                )
+            if close(got[inside], want[inside]):
+                raise Mismatch(
+                    "π(z) is infinite for the empty and the full coalition (|z| = 0 or T): yours gives "
+                    f"{got[~inside].tolist()}"
+                )
+            ratio = got[inside].double() / want[inside]
+            if close(ratio, torch.full_like(ratio, float(ratio[0]))):
+                raise Mismatch(
+                    f"off by a constant factor {float(ratio[0]):.4g} (the fit would not change, the kernel "
+                    "does): the numerator is T − 1"
+                )
+        expect_close(f"π (T = {T})", got, want)
     return cases
