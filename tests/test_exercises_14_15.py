@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from test_exercises import CHECKERS, SOLUTIONS, _rejects_with
 
 from xai_tf.efficient import linear
-from xai_tf.exercises import efficient
+from xai_tf.exercises import circuits, efficient
 
 # --- lesson 14 ---------------------------------------------------------------------------------------------
 
@@ -138,3 +138,86 @@ def _fit_numpy(ns, costs, last):
 )
 def test_lesson_14_checkers_pass_other_right_answers(name, fn, capsys):
     assert CHECKERS[name](fn), capsys.readouterr().out
+
+
+# --- lesson 15 ---------------------------------------------------------------------------------------------
+
+_FRO = torch.linalg.matrix_norm
+
+
+def _ablate(z, head, dims=(0, 1), value=None, clone=True):
+    out = z.clone() if clone else z
+    out[:, head] = z[:, head].mean(dim=dims, keepdim=True) if value is None else value
+    return out
+
+
+def _ld(logits, c, w, position=-1):
+    return logits[:, position, c] - logits[:, position, w]
+
+
+LESSON_15 = [
+    (
+        circuits.check_k_composition,
+        lambda W_QK, W_OV: _FRO(W_QK @ W_OV) / (_FRO(W_QK) * _FRO(W_OV)),
+        r"W_OV is not transposed",
+    ),
+    (circuits.check_k_composition, lambda W_QK, W_OV: _FRO(W_QK @ W_OV.T), r"not normalised"),
+    (
+        circuits.check_k_composition,
+        lambda W_QK, W_OV: (_FRO(W_QK @ W_OV.T) / (_FRO(W_QK) * _FRO(W_OV))).reshape(1),
+        r"return a 0-d tensor \(one number\), got shape \(1,\)",
+    ),
+    (circuits.check_mean_ablate, lambda z, h: _ablate(z, h, clone=False), r"changed z in place: clone it"),
+    (circuits.check_mean_ablate, lambda z, h: _ablate(z, h, value=0.0), r"that is zero ablation"),
+    (circuits.check_mean_ablate, lambda z, h: _ablate(z, h, dims=1), r"the mean is over the positions only"),
+    (
+        circuits.check_mean_ablate,
+        lambda z, h: z.mean(dim=(0, 2), keepdim=True).expand_as(z).clone(),
+        r"heads other than 0 changed",
+    ),
+    (
+        circuits.check_normalised_logit_difference,
+        lambda logits, c, w, clean, corr: 1 - (_ld(logits, c, w) - corr) / (clean - corr),
+        r"that is 1 − m",
+    ),
+    (
+        circuits.check_normalised_logit_difference,
+        lambda logits, c, w, clean, corr: _ld(logits, c, w),
+        r"that is the raw LD: normalise it",
+    ),
+    (
+        circuits.check_normalised_logit_difference,
+        lambda logits, c, w, clean, corr: (_ld(logits, c, w, 0) - corr) / (clean - corr),
+        r"that reads the first position",
+    ),
+    (
+        circuits.check_first_order_estimate,
+        lambda m, s, t, g: m[..., None] + (s - t) * g,
+        r"one number per cell: sum the product over the last dim",
+    ),
+    (
+        circuits.check_first_order_estimate,
+        lambda m, s, t, g: m + ((t - s) * g).sum(-1),
+        r"the step has the wrong sign",
+    ),
+    (
+        circuits.check_first_order_estimate,
+        lambda m, s, t, g: ((s - t) * g).sum(-1),
+        r"that is the change in m only: add m_target",
+    ),
+    (
+        circuits.check_induction_scores,
+        lambda p: p.diagonal(-(p.size(-1) // 2), -2, -1).mean(dim=(1, 3)),
+        r"attention to the earlier copy of x_t itself",
+    ),
+    (
+        circuits.check_induction_scores,
+        lambda p: p.diagonal(-1, -2, -1).mean(dim=(1, 3)),
+        r"that is the previous-token score",
+    ),
+]
+
+
+@pytest.mark.parametrize(("checker", "fn", "message"), LESSON_15)
+def test_lesson_15_checkers_name_the_mistake(checker, fn, message, capsys):
+    _rejects_with(checker, fn, message, capsys)
