@@ -17,6 +17,7 @@ from xai_tf.circuits import (
     metrics,
     patching,
     shipped,
+    steps,
 )
 from xai_tf.widgets import circuits as circuits_widgets
 
@@ -1634,7 +1635,13 @@ RAISES += [row[:4] for row in ISSUE_43_ROWS]
 
 RAISES = [(name, call, error, re.escape(message)) for name, call, error, message in RAISES]
 
-CHECKERS = {"xai_tf.exercises.circuits.check_induction_scores": "induction score is None"}
+CHECKERS = {
+    "xai_tf.exercises.circuits.check_induction_scores": "induction score is None",
+    "xai_tf.exercises.circuits.check_k_composition": "C_K is None",
+    "xai_tf.exercises.circuits.check_mean_ablate": "z′ is None",
+    "xai_tf.exercises.circuits.check_normalised_logit_difference": "m is None",
+    "xai_tf.exercises.circuits.check_first_order_estimate": "estimate is None",
+}
 
 PANELS = {
     "xai_tf.widgets.circuits.patching_panel": (
@@ -1645,3 +1652,74 @@ PANELS = {
         "Enter Hamlet and Juliet",
     ),
 }
+
+
+RAISES += [  # lesson 15's single steps (xai_tf.circuits.steps)
+    (
+        "xai_tf.circuits.steps.mean_ablate",
+        lambda: steps.mean_ablate(z(2, 3, 4), 0),
+        VE,
+        "z must have 4 dimensions",
+    ),
+    ("xai_tf.circuits.steps.mean_ablate", lambda: steps.mean_ablate(z(2, 3, 4, 2), 3), VE, "head must be"),
+    (
+        "xai_tf.circuits.steps.mean_ablate",
+        lambda: steps.mean_ablate(z(0, 3, 4, 2), 1),
+        VE,
+        "at least one sequence",
+    ),
+    (
+        "xai_tf.circuits.steps.mean_ablate",
+        lambda: steps.mean_ablate([[1.0]], 0),
+        TE,
+        "z must be a torch.Tensor",
+    ),
+    (
+        "xai_tf.circuits.steps.normalised_logit_difference",
+        lambda: steps.normalised_logit_difference(z(1, 2, 5), 1, 1, 1.0, 0.0),
+        VE,
+        "correct and wrong must be different tokens",
+    ),
+    (
+        "xai_tf.circuits.steps.normalised_logit_difference",
+        lambda: steps.normalised_logit_difference(z(1, 2, 5), 1, 2, 1.0, 1.0),
+        VE,
+        "the normalised metric would divide by zero",
+    ),
+    (
+        "xai_tf.circuits.steps.normalised_logit_difference",
+        lambda: steps.normalised_logit_difference(z(1, 2, 5), 1, 7, 1.0, 0.0),
+        VE,
+        "must be ids of the logits' vocabulary",
+    ),
+    (
+        "xai_tf.circuits.steps.first_order_estimate",
+        lambda: steps.first_order_estimate(0.0, z(2, 3), z(2, 4), z(2, 3)),
+        VE,
+        "a_source is \\(2, 3\\) but a_target is \\(2, 4\\)",
+    ),
+    (
+        "xai_tf.circuits.steps.first_order_estimate",
+        lambda: steps.first_order_estimate(z(3), z(2, 3), z(2, 3), z(2, 3)),
+        VE,
+        "m_target has shape \\(3,\\): it must broadcast to the cells \\(2,\\)",
+    ),
+    (
+        "xai_tf.circuits.steps.first_order_estimate",
+        lambda: steps.first_order_estimate(NAN, z(2, 3), z(2, 3), z(2, 3)),
+        VE,
+        "m_target must be a finite number",
+    ),
+    (
+        "xai_tf.circuits.steps.first_order_estimate",
+        lambda: steps.first_order_estimate(0.0, z(2, 3), z(2, 3), z(2, 3).long()),
+        TE,
+        "grad must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.circuits.steps.first_order_estimate",
+        lambda: steps.first_order_estimate(0.0, torch.tensor(1.0), torch.tensor(1.0), torch.tensor(1.0)),
+        VE,
+        "must have a last dim d",
+    ),
+]

@@ -707,6 +707,9 @@ RAISES += [  # moved from test_bad_inputs.py
 CHECKERS = {
     "xai_tf.exercises.efficient.check_online_softmax_update": "returned None: did you forget",
     "xai_tf.exercises.efficient.check_sliding_window_mask": "returned None: did you forget",
+    "xai_tf.exercises.efficient.check_fit_exponent": "the exponent is None: did you forget",
+    "xai_tf.exercises.efficient.check_linear_attention": "out is None: did you forget",
+    "xai_tf.exercises.efficient.check_entmax_alpha_grad": "is None: did you forget",
 }
 
 
