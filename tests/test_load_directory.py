@@ -296,6 +296,14 @@ def test_xai_tf_model_points_the_default_model_at_a_directory(good_directory, mo
     assert isinstance(lm.model, Llama) and lm.name == good_directory.name
     assert capsys.readouterr().out == f"xai_tf: using model {str(good_directory)!r} (from XAI_TF_MODEL)\n"
     assert xai_tf.load_model("shakespeare").name == "shakespeare"  # a named model stays itself
+    # a lesson that names its model (lesson 15: "shakespeare") asks for it through lesson_model
+    from xai_tf.models.hub import lesson_model
+
+    assert lesson_model("shakespeare") == str(good_directory)
+    monkeypatch.delenv("XAI_TF_MODEL")
+    assert lesson_model("shakespeare") == "shakespeare"
+    monkeypatch.setenv("XAI_TF_MODEL", "auto")
+    assert lesson_model("shakespeare") == "shakespeare"
     monkeypatch.setenv("XAI_TF_MODEL", str(good_directory / "nowhere"))
     with pytest.raises(ValueError, match=r"XAI_TF_MODEL='.*nowhere' is neither a model name \(shakespeare"):
         xai_tf.load_model()

@@ -100,17 +100,30 @@ def load_model(name: str | os.PathLike[str] = "auto", device: str | torch.device
     return loaded
 
 
+def lesson_model(default: str) -> str:
+    """The model a lesson that names its own (``default``, e.g. "shakespeare") loads: ``XAI_TF_MODEL`` where
+    it is set, so that a user's own model reaches that lesson too, else ``default``."""
+    return _from_variable() or default
+
+
+def _from_variable() -> str | None:
+    """``XAI_TF_MODEL`` where it is set (a name or a directory; one printed line says so), else None."""
+    chosen = os.environ.get(MODEL_VARIABLE, "").strip()
+    if not chosen or chosen == "auto":
+        return None
+    if chosen not in MODEL_NAMES and not Path(chosen).is_dir():
+        raise ValueError(
+            f"{MODEL_VARIABLE}={chosen!r} is neither a model name ({', '.join(MODEL_NAMES[1:])}) "
+            "nor a directory: unset it or point it at a checkpoint directory"
+        )
+    print(f"xai_tf: using model {chosen!r} (from {MODEL_VARIABLE})")
+    return chosen
+
+
 def _auto_name() -> str:
     """``XAI_TF_MODEL`` where it is set, else GPT-2 small when it is on disk, else "shakespeare"; one
     printed line says which and why."""
-    chosen = os.environ.get(MODEL_VARIABLE, "").strip()
-    if chosen and chosen != "auto":
-        if chosen not in MODEL_NAMES and not Path(chosen).is_dir():
-            raise ValueError(
-                f"{MODEL_VARIABLE}={chosen!r} is neither a model name ({', '.join(MODEL_NAMES[1:])}) "
-                "nor a directory: unset it or point it at a checkpoint directory"
-            )
-        print(f"xai_tf: using model {chosen!r} (from {MODEL_VARIABLE})")
+    if chosen := _from_variable():
         return chosen
     name = "gpt2" if _gpt2_on_disk("gpt2") else "shakespeare"
     notice = "GPT-2 small, found on disk" if name == "gpt2" else f"bundled; {GET_GPT2}"
