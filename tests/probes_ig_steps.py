@@ -46,6 +46,18 @@ RAISES = [
         "tol must be a finite number > 0",
     ),
     (
+        "xai_tf.explain.ig_steps.probability_gradient",
+        lambda: ig_steps.probability_gradient(z(4).softmax(-1), z(3, 2), 1),
+        VE,
+        r"dz must have one row per entry of p \(4\), got shape \(3, 2\)",
+    ),
+    (
+        "xai_tf.explain.ig_steps.probability_gradient",
+        lambda: ig_steps.probability_gradient(z(4).softmax(-1), z(4, 2), 4),
+        VE,
+        r"w must be an integer in 0\.\.3, got 4",
+    ),
+    (
         "xai_tf.explain.centring.shift_response",
         lambda: centring.shift_response(tiny(), [1, 2, 3], 4, c=float("inf")),
         VE,
@@ -70,6 +82,7 @@ CHECKERS = {
     "xai_tf.exercises.attribution.check_straight_path": "path is None",
     "xai_tf.exercises.attribution.check_gauss_legendre": "returned None: did you forget",
     "xai_tf.exercises.attribution.check_completeness_delta": "delta is None",
+    "xai_tf.exercises.attribution.check_prob_gradient": "∂p_w is None",
 }
 
 PANELS: dict = {}

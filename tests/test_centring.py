@@ -118,3 +118,15 @@ def test_path_and_delta_against_loops_and_integrated_gradients():
         ig_steps.g_l1(g),
         torch.tensor([sum(abs(float(v)) for v in row) / 6 for row in g], dtype=torch.float64),
     )
+
+
+def test_probability_gradient_matches_autograd_of_the_softmax():
+    gen = torch.Generator().manual_seed(4)
+    W, x = (
+        torch.randn(9, 5, generator=gen, dtype=torch.float64),
+        torch.randn(5, generator=gen, dtype=torch.float64),
+    )
+    x.requires_grad_(True)
+    p = torch.softmax(W @ x, -1)  # logits z = W x: ∂z_v/∂x = W[v]
+    (want,) = torch.autograd.grad(p[3], x)
+    torch.testing.assert_close(ig_steps.probability_gradient(p.detach(), W, 3), want)

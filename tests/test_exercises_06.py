@@ -59,6 +59,18 @@ def _gl_riemann_weights(m):  # Gauss–Legendre nodes with the Riemann sum's wei
             "delta is one number",
         ),
         (attribution.check_completeness_delta, lambda a, fx, fb: None, r"delta is None: did you forget"),
+        (attribution.check_prob_gradient, lambda p, dz, w: dz[w] - p @ dz, "the factor p_w is missing"),
+        (
+            attribution.check_prob_gradient,
+            lambda p, dz, w: p[w] * (dz[w] - dz.mean(0)),
+            "weighted by p_v, not uniform",
+        ),
+        (
+            attribution.check_prob_gradient,
+            lambda p, dz, w: p[w] * dz[w],
+            "subtract the probability-weighted mean",
+        ),
+        (attribution.check_prob_gradient, lambda p, dz, w: p[w] * (p @ dz - dz[w]), r"∂p_w\[\d\] is"),
     ],
 )
 def test_lesson_06_checkers_name_the_mistake(checker, fn, message, capsys):
@@ -85,6 +97,12 @@ def _grad_x_input_loop(g, E):
     )
 
 
+def _prob_gradient_loop(p, dz, w):  # entry by entry in Python floats, returned in float32
+    D, n = dz.shape
+    mean = [sum(float(p[v]) * float(dz[v, i]) for v in range(D)) for i in range(n)]
+    return torch.tensor([float(p[w]) * (float(dz[w, i]) - mean[i]) for i in range(n)], dtype=torch.float32)
+
+
 def _path_loop(E_base, E, alphas):
     return torch.stack([E_base + float(a) * (E - E_base) for a in alphas]).float()
 
@@ -96,6 +114,7 @@ def _path_loop(E_base, E, alphas):
         ("check_gauss_legendre", _gl_by_golub_welsch),
         ("check_gradient_x_input", _grad_x_input_loop),
         ("check_straight_path", _path_loop),
+        ("check_prob_gradient", _prob_gradient_loop),
         ("check_completeness_delta", lambda a, fx, fb: float(a.double().sum()) - fx + fb),  # a Python float
         ("check_completeness_delta", lambda a, fx, fb: np.float64(a.double().sum().item() - (fx - fb))),
     ],

@@ -1,5 +1,5 @@
 """Checkers for lesson 06: G-L1, gradient × input, the straight-line path, integrated gradients by the
-right Riemann sum, Gauss–Legendre nodes and weights, the completeness gap."""
+right Riemann sum, Gauss–Legendre nodes and weights, the completeness gap, the probability's gradient."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from torch import Tensor
 
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 from xai_tf.explain.attribution import gradient_times_input
-from xai_tf.explain.ig_steps import completeness_delta, g_l1, gauss_legendre, straight_path
+from xai_tf.explain.ig_steps import (
+    completeness_delta,
+    g_l1,
+    gauss_legendre,
+    probability_gradient,
+    straight_path,
+)
 from xai_tf.explain.path_integral import path_integrated_gradients
 
 
@@ -165,4 +171,28 @@ def check_completeness_delta(fn: Callable[[Tensor, float, float], object]) -> in
         if isinstance(got, Tensor) and got.shape == ig.shape[:1]:
             raise Mismatch("sum over the tokens *and* the embedding dims: delta is one number")
         expect_close("delta", got, want)
+    return len(cases)
+
+
+@checker("the probability's gradient", reference=probability_gradient)
+def check_prob_gradient(fn: Callable[[Tensor, Tensor, int], Tensor]) -> int:
+    """Lesson 06: ``fn(p, dz, w)`` for probabilities p ``[D]`` and logit gradients dz ``[D, n]`` →
+    ∂p_w = p_w (dz_w − Σ_v p_v dz_v) ``[n]``."""
+    cases = [
+        (_random(6, seed=6).mul(2).softmax(-1), _random(6, 4, seed=7), 2),
+        (torch.tensor([0.7, 0.2, 0.1]), torch.eye(3), 0),
+    ]
+    for p, dz, w in cases:
+        want = p.double()[w] * (dz.double()[w] - p.double() @ dz.double())
+        got = fn(p.clone(), dz.clone(), w)
+        if isinstance(got, Tensor) and got.shape == want.shape:
+            if close(got, dz[w] - p @ dz):
+                raise Mismatch("the factor p_w is missing in front of the bracket")
+            if close(got, p[w] * (dz[w] - dz.mean(0))):
+                raise Mismatch(
+                    "the mean of the logits' gradients is weighted by p_v, not uniform: Σ_v p_v ∂z_v"
+                )
+            if close(got, p[w] * dz[w]):
+                raise Mismatch("that is p_w ∂z_w: subtract the probability-weighted mean Σ_v p_v ∂z_v")
+        expect_close("∂p_w", got, want)
     return len(cases)

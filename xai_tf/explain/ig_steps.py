@@ -65,3 +65,18 @@ def exact_degree(alphas: Tensor, weights: Tensor, tol: float = 1e-12) -> int:
     tol = _checks.positive("tol", tol)
     errors = monomial_errors(alphas, weights, 2 * len(alphas) + 1)
     return int((errors < tol).cumprod(0).sum()) - 1
+
+
+def probability_gradient(p: Tensor, dz: Tensor, w: int) -> Tensor:
+    """The gradient of the probability p_w = softmax(z)_w from the logits' gradients ``dz`` ``[D, n]``
+    (row v: ∂z_v with respect to n inputs) and the probabilities ``p`` ``[D]``:
+
+        ∂p_w = p_w (∂z_w − Σ_v p_v ∂z_v)        ``[n]``
+
+    a token raises p_w only where it raises z_w more than the probability-weighted mean of all logits."""
+    p = _checks.real_tensor("p", p, dims=1)
+    dz = _checks.real_tensor("dz", dz, dims=2)
+    if dz.size(0) != p.size(0):
+        raise ValueError(f"dz must have one row per entry of p ({p.size(0)}), got shape {tuple(dz.shape)}")
+    w = _checks.integer("w", w, 0, p.size(0) - 1)
+    return p[w] * (dz[w] - p.to(dz) @ dz)
