@@ -9,6 +9,7 @@ import torch
 import transformers
 from conftest import random_hf_gpt2
 
+import xai_tf
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import centring, ig_steps
 from xai_tf.models import GPT2
@@ -130,3 +131,37 @@ def test_probability_gradient_matches_autograd_of_the_softmax():
     p = torch.softmax(W @ x, -1)  # logits z = W x: ∂z_v/∂x = W[v]
     (want,) = torch.autograd.grad(p[3], x)
     torch.testing.assert_close(ig_steps.probability_gradient(p.detach(), W, 3), want)
+
+
+@pytest.mark.parametrize(
+    "device",
+    [
+        "guarded-cpu",
+        pytest.param(
+            "cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here")
+        ),
+    ],
+)
+def test_centring_follows_the_device_of_the_model(bundled, device):
+    """As ``test_devices.py`` does for the other helpers: a tensor made without naming a device lands on
+    "meta" in the guarded CPU run and fails next to the model's CPU tensors."""
+    ids = bundled.encode("ROMEO.\nBut soft")
+    want = centring.shift_response(bundled, ids, 7)
+    if device == "cuda":
+        lm = xai_tf.load_model("shakespeare", device="cuda")
+        got = centring.shift_response(lm, ids, 7)
+        assert got.device.type == "cuda" and centring.g_avg_scale(lm, ids, 7).ratio < 1e-5
+        torch.testing.assert_close(got.cpu(), want, atol=1e-3, rtol=0)
+        return
+    with torch.device("meta"):
+        got, scale = centring.shift_response(bundled, ids, 7), centring.g_avg_scale(bundled, ids, 7)
+    torch.testing.assert_close(got, want, atol=0, rtol=0)
+    assert scale == centring.g_avg_scale(bundled, ids, 7)
+
+
+def test_monomial_errors_follow_the_device_of_the_rule():
+    alphas, weights = ig_steps.gauss_legendre(3)
+    want = ig_steps.monomial_errors(alphas, weights, 7)
+    with torch.device("meta"):  # a tensor made without naming a device would land on "meta" and fail
+        got = ig_steps.monomial_errors(alphas, weights, 7)
+    torch.testing.assert_close(got, want, atol=0, rtol=0)

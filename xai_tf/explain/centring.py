@@ -59,7 +59,8 @@ def shift_response(
     module, ids, F = _explained(model, input_ids, target, position, output)
     E = module.embed(ids).detach()[None]  # [1, T, d_e]
     shifted = E.repeat(len(ids), 1, 1)  # [T, T, d_e]: copy t has row t shifted
-    shifted[torch.arange(len(ids)), torch.arange(len(ids))] += c
+    rows = torch.arange(len(ids), device=E.device)
+    shifted[rows, rows] += c
     return F(shifted) - F(E)
 
 

@@ -53,7 +53,7 @@ def monomial_errors(alphas: Tensor, weights: Tensor, max_degree: int) -> Tensor:
     alphas = _checks.real_tensor("alphas", alphas, dims=1)
     weights = _checks.real_tensor("weights", weights, dims=1)
     _checks.same_shape("the rule", "alphas", alphas, "weights", weights)
-    p = torch.arange(max_degree + 1, dtype=torch.float64)
+    p = torch.arange(max_degree + 1, dtype=torch.float64, device=alphas.device)
     rule = (weights.double()[None] * alphas.double()[None] ** p[:, None]).sum(-1)
     return (rule - 1 / (p + 1)).abs()
 
