@@ -6,7 +6,7 @@ import pytest
 import torch
 from test_exercises import _rejects_with
 
-from xai_tf.exercises import sae
+from xai_tf.exercises import rationales, sae
 from xai_tf.sae import formulas
 from xai_tf.sae.model import SAEConfig, SparseAutoencoder, feature_activations, sae_loss
 from xai_tf.sae.steer import clamp_hook
@@ -145,3 +145,170 @@ def test_the_clamp_is_the_reconstruction_plus_the_error_written_out():
         assert torch.allclose(formulas.clamp(h, W_enc, b_enc, W_dec, j, v), want, atol=1e-10)
         with torch.no_grad():
             assert torch.allclose(clamp_hook(model, j, v)(h), want, atol=1e-10)
+
+
+# --- lesson 11 ---------------------------------------------------------------------------------------------
+
+
+def _erase(m, ids, rationale, keep):
+    """m(x)_j − m(x')_j, x' the words of r (keep) or the rest, with the switchable mistakes below."""
+    words = [w for t, w in enumerate(ids) if (t in rationale) == keep]
+    p = m(ids)
+    return float(p[p.argmax()] - m(words)[p.argmax()])
+
+
+def _comp_class_after(m, ids, rationale):  # j taken on the erased sentence
+    left = m([w for t, w in enumerate(ids) if t not in rationale])
+    return float(m(ids)[left.argmax()] - left[left.argmax()])
+
+
+def _suff_unordered(m, ids, rationale):  # r's words in the order the rationale lists them
+    p = m(ids)
+    return float(p[p.argmax()] - m([ids[t] for t in rationale])[p.argmax()])
+
+
+def _aopc_variant(m, ids, scores, which, order="high", bins="share", divide=5, floor=True):
+    T = len(ids)
+    cap = T - 1 if which == "comprehensiveness" else T
+    shares = (0.01, 0.05, 0.10, 0.20, 0.50)
+    ks = [min(round(b * 100) if bins == "count" else max(int(floor), round(b * T)), cap) for b in shares]
+    ranked = scores.argsort(descending=order == "high").tolist()
+    p = m(ids)
+    j = int(p.argmax())
+    total = 0.0
+    for k in ks:
+        top = ranked[:k]
+        kept = [w for t, w in enumerate(ids) if (t in top) == (which == "sufficiency")]
+        total += float(p[j] - m(kept)[j]) if k or which == "sufficiency" else 0.0
+    return total / divide
+
+
+def _reinforce_variant(phi, f, z, baseline, mistake):
+    p = torch.sigmoid(phi)
+    g = {"sign": p - z, "logit": z - phi, "right": z - p}.get(mistake, z - p)
+    b = 0.0 if mistake == "no baseline" else baseline
+    if mistake == "grad P":
+        return (f(z) - b) * torch.prod(torch.where(z > 0, p, 1 - p)) * (z - p)
+    if mistake == "log P":
+        return ((f(z) - b) * torch.where(z > 0, p, 1 - p).log().sum()).expand(len(phi))
+    return (f(z) - b) * g
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "message"),
+    [
+        (
+            rationales.check_comprehensiveness,
+            lambda m, ids, r: -_erase(m, ids, r, keep=False),
+            "the sign is reversed",
+        ),
+        (
+            rationales.check_comprehensiveness,
+            lambda m, ids, r: _erase(m, ids, r, keep=True),
+            r"that is sufficiency \(r kept alone\): comprehensiveness deletes r's words",
+        ),
+        (
+            rationales.check_comprehensiveness,
+            _comp_class_after,
+            "j is the class predicted on the full sentence",
+        ),
+        (
+            rationales.check_comprehensiveness,
+            lambda m, ids, r: None,
+            "returned None: did you forget to `return`",
+        ),
+        (
+            rationales.check_sufficiency,
+            lambda m, ids, r: -_erase(m, ids, r, keep=True),
+            "the sign is reversed",
+        ),
+        (
+            rationales.check_sufficiency,
+            lambda m, ids, r: _erase(m, ids, r, keep=False),
+            "that is comprehensiveness: sufficiency keeps only r's words",
+        ),
+        (rationales.check_sufficiency, _suff_unordered, "keep r's words in their sentence order"),
+        (
+            rationales.check_aopc,
+            lambda *a: _aopc_variant(*a, order="low"),
+            r"the k words with the \*highest\* scores",
+        ),
+        (
+            rationales.check_aopc,
+            lambda *a: _aopc_variant(*a, divide=6),
+            r"no k = 0 term \(divide by \|B\| = 5\)",
+        ),
+        (rationales.check_aopc, lambda *a: _aopc_variant(*a, floor=False), r"k = max\(1, round\(b · T\)\)"),
+        (rationales.check_aopc, lambda *a: _aopc_variant(*a, bins="count"), "shares of the sentence"),
+        (
+            rationales.check_reinforce_estimate,
+            lambda *a: _reinforce_variant(*a, "sign"),
+            "yours has the opposite sign",
+        ),
+        (
+            rationales.check_reinforce_estimate,
+            lambda *a: _reinforce_variant(*a, "no baseline"),
+            "subtract the baseline",
+        ),
+        (rationales.check_reinforce_estimate, lambda *a: _reinforce_variant(*a, "logit"), "not the logit φ"),
+        (
+            rationales.check_reinforce_estimate,
+            lambda *a: _reinforce_variant(*a, "grad P"),
+            r"∇P\(z\) / P\(z\)",
+        ),
+        (
+            rationales.check_reinforce_estimate,
+            lambda *a: _reinforce_variant(*a, "log P"),
+            r"not by log P\(z\) itself",
+        ),
+    ],
+)
+def test_lesson_11_checkers_name_the_mistake(checker, fn, message, capsys):
+    _rejects_with(checker, fn, message, capsys)
+
+
+def _comprehensiveness_loop(m, ids, rationale):
+    rest = []
+    for t in range(len(ids)):
+        if t not in rationale:
+            rest.append(ids[t])
+    full = m(ids).tolist()
+    j = full.index(max(full))
+    return torch.tensor(full[j] - m(rest).tolist()[j], dtype=torch.float32)
+
+
+def _aopc_loop(m, ids, scores, which):
+    values = []
+    for b in (0.01, 0.05, 0.10, 0.20, 0.50):
+        k = max(1, round(b * len(ids)))
+        if which == "comprehensiveness":
+            k = min(k, len(ids) - 1)
+        order = sorted(range(len(ids)), key=lambda t: -float(scores[t]))
+        chosen = sorted(order[:k])
+        score = (
+            rationales.eraser.comprehensiveness
+            if which == "comprehensiveness"
+            else rationales.eraser.sufficiency
+        )
+        values.append(score(m, ids, chosen))
+    return sum(values) / len(values)
+
+
+def _reinforce_autograd(phi, f, z, baseline):
+    phi = phi.detach().float().requires_grad_(True)
+    p = torch.sigmoid(phi)
+    log_p = (z * p.log() + (1 - z) * (1 - p).log()).sum()
+    (grad,) = torch.autograd.grad(log_p, phi)
+    return (float(f(z)) - baseline) * grad
+
+
+@pytest.mark.parametrize(
+    ("checker", "loop"),
+    [
+        (rationales.check_comprehensiveness, _comprehensiveness_loop),
+        (rationales.check_aopc, _aopc_loop),
+        (rationales.check_reinforce_estimate, _reinforce_autograd),
+    ],
+)
+def test_lesson_11_checkers_pass_other_correct_answers(checker, loop, capsys):
+    assert checker(loop), capsys.readouterr().out
