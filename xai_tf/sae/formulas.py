@@ -29,8 +29,11 @@ def _shapes(h: object, W_enc: object, b_enc: object, W_dec: object = None, b_dec
         raise ValueError(f"h must be [n, d] with d = {d} (W_enc is [F, d]), got shape {tuple(h.shape)}")
     wanted = {"b_enc": ((F,), b_enc), "W_dec": ((d, F), W_dec), "b_dec": ((d,), b_dec)}
     for name, (shape, x) in wanted.items():
-        if x is not None and tuple(_checks.real_tensor(name, x).shape) != shape:
-            raise ValueError(f"{name} must have shape {shape} (F = {F}, d = {d}), got {tuple(x.shape)}")
+        if x is None:
+            continue
+        got = tuple(_checks.real_tensor(name, x).shape)
+        if got != shape:
+            raise ValueError(f"{name} must have shape {shape} (F = {F}, d = {d}), got {got}")
 
 
 def encode(h: Tensor, W_enc: Tensor, b_enc: Tensor) -> Tensor:
