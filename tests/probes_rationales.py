@@ -700,6 +700,12 @@ RAISES += [  # moved from test_bad_inputs.py
 CHECKERS = {
     "xai_tf.exercises.rationales.check_conicity": "returned None: did you forget",
     "xai_tf.exercises.rationales.check_omega": "returned None: did you forget",
+    "xai_tf.exercises.rationales.check_comprehensiveness": "returned None: did you forget",
+    "xai_tf.exercises.rationales.check_sufficiency": "returned None: did you forget",
+    "xai_tf.exercises.rationales.check_aopc": "returned None: did you forget",
+    "xai_tf.exercises.rationales.check_reinforce_estimate": (
+        r"the estimate for z = \[1, 0, 1\], b = 0.0 is None"
+    ),
 }
 
 

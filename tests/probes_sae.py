@@ -9,6 +9,7 @@ from probe_kit import NAN, TE, VE, lm, z
 from xai_tf.sae import activations as sae_act
 from xai_tf.sae import browse as sae_browse
 from xai_tf.sae import decompose as sae_decompose
+from xai_tf.sae import formulas as sae_formulas
 from xai_tf.sae import metrics as sae_metrics
 from xai_tf.sae import model as sae_model
 from xai_tf.sae import penalty as sae_penalty
@@ -784,10 +785,41 @@ RAISES += [  # issue 44 §2: an analogy whose answer is one of its three cues (i
     ),
 ]
 
+RAISES += [  # issue 55: lesson 10's formulas on plain weights (the exercises' references)
+    (
+        "xai_tf.sae.formulas.encode",
+        lambda: sae_formulas.encode(z(3, 5), z(8, 4), z(8)),
+        VE,
+        r"h must be \[n, d\] with d = 4 \(W_enc is \[F, d\]\), got shape \(3, 5\)",
+    ),
+    (
+        "xai_tf.sae.formulas.loss",
+        lambda: sae_formulas.loss(z(3, 4), z(8, 4), z(8), z(8, 4), z(4), 0.1),
+        VE,
+        r"W_dec must have shape \(4, 8\) \(F = 8, d = 4\), got \(8, 4\)",
+    ),
+    (
+        "xai_tf.sae.formulas.feature_activation",
+        lambda: sae_formulas.feature_activation(z(3, 4), z(8, 4), torch.zeros(8, dtype=torch.long), z(4, 8)),
+        TE,
+        "b_enc must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.sae.formulas.clamp",
+        lambda: sae_formulas.clamp(z(3, 4), z(8, 4), z(8), z(4, 8), 8, 1.0),
+        VE,
+        r"j must be an integer in 0..7, got 8",
+    ),
+]
+
 
 CHECKERS = {
     "xai_tf.exercises.sae.check_sae_loss": "L is None",
     "xai_tf.exercises.sae.check_feature_activation": r"a_j ‖W\^dec_j‖ is None",
+    "xai_tf.exercises.sae.check_sae_encode": "a is None",
+    "xai_tf.exercises.sae.check_l0": "L0 is None",
+    "xai_tf.exercises.sae.check_fvu": "FVU is None",
+    "xai_tf.exercises.sae.check_clamp": "h′ is None",
 }
 
 PANELS = {
