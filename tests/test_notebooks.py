@@ -10,7 +10,12 @@ lessons before 08 that load the model run here once more for that reason.
 A lesson whose practice follows docs/practice.md (``lesson_runs.PRACTICE``) runs here as the students'
 copy (``scripts/student_copy.py``), every exercise unsolved: it must still run to the end, each check
 cell saying what is missing and the lesson going on with the library's function. That is the lesson's
-headless run (its full version, solutions included, runs in the browser), so no execution is added."""
+headless run (its full version, solutions included, runs in the browser), so no execution is added.
+
+The causal-LM lessons that a user may run on a model of their own (``OWN_MODEL``: 00, 05, 06, 15, 20) make
+their headless run on one, as issue 57 pictures it: ``XAI_TF_MODEL`` set to a random tiny Llama saved by
+Hugging Face with a sentencepiece-style ``tokenizer.json`` (``tiny_llama.py``; ``<s>`` opens every text).
+Their browser run keeps the default model, so each still executes twice, once per model."""
 
 import importlib.util
 from pathlib import Path
@@ -25,6 +30,7 @@ student = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(student)
 
 BROWSER = Path(CHROMIUM).exists()
+OWN_MODEL = ("00", "05", "06", "15", "20")
 RUNS = [(p, RERUN_OFFSET, "students" if p in PRACTICE else "full") for p in SEEDED]
 for p in LESSONS:
     if p in SEEDED:
@@ -52,11 +58,35 @@ def check_unsolved(nb: nbformat.NotebookNode, name: str) -> None:
         assert text.startswith("✘") and "return" in text and "the lesson goes on with" in text, (name, text)
 
 
+def _own_model(path: Path) -> bool:
+    return path.stem[:2] in OWN_MODEL
+
+
+@pytest.fixture(scope="session")
+def tiny_llama_directory(tmp_path_factory) -> Path:
+    import tiny_llama
+
+    return tiny_llama.write(tmp_path_factory.mktemp("tiny-llama"))
+
+
+def test_the_own_model_lessons_load_the_default_model():
+    """``XAI_TF_MODEL`` replaces the default, or the model a lesson names through ``hub.lesson_model``: a
+    lesson of ``OWN_MODEL`` must load one of them."""
+    for p in LESSONS:
+        if _own_model(p):
+            text = p.read_text().replace("xai_tf.", "")
+            assert "load_model(device=" in text or "load_model(lesson_model(" in text, p.name
+
+
 @pytest.mark.notebooks
 @pytest.mark.parametrize(
-    ("path", "offset", "copy"), RUNS, ids=[f"{p.stem}-offset{o}-{c}" for p, o, c in RUNS]
+    ("path", "offset", "copy"),
+    RUNS,
+    ids=[f"{p.stem}-offset{o}-{c}" + ("-own-model" if _own_model(p) else "") for p, o, c in RUNS],
 )
-def test_lesson_executes(path, offset, copy, monkeypatch, tmp_path):
+def test_lesson_executes(path, offset, copy, monkeypatch, tmp_path, request):
+    if _own_model(path):
+        monkeypatch.setenv("XAI_TF_MODEL", str(request.getfixturevalue("tiny_llama_directory")))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     monkeypatch.setenv("XAI_TF_SEED_OFFSET", str(offset))
