@@ -247,3 +247,43 @@ def test_the_panel_redraws_each_control_without_a_message():
         assert panel.message.value == "" and panel.view.value != first
         first = panel.view.value
     assert "b, mlp probe, layer 2" in panel.view.value
+
+
+def test_each_problem_of_a_stack_is_coded_as_it_would_be_alone():
+    # issue 58: the add-one fallback applied to every problem as soon as one had seen a single label
+    h, fit = torch.randn(2, 4, 3), _Fixed([0.25, 0.75])
+    y = torch.tensor([[0, 0, 1, 0], [0, 1, 1, 0]])  # the first problem's prefix [0, 0] holds one label
+    together, _ = mdl.online_codelength(fit, h, y, 2, (0.25, 0.5, 1.0))
+    alone = [float(mdl.online_codelength(fit, h[b], y[b], 2, (0.25, 0.5, 1.0))[0]) for b in range(2)]
+    assert together.tolist() == pytest.approx(alone, abs=1e-12)
+    assert alone[1] == pytest.approx(1 + math.log2(3) + math.log2(4 / 3) + 2, abs=1e-12)  # the probe's code
+
+
+def test_an_unseen_class_costs_the_add_one_escape_whatever_the_probe_says():
+    # K = 3; the prefix [0, 1] (t = 2) trains the probe, which gives class 2 almost nothing (1e-12):
+    # class 2 costs log2(t + K) = log2 5 bits; class 1 the probe's 0.6 of the seen classes' (0.3, 0.6)
+    # renormalised (2/3) times (t + K′) / (t + K) = 4/5
+    fit = _Fixed([0.3, 0.6, 1e-12])
+    online, _ = mdl.online_codelength(fit, torch.randn(4, 3), torch.tensor([0, 1, 2, 1]), 3, (0.25, 0.5, 1.0))
+    # block 1: uniform over 3; y_2 = 1 after [0]: add-one (2/4, 1/4, 1/4)
+    want = math.log2(3) + math.log2(4) + math.log2(5) - math.log2(2 / 3 * 4 / 5)
+    assert float(online) == pytest.approx(want, abs=1e-9)
+
+
+def test_an_early_stopped_mlp_keeps_the_step_with_the_lowest_held_out_loss():
+    # issue 56: MDL's MLP probes stop early on a held-out tenth, as Voita & Titov's do. Brute force: the same
+    # seeded probe trained for k = 1..60 steps on the other nine tenths; the early-stopped one is the best k
+    # (here k = 28 of 60).
+    g = torch.Generator().manual_seed(5)
+    h = torch.randn(60, 6, generator=g)
+    y = ((h[:, 0] > 0) ^ (torch.rand(60, generator=g) < 0.1)).long()  # learnable, with 10 % noise
+
+    def held_out(probe):
+        return float(-probe(h[54:]).gather(1, y[54:, None]).mean())
+
+    stopped = probes.fit_mlp(h, y, 2, hidden=32, steps=60, holdout=0.1)
+    by_steps = [held_out(probes.fit_mlp(h[:54], y[:54], 2, hidden=32, steps=k)) for k in range(1, 61)]
+    assert held_out(stopped) == pytest.approx(min(by_steps), abs=1e-6)
+    assert min(by_steps) < by_steps[-1] - 0.05  # it stopped well before the last step: the test can fail
+    with pytest.raises(ValueError, match="holdout"):
+        probes.fit_mlp(h, y, 2, holdout=0.9)

@@ -58,19 +58,34 @@ def online_codelength(
 ) -> tuple[Tensor, float]:
     """(L_online, L_unif) in bits for the examples in the order given, ``fit(h, y, K)`` trained on each
     prefix 1..t_i; one problem ``h [N, d]``, ``y [N]`` (L_online a 0-d tensor) or a stack ``[B, N, d]``,
-    ``[B, N]`` (L_online ``[B]``). A prefix where some problem holds one label only cannot train a probe:
-    its next block is coded with the add-one (Laplace) frequencies of the labels sent so far."""
+    ``[B, N]`` (L_online ``[B]``). Each problem of a stack is coded as it would be alone:
+
+    - a prefix that holds one label only cannot train a probe: that problem's next block is coded with the
+      add-one (Laplace) frequencies (n_k + 1) / (t_i + K) of the labels sent so far;
+    - a class not yet sent (K′ < K classes seen) has no examples to fit, and what a probe gives it is whatever
+      its optimiser reached; it gets the add-one estimate's escape mass instead: each unseen class
+      1 / (t_i + K), i.e. log₂(t_i + K) bits, and the probe's distribution over the seen classes, renormalised,
+      the rest, (t_i + K′) / (t_i + K). With every class seen this is the probe's distribution itself."""
     single = isinstance(h, Tensor) and h.dim() == 2
     h, y, K = check_probe_data(h, y, n_classes)
     N = y.size(1)
     ts = timestamps(N, fractions)
     bits = torch.full((y.size(0),), ts[0] * math.log2(K), dtype=torch.float64, device=h.device)
     for start, end in zip(ts[:-1], ts[1:], strict=True):
-        seen = y[:, :start]
-        if all(row.unique().numel() > 1 for row in seen):
-            logp = fit(h[:, :start], seen, K)(h[:, start:end])
-        else:
-            counts = F.one_hot(seen, K).sum(1).double() + 1  # [B, K]
-            logp = (counts / counts.sum(-1, keepdim=True)).log()[:, None].expand(-1, end - start, K)
+        counts = F.one_hot(y[:, :start], K).sum(1).double()  # [B, K]
+        logp = ((counts + 1) / (start + K)).log()[:, None].repeat(1, end - start, 1)  # add-one, [B, n, K]
+        fitted = (counts > 0).sum(-1) > 1
+        if bool(fitted.any()):
+            probe = fit(h[fitted, :start], y[fitted, :start], K)
+            logp[fitted] = _with_escape(probe(h[fitted, start:end]), counts[fitted] > 0, start)
         bits -= logp.gather(2, y[:, start:end, None])[..., 0].sum(1) / math.log(2)
     return (bits[0] if single else bits), N * math.log2(K)
+
+
+def _with_escape(logp: Tensor, seen: Tensor, t: int) -> Tensor:
+    """log q for a probe's ``logp [B, n, K]`` and the classes ``seen [B, K]`` in a prefix of t labels: the
+    probe renormalised over the seen classes, times (t + K′) / (t + K); 1 / (t + K) for each unseen one."""
+    K, k_seen = seen.size(-1), seen.sum(-1, keepdim=True).double()  # K′ per problem, [B, 1]
+    on_seen = logp.masked_fill(~seen[:, None], -math.inf)
+    on_seen = on_seen - on_seen.logsumexp(-1, keepdim=True) + ((t + k_seen) / (t + K)).log()[:, None]
+    return torch.where(seen[:, None], on_seen, -math.log(t + K))

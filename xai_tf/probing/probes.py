@@ -22,6 +22,7 @@ convex problems has the joint minimum, so a stack fits what B separate fits woul
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -114,13 +115,30 @@ def fit_linear(
 
 
 def fit_mlp(
-    h: Tensor, y: Tensor, n_classes: int | None = None, hidden: int = 128, steps: int = 150, seed: int = 0
+    h: Tensor,
+    y: Tensor,
+    n_classes: int | None = None,
+    hidden: int = 128,
+    steps: int = 150,
+    seed: int = 0,
+    holdout: float = 0.0,
 ) -> Probe:
     """The MLP probe above (``hidden`` units, ``steps`` full-batch Adam steps at lr 3·10⁻³; PyTorch's
-    default initialisation of ``nn.Linear``, seeded)."""
+    default initialisation of ``nn.Linear``, seeded). ``holdout`` > 0 stops early, as Voita & Titov (2020)
+    train their MDL probes: the last ⌈holdout·N⌉ examples (at least one) are held out, the probe trains on
+    the others, and each problem keeps its weights of the step with the lowest held-out cross-entropy (the
+    initial weights included). Fewer than 10 examples hold nothing out."""
     h, y, K = check_probe_data(h, y, n_classes)
     _checks.integer("hidden", hidden, 1)
     _checks.integer("steps", steps, 1)
+    _checks.real("holdout", holdout, 0.0, 0.5)
+    n_out = max(1, math.ceil(holdout * y.size(1))) if holdout > 0 and y.size(1) >= 10 else 0
+    h, y, h_out, y_out = (
+        h[:, : y.size(1) - n_out],
+        y[:, : y.size(1) - n_out],
+        h[:, y.size(1) - n_out :],
+        y[:, y.size(1) - n_out :],
+    )
     mu, sigma, z = _standardise(h)
     B, d = z.size(0), z.size(2)
     g = seeds.generator(seed)
@@ -132,7 +150,10 @@ def fit_mlp(
         return W.to(z.device).requires_grad_(), b.to(z.device).requires_grad_()
 
     layers = [init(d, hidden), init(hidden, K)]
-    opt = torch.optim.Adam([p for pair in layers for p in pair], lr=3e-3)
+    params = [p for pair in layers for p in pair]
+    opt = torch.optim.Adam(params, lr=3e-3)
+    probe = Probe(mu, sigma, [(W.detach(), b.detach()) for W, b in layers])  # shares the trained tensors
+    best = _held_out_loss(probe, h_out, y_out), [p.detach().clone() for p in params]
     with one_thread():
         for _ in range(steps):
             opt.zero_grad()
@@ -140,7 +161,26 @@ def fit_mlp(
             logits = torch.baddbmm(layers[1][1], x, layers[1][0])
             F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="sum").div(y.size(1)).backward()
             opt.step()
-    return Probe(mu, sigma, [(W.detach(), b.detach()) for W, b in layers])
+            if n_out:
+                loss = _held_out_loss(probe, h_out, y_out)
+                better = loss < best[0]
+                best = (
+                    torch.where(better, loss, best[0]),
+                    [
+                        torch.where(better.view(-1, *[1] * (p.dim() - 1)), p.detach(), kept)
+                        for p, kept in zip(params, best[1], strict=True)
+                    ],
+                )
+    if not n_out:
+        return probe
+    return Probe(mu, sigma, [(best[1][0], best[1][1]), (best[1][2], best[1][3])])
+
+
+def _held_out_loss(probe: Probe, h: Tensor, y: Tensor) -> Tensor:
+    """Mean cross-entropy ``[B]`` of ``probe`` on held-out states ``[B, n, d]`` (zeros where n = 0)."""
+    if y.size(1) == 0:
+        return torch.zeros(y.size(0), dtype=torch.float64, device=y.device)
+    return -probe(h).gather(2, y[..., None])[..., 0].mean(1)
 
 
 def fit_probe(kind: str, h: Tensor, y: Tensor, n_classes: int | None = None, seed: int = 0) -> Probe:
