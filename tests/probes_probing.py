@@ -143,6 +143,24 @@ RAISES = [
     ),
     (f"{P}.by_layer.study", lambda: by_layer.study(z(3, 10, 4), ONE, Y, Y, Y), VE, "one class only"),
     (
+        f"{P}.heads.target_share",
+        lambda: heads.target_share(z(2, 3, 3), torch.zeros(3, 3)),
+        VE,
+        "S has no targets",
+    ),
+    (
+        f"{P}.heads.target_share",
+        lambda: heads.target_share(z(2, 3, 3), torch.zeros(4, 4)),
+        VE,
+        r"A must be \[\.\.\., T, T\] and S \[T, T\]",
+    ),
+    (
+        f"{P}.erasure.first_order_delta",
+        lambda: erasure.first_order_delta(z(3, 4), z(3, 4), z(3)),
+        VE,
+        r"grad and h must be \[T, d_e\] and b \[d_e\]",
+    ),
+    (
         f"{P}.heads.head_shares",
         lambda: heads.head_shares(lm(), torch.tensor([[1, 2, 3]]), Y),
         VE,
@@ -200,7 +218,17 @@ RAISES = [
     ),
 ]
 
-CHECKERS = {"xai_tf.exercises.probing.check_codelength": "returned None"}
+CHECKERS = {
+    f"xai_tf.exercises.{module}.check_{name}": r"None.*did you forget to `return`"
+    for module, names in (
+        (
+            "probing",
+            ("codelength", "line_kind", "majority_baseline", "depth_labels", "control_labels", "timestamps"),
+        ),
+        ("probing_heads", ("target_share", "identified", "first_order_delta")),
+    )
+    for name in names
+}
 
 PANELS: dict = {}
 _ = ex  # the checker is reached by name above
