@@ -13,6 +13,7 @@ from xai_tf.probing import (
     dyck_depth,
     erasure,
     features,
+    head_ablation,
     heads,
     identifiability,
     mdl,
@@ -143,6 +144,49 @@ RAISES = [
     ),
     (f"{P}.by_layer.study", lambda: by_layer.study(z(3, 10, 4), ONE, Y, Y, Y), VE, "one class only"),
     (
+        f"{P}.head_ablation.head_importance",
+        lambda: head_ablation.head_importance(lm(), torch.tensor([[1]])),
+        VE,
+        "T ≥ 2",
+    ),
+    (
+        f"{P}.head_ablation.pruning_curve",
+        lambda: head_ablation.pruning_curve(lm(), torch.tensor([[1, 2]]), [(0, 0), (0, 0)]),
+        VE,
+        r"heads \(order\) must list distinct",
+    ),
+    (
+        f"{P}.head_ablation.pruning_curve",
+        lambda: head_ablation.pruning_curve(lm(), torch.tensor([[1, 2]]), [(0, 0)], ks=[2]),
+        VE,
+        r"ks must be integers in 0\.\.1",
+    ),
+    (
+        f"{P}.head_ablation.ablated_loss",
+        lambda: head_ablation.ablated_loss(lm(), torch.tensor([[1, 2]]), [(0, 9)]),
+        VE,
+        r"heads \(order\) must list distinct \(layer, head\) pairs",
+    ),
+    (f"{P}.head_ablation.table_heads", lambda: head_ablation.table_heads({}), TE, "non-empty dict"),
+    (
+        f"{P}.heads.target_share",
+        lambda: heads.target_share(z(2, 3, 3), torch.zeros(3, 3)),
+        VE,
+        "S has no targets",
+    ),
+    (
+        f"{P}.heads.target_share",
+        lambda: heads.target_share(z(2, 3, 3), torch.zeros(4, 4)),
+        VE,
+        r"A must be \[\.\.\., T, T\] and S \[T, T\]",
+    ),
+    (
+        f"{P}.erasure.first_order_delta",
+        lambda: erasure.first_order_delta(z(3, 4), z(3, 4), z(3)),
+        VE,
+        r"grad and h must be \[T, d_e\] and b \[d_e\]",
+    ),
+    (
         f"{P}.heads.head_shares",
         lambda: heads.head_shares(lm(), torch.tensor([[1, 2, 3]]), Y),
         VE,
@@ -200,7 +244,17 @@ RAISES = [
     ),
 ]
 
-CHECKERS = {"xai_tf.exercises.probing.check_codelength": "returned None"}
+CHECKERS = {
+    f"xai_tf.exercises.{module}.check_{name}": r"None.*did you forget to `return`"
+    for module, names in (
+        (
+            "probing",
+            ("codelength", "line_kind", "majority_baseline", "depth_labels", "control_labels", "timestamps"),
+        ),
+        ("probing_heads", ("target_share", "identified", "first_order_delta")),
+    )
+    for name in names
+}
 
 PANELS: dict = {}
 _ = ex  # the checker is reached by name above

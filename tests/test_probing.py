@@ -287,3 +287,31 @@ def test_an_early_stopped_mlp_keeps_the_step_with_the_lowest_held_out_loss():
     assert min(by_steps) < by_steps[-1] - 0.05  # it stopped well before the last step: the test can fail
     with pytest.raises(ValueError, match="holdout"):
         probes.fit_mlp(h, y, 2, holdout=0.9)
+
+
+def test_target_share_is_the_mean_over_queries_with_targets():
+    """Against a loop over heads and queries; a query without targets does not count."""
+    g = torch.Generator().manual_seed(0)
+    A = torch.rand(2, 3, 5, 5, generator=g, dtype=torch.float64).softmax(-1)
+    S = torch.zeros(5, 5)
+    S[1, 0] = S[3, 0] = S[3, 2] = S[4, 1] = 1
+    want = torch.zeros(2, 3, dtype=torch.float64)
+    for layer in range(2):
+        for head in range(3):
+            per_query = [sum(float(A[layer, head, s, t]) for t in range(5) if S[s, t]) for s in (1, 3, 4)]
+            want[layer, head] = sum(per_query) / 3
+    assert torch.allclose(heads.target_share(A, S), want, atol=1e-12)
+    assert torch.allclose(heads.target_share(A[1, 2], S), want[1, 2], atol=1e-12)
+
+
+def test_first_order_delta_is_the_directional_derivative():
+    """δ[t] = |d/dε f(h + ε (b − h))| at ε = 0, for f a sum of per-position functions: against torch's jvp."""
+    g = torch.Generator().manual_seed(1)
+    h, b, W = (torch.randn(*shape, generator=g, dtype=torch.float64) for shape in ((4, 6), (6,), (6,)))
+
+    def f(x):
+        return torch.tanh(x @ W) ** 2  # [T]: position t depends on h[t] only
+
+    grad = torch.autograd.functional.jacobian(lambda x: f(x).sum(), h)
+    _, directional = torch.autograd.functional.jvp(f, h, (b - h))
+    assert torch.allclose(erasure.first_order_delta(grad, h, b), directional.abs(), atol=1e-12)

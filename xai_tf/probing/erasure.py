@@ -19,10 +19,23 @@ on what some other order could drop either way). De Cao et al. learn a different
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from torch import Tensor
 
 from xai_tf.models.loaded import LoadedModel, causal
+
+
+def first_order_delta(grad: Tensor, h: Tensor, b: Tensor) -> Tensor:
+    """δ[t] = |∇_{h[t]} log p(ŷ) · (b − h[t])| for every position t: ``grad, h [T, d_e]``, ``b [d_e]``
+    → ``[T]``."""
+    if grad.dim() != 2 or grad.shape != h.shape or b.shape != h.shape[-1:]:
+        raise ValueError(
+            f"grad and h must be [T, d_e] and b [d_e], got {tuple(grad.shape)}, {tuple(h.shape)}, "
+            f"{tuple(b.shape)}"
+        )
+    return (grad * (b - h)).sum(-1).abs()
 
 
 def _predicts(lm: LoadedModel, ids: Tensor, layer: int, erased: Tensor, baseline: Tensor) -> int:
@@ -32,8 +45,13 @@ def _predicts(lm: LoadedModel, ids: Tensor, layer: int, erased: Tensor, baseline
     return int(lm(ids, hooks={("resid_pre", layer): erase})[0, -1].argmax())
 
 
-def _first_order_scores(lm: LoadedModel, ids: Tensor, baselines: Tensor) -> tuple[Tensor, int]:
-    """(δ ``[L, T − 1]`` for the earlier positions, ŷ) of one window ``ids [1, T]``."""
+def _first_order_scores(
+    lm: LoadedModel,
+    ids: Tensor,
+    baselines: Tensor,
+    delta: Callable[[Tensor, Tensor, Tensor], Tensor] = first_order_delta,
+) -> tuple[Tensor, int]:
+    """(δ ``[L, T − 1]`` for the earlier positions, ŷ) of one window ``ids [1, T]``, δ by ``delta``."""
     saved: dict[int, Tensor] = {}
 
     def keep(layer: int):
@@ -54,14 +72,19 @@ def _first_order_scores(lm: LoadedModel, ids: Tensor, baselines: Tensor) -> tupl
         grad = saved[layer].grad
         if grad is None:  # every layer's input feeds the last position's prediction
             raise RuntimeError(f"no gradient reached layer {layer}'s input")
-        rows.append((grad[0] * (baselines[layer] - saved[layer][0])).sum(-1))
-    delta = torch.stack(rows)
-    return delta.detach().abs()[:, :-1], y
+        rows.append(delta(grad[0].detach(), saved[layer][0].detach(), baselines[layer]))
+    return torch.stack(rows)[:, :-1], y
 
 
-def erasable_share(lm: LoadedModel, windows: Tensor, baselines: Tensor) -> Tensor:
+def erasable_share(
+    lm: LoadedModel,
+    windows: Tensor,
+    baselines: Tensor,
+    delta: Callable[[Tensor, Tensor, Tensor], Tensor] = first_order_delta,
+) -> Tensor:
     """erasable(l) per window and layer ``[n, L]``; ``baselines [L, d_e]`` the states written in at
-    each layer's input (``resid_pre``, e.g. ``mean_states``)."""
+    each layer's input (``resid_pre``, e.g. ``mean_states``); ``delta`` is ``first_order_delta`` (a lesson
+    passes a student's)."""
     lm = causal(lm, "erasure reads the next-token prediction")
     windows = lm.model.check_input_ids(windows)
     n, T = windows.shape
@@ -71,10 +94,10 @@ def erasable_share(lm: LoadedModel, windows: Tensor, baselines: Tensor) -> Tenso
         raise ValueError(f"baselines must be [{lm.n_layer}, {lm.d_model}], got {tuple(baselines.shape)}")
     out = torch.zeros(n, lm.n_layer)
     for i, ids in enumerate(windows):
-        delta, y = _first_order_scores(lm, ids[None], baselines)
+        scores, y = _first_order_scores(lm, ids[None], baselines, delta)
         with torch.no_grad():
             for layer in range(lm.n_layer):
-                order = delta[layer].argsort()
+                order = scores[layer].argsort()
                 low, high = 0, T - 1  # keeps ŷ with `low` erased; find the largest such k
                 while low < high:
                     k = (low + high + 1) // 2

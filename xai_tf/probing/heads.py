@@ -25,7 +25,7 @@ et al.'s own criterion is also given: "top", the share of queries whose most att
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import Tensor
@@ -60,6 +60,20 @@ def _targets(kind: str, T: int, groups: list[list[int]], counts: Sequence[int], 
     return S
 
 
+def target_share(A: Tensor, S: Tensor) -> Tensor:
+    """share = mean_s Σ_{t ∈ S(s)} A[s, t] over the queries s that have targets: attention ``A [..., T, T]``
+    (rows: queries s, columns: keys t) and the 0/1 targets ``S [T, T]`` → ``[...]`` (one value per head)."""
+    A = _checks.real_tensor("A", A)
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2] or not isinstance(S, Tensor) or S.shape != A.shape[-2:]:
+        raise ValueError(
+            f"A must be [..., T, T] and S [T, T], got {tuple(A.shape)} and {getattr(S, 'shape', S)}"
+        )
+    rows = S.sum(-1) > 0
+    if not bool(rows.any()):
+        raise ValueError("S has no targets: no query to average over")
+    return (A * S.to(A)).sum(-1)[..., rows].mean(-1)
+
+
 def _offset_profile(A: Tensor) -> Tensor:
     """P[l, h, o] for o = −(T−1)..T−1 (index o + T − 1): mean attention at offset o = s − t over the
     queries that have a key there, from attentions ``A [windows, L, H, T, T]``."""
@@ -71,10 +85,13 @@ def _offset_profile(A: Tensor) -> Tensor:
     return total / n
 
 
-def head_shares(lm: LoadedModel, windows: Tensor, counts: Tensor) -> dict[str, dict[str, Tensor]]:
+def head_shares(
+    lm: LoadedModel, windows: Tensor, counts: Tensor, share: Callable[[Tensor, Tensor], Tensor] = target_share
+) -> dict[str, dict[str, Tensor]]:
     """For each kind of target: "share", "expected" (position alone), "uniform" and "top" ``[L, H]``,
     and "queries" (how many queries had targets), over token windows ``[n, T]``; ``counts[v]`` is how
-    often token id v occurs."""
+    often token id v occurs. ``share(A, S)`` is ``target_share`` (a lesson passes a student's): each
+    window's value is weighted by its number of queries with targets."""
     lm = as_model(lm)
     windows = lm.model.check_input_ids(windows)
     if not isinstance(counts, Tensor) or counts.shape != (lm.vocab_size,):
@@ -99,11 +116,14 @@ def head_shares(lm: LoadedModel, windows: Tensor, counts: Tensor) -> dict[str, d
         for a, w, g in zip(A, windows.cpu(), groups, strict=True):
             S = _targets(kind, T, g, counts[w].tolist(), causal)
             rows = S.sum(-1) > 0
-            sums["share"] += (a * S).sum(-1)[..., rows].sum(-1)
-            sums["expected"] += (expect_map * S).sum(-1)[..., rows].sum(-1)
-            sums["uniform"] += (uniform * S).sum(-1)[rows].sum(-1)
+            k = int(rows.sum())
+            if k == 0:
+                continue
+            sums["share"] += share(a, S) * k
+            sums["expected"] += share(expect_map, S) * k
+            sums["uniform"] += share(uniform, S) * k
             sums["top"] += S[torch.arange(T), a.argmax(-1)][..., rows].sum(-1)
-            n += int(rows.sum())
+            n += k
         out[kind] = {key: v / max(n, 1) for key, v in sums.items()} | {"queries": torch.tensor(n)}
     return out
 

@@ -14,6 +14,8 @@ held-out windows, so it cannot have memorised these tokens' states.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -32,10 +34,16 @@ def identified(g_h: Tensor, e: Tensor, ids: Tensor) -> Tensor:
     return ids.gather(1, nearest) == ids
 
 
-def identifiability_by_layer(H: Tensor, ids: Tensor, train: Tensor, test: Tensor) -> dict[str, list[float]]:
+def identifiability_by_layer(
+    H: Tensor,
+    ids: Tensor,
+    train: Tensor,
+    test: Tensor,
+    identify: Callable[[Tensor, Tensor, Tensor], Tensor] = identified,
+) -> dict[str, list[float]]:
     """Share of test-window tokens identified at each layer, by the identity map and by a linear map fitted
     on the training windows; ``H [L + 1, n·T, d]`` (``features.residual_streams``), ``ids [n, T]``,
-    ``train``/``test`` window indices."""
+    ``train``/``test`` window indices; ``identify`` is ``identified`` (a lesson passes a student's)."""
     H = _checks.real_tensor("H", H, dims=3)
     n, T = ids.shape
     if H.size(1) != n * T:
@@ -44,9 +52,9 @@ def identifiability_by_layer(H: Tensor, ids: Tensor, train: Tensor, test: Tensor
     e = S[0]
     out: dict[str, list[float]] = {"identity": [], "linear": []}
     for layer in range(H.size(0)):
-        out["identity"].append(float(identified(S[layer, test], e[test], ids[test]).double().mean()))
+        out["identity"].append(float(identify(S[layer, test], e[test], ids[test]).double().mean()))
         X = F.pad(S[layer, train].flatten(0, 1), (0, 1), value=1.0)  # [N, d + 1]: h and a constant for b
         W = torch.linalg.lstsq(X, e[train].flatten(0, 1)).solution
         g_h = F.pad(S[layer, test], (0, 1), value=1.0) @ W
-        out["linear"].append(float(identified(g_h, e[test], ids[test]).double().mean()))
+        out["linear"].append(float(identify(g_h, e[test], ids[test]).double().mean()))
     return out
