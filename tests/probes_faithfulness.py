@@ -8,6 +8,7 @@ from pathlib import Path
 import torch
 from probe_kit import NAN, TE, VE, lm, z
 
+from xai_tf.exercises.faithfulness import kendall_tau
 from xai_tf.faithfulness import adversary as fadv
 from xai_tf.faithfulness import baselines as fbase
 from xai_tf.faithfulness import correlation as fcorr
@@ -915,12 +916,22 @@ RAISES = [
         VE,
         r"ids must be one text of 2\.\.",
     ),
+    (
+        "xai_tf.exercises.faithfulness.kendall_tau",
+        lambda: kendall_tau([1.0, 2.0, 3.0], [1.0, 2.0]),
+        VE,
+        r"a and b must be vectors of one length ≥ 2, got shapes \(3,\) and \(2,\)",
+    ),
 ]
 
 
 CHECKERS = {
     "xai_tf.exercises.faithfulness.check_kendall_tau": "returned None: did you forget",
     "xai_tf.exercises.faithfulness.check_erase": "is None: did you forget",
+    "xai_tf.exercises.faithfulness.check_jsd": "JSD is None: did you forget",
+    "xai_tf.exercises.faithfulness.check_tvd": "TVD is None: did you forget",
+    "xai_tf.exercises.faithfulness.check_deceive_penalty": "penalty is None: did you forget",
+    "xai_tf.exercises.faithfulness.check_precision_at_k": "returned None: did you forget",
 }
 
 
