@@ -8,7 +8,7 @@ import pytest
 import torch
 from test_exercises import CHECKERS, _rejects_with
 
-from xai_tf.exercises import faithfulness
+from xai_tf.exercises import faithfulness, toytasks
 from xai_tf.faithfulness import divergence
 
 
@@ -145,3 +145,200 @@ def test_kendall_tau_is_the_statistic_of_scipys_tau_b():
     got = faithfulness.kendall_tau(torch.tensor(a), torch.tensor(b))
     assert got == pytest.approx(stats.kendalltau(a, b, variant="b").statistic, abs=1e-12)
     assert got == pytest.approx(_kendall_loop(torch.tensor(a), torch.tensor(b)), abs=1e-12)
+
+
+# --- lesson 09 -----------------------------------------------------------------------------------------
+
+
+def _tied(E, W, scale=None, dim=-1):
+    H = E @ W.T
+    return torch.softmax(H @ H.transpose(-1, -2) / (scale or W.shape[0] ** 0.5), dim)
+
+
+def _share(A, x, diagonal=False, normalised=True, every_position=False):
+    others = ~torch.eye(x.shape[-1], dtype=torch.bool)
+    same = x[..., :, None] == x[..., None, :]
+    repeated = (same & others).any(-1)
+    looked = torch.ones_like(others) if diagonal else others
+    ratio = (A * (same & looked)).sum(-1)
+    if normalised:
+        ratio = ratio / (A * looked).sum(-1)
+    return float(ratio.mean() if every_position else ratio[repeated].mean())
+
+
+def _crossing(alphas, a, b, pick="first", interpolate=True):
+    d = [u - v for u, v in zip(a, b, strict=True)]
+    found = [i for i in range(len(d) - 1) if d[i] == 0 or d[i] * d[i + 1] < 0]
+    if not found:
+        return None
+    i = found[-1] if pick == "last" else found[0]
+    if d[i] == 0:
+        return alphas[i]
+    if not interpolate:
+        return alphas[i + 1]
+    return alphas[i] + d[i] / (d[i] - d[i + 1]) * (alphas[i + 1] - alphas[i])
+
+
+def _stack_share(A, top, mistake=None):
+    seen = top >= 0
+    index = top.clamp(min=0)[:, None, None, :, None].expand(*A.shape[:-1], 1)
+    source = A.transpose(-1, -2) if mistake == "column" else A
+    picked = source.gather(-1, index)[..., 0]
+    if mistake == "empty counted":
+        return picked.mean((0, -1))
+    masked = picked * seen[:, None, None]
+    if mistake == "every position":
+        return masked.sum((0, -1)) / seen.numel()
+    if mistake == "per string":
+        return (masked.sum(-1) / seen.sum(-1)[:, None, None]).mean(0)
+    return masked.sum((0, -1)) / seen.sum()
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "message"),
+    [
+        (toytasks.check_tied_attention, lambda E, W: _tied(E, W, scale=1.0), "the scores are not scaled"),
+        (toytasks.check_tied_attention, lambda E, W: _tied(E, W, scale=6**0.5), r"scaled by √d_e = √6"),
+        (toytasks.check_tied_attention, lambda E, W: _tied(E, W, scale=4.0), r"divided by d_att = 4"),
+        (toytasks.check_tied_attention, lambda E, W: _tied(E, W, dim=-2), "the softmax ran down the columns"),
+        (toytasks.check_same_token_share, lambda A, x: _share(A, x, diagonal=True), "j = i was counted"),
+        (
+            toytasks.check_same_token_share,
+            lambda A, x: _share(A, x, normalised=False),
+            r"not divided by Σ_\{j≠i\} A_ij",
+        ),
+        (
+            toytasks.check_same_token_share,
+            lambda A, x: _share(A, x, every_position=True),
+            "averaged over every position: keep only those whose token repeats",
+        ),
+        (
+            toytasks.check_same_token_share,
+            lambda A, x: torch.zeros(2),
+            r"return one number \(the mean over positions\)",
+        ),
+        (
+            toytasks.check_crossing,
+            lambda al, a, b: _crossing(al, a, b, interpolate=False),
+            "you return the grid point 1: interpolate linearly",
+        ),
+        (
+            toytasks.check_crossing,
+            lambda al, a, b: _crossing(al, a, b, pick="last"),
+            "you return the last sign change: the first one counts",
+        ),
+        (
+            toytasks.check_crossing,
+            lambda al, a, b: _crossing(al, a, b) or al[-1],
+            r"never changes sign: return None, got 1.5",
+        ),
+        (
+            toytasks.check_stack_share,
+            lambda A, t: _stack_share(A, t, "every position"),
+            r"divided by every position: average only over those with s\(i\) ≥ 0",
+        ),
+        (
+            toytasks.check_stack_share,
+            lambda A, t: _stack_share(A, t, "empty counted"),
+            r"empty stack \(s\(i\) = −1\) were counted",
+        ),
+        (
+            toytasks.check_stack_share,
+            lambda A, t: _stack_share(A, t, "column"),
+            r"that is A_\{s\(i\), i\}: row i is the query",
+        ),
+        (
+            toytasks.check_stack_share,
+            lambda A, t: _stack_share(A, t, "per string"),
+            "the mean of each string's mean",
+        ),
+    ],
+)
+def test_lesson_09_checkers_name_the_mistake(checker, fn, message, capsys):
+    _rejects_with(checker, fn, message, capsys)
+
+
+def _tied_loop(E, W):  # one query row at a time, plain floats, into a float32 table
+    out = torch.zeros(*E.shape[:-1], E.shape[-2])
+    for b in range(E.shape[0]):
+        H = [[sum(float(w) * float(e) for w, e in zip(row, vec, strict=True)) for row in W] for vec in E[b]]
+        for i, hi in enumerate(H):
+            s = [sum(p * q for p, q in zip(hi, hj, strict=True)) / math.sqrt(len(W)) for hj in H]
+            top = max(s)
+            e = [math.exp(v - top) for v in s]
+            out[b, i] = torch.tensor([v / sum(e) for v in e])
+    return out
+
+
+def _share_loop(A, x):
+    shares = []
+    for b in range(x.shape[0]):
+        for i in range(x.shape[1]):
+            same = [j for j in range(x.shape[1]) if j != i and x[b, j] == x[b, i]]
+            if same:
+                total = sum(float(A[b, i, j]) for j in range(x.shape[1]) if j != i)
+                shares.append(sum(float(A[b, i, j]) for j in same) / total)
+    return torch.tensor(sum(shares) / len(shares), dtype=torch.float32)
+
+
+def _stack_share_loop(A, top):
+    B, L, H, T, _ = A.shape
+    out = torch.zeros(L, H)
+    pairs = [(b, i) for b in range(B) for i in range(T) if top[b, i] >= 0]
+    for layer in range(L):
+        for h in range(H):
+            out[layer, h] = sum(float(A[b, layer, h, i, top[b, i]]) for b, i in pairs) / len(pairs)
+    return out
+
+
+def _tops_tuple(s):  # a tuple of numpy integers: positions all the same
+    import numpy as np
+
+    stack, tops = [], []
+    for i, c in enumerate(s):
+        stack.append(i) if c in "([" else stack.pop()
+        tops.append(np.int64(stack[-1] if stack else -1))
+    return tuple(tops)
+
+
+@pytest.mark.parametrize(
+    ("name", "fn"),
+    [
+        ("check_tied_attention", _tied_loop),
+        ("check_same_token_share", _share_loop),
+        ("check_stack_share", _stack_share_loop),
+        ("check_crossing", lambda al, a, b: _crossing(al, a, b)),
+        ("check_stack_tops", _tops_tuple),
+    ],
+)
+def test_lesson_09_checkers_pass_other_right_answers(name, fn, capsys):
+    assert CHECKERS[name](fn), capsys.readouterr().out
+
+
+def test_tied_attention_is_self_attention_with_tied_query_and_key_and_no_value_map():
+    g = torch.Generator().manual_seed(0)
+    E, W = (
+        torch.randn(3, 4, 5, generator=g, dtype=torch.float64),
+        torch.randn(2, 5, generator=g, dtype=torch.float64),
+    )
+    assert torch.allclose(toytasks.tied_attention(E, W), _tied_loop(E, W).double(), atol=1e-6)
+
+
+def test_stack_tops_follow_the_automaton_and_refuse_an_invalid_string():
+    assert toytasks.stack_tops("([])[]") == [0, 1, 0, -1, 4, -1]
+    assert toytasks.stack_tops("(" * 6 + ")" * 6) == [
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        4,
+        3,
+        2,
+        1,
+        0,
+        -1,
+    ]  # deeper than D = 4
+    with pytest.raises(ValueError, match=r"s must be a valid Dyck string of \(\)\[\], got '\(\]'"):
+        toytasks.stack_tops("(]")
