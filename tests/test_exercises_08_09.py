@@ -147,6 +147,85 @@ def test_kendall_tau_is_the_statistic_of_scipys_tau_b():
     assert got == pytest.approx(_kendall_loop(torch.tensor(a), torch.tensor(b)), abs=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (lambda h, W, b, v: torch.softmax((h @ W.T + b) @ v, -1), "the tanh is missing"),
+        (lambda h, W, b, v: torch.softmax(torch.tanh(h @ W.T + b) @ v, 0), r"over the sentences \(dim 0\)"),
+        (lambda h, W, b, v: torch.tanh(h @ W.T + b) @ v, "those are the scores θ"),
+    ],
+)
+def test_additive_weights_checker_names_the_mistake(fn, message, capsys):
+    _rejects_with(faithfulness.check_additive_weights, fn, message, capsys)
+
+
+def test_additive_weights_are_the_classifiers_attention(capsys):
+    from xai_tf.tasks import cues, recurrent
+
+    torch.manual_seed(0)
+    model = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB)))
+    with torch.no_grad():
+        h = model.states(model.wte(torch.tensor([cues.cue_sentences(1, seed=0)[0].ids])))
+        got = faithfulness.additive_weights(h, model.W_a.weight, model.W_a.bias, model.v.weight[0])
+        assert torch.allclose(got, model.attention(h), atol=1e-6)
+
+    def loop(h, W, b, v):  # word by word, plain floats
+        out = torch.zeros(h.shape[:2])
+        for n in range(h.shape[0]):
+            theta = [
+                sum(float(vk) * math.tanh(float(W[k] @ h[n, t] + b[k])) for k, vk in enumerate(v))
+                for t in range(h.shape[1])
+            ]
+            e = [math.exp(x - max(theta)) for x in theta]
+            out[n] = torch.tensor([x / sum(e) for x in e])
+        return out
+
+    assert faithfulness.check_additive_weights(loop), capsys.readouterr().out
+
+
+def _null_basis(V, with_ones=True):
+    M = torch.cat([V.T, torch.ones(1, V.shape[0], dtype=V.dtype)]) if with_ones else V.T
+    _, S, Vh = torch.linalg.svd(M)
+    return Vh[int((S > 1e-6 * S.max()).sum()) :].T
+
+
+def _null_by_count(V):  # T − d_h − 1 directions, as if the rank were always d_h + 1
+    return (
+        _null_basis(V)[:, : max(V.shape[0] - V.shape[1] - 1, 0)]
+        if V.shape[0] > V.shape[1] + 1
+        else _null_basis(V)[:, :0]
+    )
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (lambda V: _null_basis(V, with_ones=False), r"Σ_t δ_t ≠ 0: α \+ δ would no longer sum to 1"),
+        (lambda V: _null_basis(V).T, r"got \(3, 7\) \(one direction per column: transpose it\)"),
+        (lambda V: _null_basis(V)[:, :1], r"your columns span 1 direction\(s\), the set has 3"),
+        (_null_by_count, r"span 0 direction\(s\), the set has 1 \(two rows of V are equal"),
+        (lambda V: torch.ones(V.shape[0], 1), "a column δ has δ V ≠ 0"),
+        (lambda V: _null_basis(V).tolist(), "return a tensor or numpy array"),
+    ],
+)
+def test_null_directions_checker_names_the_mistake(fn, message, capsys):
+    _rejects_with(faithfulness.check_null_directions, fn, message, capsys)
+
+
+def test_null_directions_checker_accepts_any_basis(capsys):
+    from scipy.linalg import null_space
+
+    def scipy_basis(V):  # numpy, float64
+        return null_space(torch.cat([V.T, torch.ones(1, V.shape[0])]).double().numpy())
+
+    def mixed(V):  # another basis of the same set: the columns of an orthonormal basis, mixed and scaled
+        B = _null_basis(V)
+        return B @ (3 * torch.eye(B.shape[1]) + torch.ones(B.shape[1], B.shape[1]))
+
+    assert faithfulness.check_null_directions(scipy_basis), capsys.readouterr().out
+    assert faithfulness.check_null_directions(mixed), capsys.readouterr().out
+
+
 # --- lesson 09 -----------------------------------------------------------------------------------------
 
 

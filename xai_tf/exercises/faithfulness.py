@@ -1,6 +1,8 @@
-"""Checkers for lesson 08: Kendall's τ of two importance vectors, the JSD of two attentions, erasing
-weights with renormalisation (Serrano & Smith), the deception penalty (Pruthi et al.), the TVD of two
-predictions (Wiegreffe & Pinter) and the precision at k against planted cues."""
+"""Checkers for lesson 08: the classifier's additive attention weights, Kendall's τ of two importance
+vectors, the JSD of two attentions, erasing weights with renormalisation (Serrano & Smith), the
+deception penalty (Pruthi et al.), the TVD of two predictions (Wiegreffe & Pinter), the precision at k
+against planted cues and a basis of the attention changes that leave a head's output unchanged
+(Brunner et al.)."""
 
 from __future__ import annotations
 
@@ -14,8 +16,16 @@ from scipy import stats
 from scipy.spatial.distance import jensenshannon
 from torch import Tensor
 
+from xai_tf import _checks
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
-from xai_tf.faithfulness import correlation, deceive, divergence, erasure, plausibility
+from xai_tf.faithfulness import (
+    correlation,
+    deceive,
+    divergence,
+    erasure,
+    identifiability,
+    plausibility,
+)
 
 
 def kendall_tau(a: Tensor | Sequence[float], b: Tensor | Sequence[float]) -> float:
@@ -217,3 +227,93 @@ def check_precision_at_k(fn: Callable[[Tensor, list[int]], float]) -> int:
                 raise Mismatch(f"for cues {cues} you return the count {hits}: divide by k = {k}")
             raise Mismatch(f"for scores {scores.tolist()} and cues {cues}: P@k = {want:.4f}, got {got:.4f}")
     return len(cases)
+
+
+def _value_cases() -> list[Tensor]:
+    """Values V [T, d_h]: T > d_h + 1 (3 directions), T = d_h + 1 (none), and two equal rows (one)."""
+    g = torch.Generator().manual_seed(8)
+    dup = torch.randn(5, 4, generator=g)
+    dup[1] = dup[0]
+    return [torch.randn(7, 3, generator=g), torch.randn(4, 3, generator=g), dup]
+
+
+@checker("null directions", reference=identifiability.null_directions)
+def check_null_directions(fn: Callable[[Tensor], object]) -> int:
+    """Lesson 08: ``fn(V)`` → a basis ``[T, r]`` (tensor or numpy array, one direction per column) of
+    {δ ∈ ℝ^T : δ V = 0, Σ_t δ_t = 0}; any basis passes: each column is checked against both
+    equations, and the columns must span the whole set (rank r = T − rank [Vᵀ; 1ᵀ])."""
+    for V in _value_cases():
+        T, d = V.shape
+        got = fn(V.clone())
+        if got is None:
+            raise Mismatch("returned None: did you forget to `return` the basis?")
+        if not isinstance(got, Tensor | np.ndarray):
+            raise Mismatch(f"return a tensor or numpy array [T, r], got {type(got).__name__}")
+        B = torch.as_tensor(got).detach().double().cpu()
+        v = V.double()
+        r = T - int(np.linalg.matrix_rank(torch.cat([v.T, torch.ones(1, T, dtype=v.dtype)]).numpy()))
+        if B.dim() != 2 or B.shape[0] != T:
+            hint = " (one direction per column: transpose it)" if B.dim() == 2 and B.shape[1] == T else ""
+            raise Mismatch(
+                f"for V of shape {(T, d)} the basis must be [T = {T}, r], got {tuple(B.shape)}{hint}"
+            )
+        scale = float(B.abs().max()) if B.numel() else 0.0
+        tol = 1e-4 * max(scale, 1.0) * float(v.abs().max())
+        if B.numel() and (v.T @ B).abs().max() > tol:
+            raise Mismatch(f"for V of shape {(T, d)} a column δ has δ V ≠ 0: it changes the head's output")
+        if B.numel() and B.sum(0).abs().max() > 1e-4 * max(scale, 1.0):
+            raise Mismatch(
+                f"for V of shape {(T, d)} a column has Σ_t δ_t ≠ 0: α + δ would no longer sum to 1 "
+                "(add the row of ones to the equations)"
+            )
+        rank = int(np.linalg.matrix_rank(B.numpy(), tol=1e-6 * max(scale, 1.0))) if B.numel() else 0
+        if rank != r:
+            raise Mismatch(
+                f"for V of shape {(T, d)} your columns span {rank} direction(s), the set has {r}"
+                + (
+                    " (two rows of V are equal here: count with the rank, not T − d_h − 1)"
+                    if d + 1 >= T
+                    else ""
+                )
+            )
+    return 3
+
+
+def additive_weights(h: Tensor, W_a: Tensor, b_a: Tensor, v: Tensor) -> Tensor:
+    """α ``[n, T]`` = softmax_t(θ), θ_t = vᵀ tanh(W_a h_t + b_a), for states ``h [n, T, d]``,
+    ``W_a [d_att, d]``, ``b_a [d_att]`` and ``v [d_att]`` (lesson 08, section 1: the additive attention
+    of Jain & Wallace's classifier, as ``AttentionClassifier.attention`` computes it without padding)."""
+    h, W_a = _real("h", h, 3), _real("W_a", W_a, 2)
+    b_a, v = _real("b_a", b_a, 1), _real("v", v, 1)
+    if W_a.shape[1] != h.shape[-1] or b_a.shape[0] != W_a.shape[0] or v.shape[0] != W_a.shape[0]:
+        raise ValueError(
+            "h [n, T, d], W_a [d_att, d], b_a [d_att] and v [d_att] must agree, got "
+            f"{tuple(h.shape)}, {tuple(W_a.shape)}, {tuple(b_a.shape)}, {tuple(v.shape)}"
+        )
+    return torch.softmax(torch.tanh(h @ W_a.T + b_a) @ v, dim=-1)
+
+
+def _real(name: str, x: object, dims: int) -> Tensor:
+    return _checks.real_tensor(name, x, dims=dims)
+
+
+@checker("additive attention", reference=additive_weights)
+def check_additive_weights(fn: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]) -> int:
+    """Lesson 08: ``fn(h, W_a, b_a, v)`` → α ``[n, T]`` = softmax over the words of vᵀ tanh(W_a h_t + b_a)
+    (here n = 2 sentences of T = 5 words, d = 6, d_att = 4)."""
+    g = torch.Generator().manual_seed(8)
+    h, W_a = torch.randn(2, 5, 6, generator=g), torch.randn(4, 6, generator=g)
+    b_a, v = torch.randn(4, generator=g), 2 * torch.randn(4, generator=g)
+    got = fn(h.clone(), W_a.clone(), b_a.clone(), v.clone())
+    h64, W64, b64, v64 = (x.double() for x in (h, W_a, b_a, v))
+    theta = torch.tanh(h64 @ W64.T + b64) @ v64
+    want = torch.softmax(theta, -1)
+    if isinstance(got, Tensor) and got.shape == want.shape:
+        if close(got, torch.softmax((h64 @ W64.T + b64) @ v64, -1)):
+            raise Mismatch("θ_t = vᵀ tanh(W_a h_t + b_a): the tanh is missing")
+        if close(got, torch.softmax(theta, 0)):
+            raise Mismatch("the softmax ran over the sentences (dim 0): take it over the words, dim=-1")
+        if close(got, theta):
+            raise Mismatch("those are the scores θ: α is their softmax over the words")
+    expect_close("α", got, want)
+    return 1
