@@ -8,6 +8,7 @@ from pathlib import Path
 import torch
 from probe_kit import NAN, TE, VE, lm, z
 
+from xai_tf.exercises.faithfulness import additive_weights, kendall_tau
 from xai_tf.faithfulness import adversary as fadv
 from xai_tf.faithfulness import baselines as fbase
 from xai_tf.faithfulness import correlation as fcorr
@@ -915,12 +916,36 @@ RAISES = [
         VE,
         r"ids must be one text of 2\.\.",
     ),
+    (
+        "xai_tf.exercises.faithfulness.additive_weights",
+        lambda: additive_weights(torch.ones(1, 3, 4), torch.ones(2, 5), torch.ones(2), torch.ones(2)),
+        VE,
+        r"h \[n, T, d\], W_a \[d_att, d\], b_a \[d_att\] and v \[d_att\] must agree",
+    ),
+    (
+        "xai_tf.exercises.faithfulness.additive_weights",
+        lambda: additive_weights(torch.ones(3, 4), torch.ones(2, 4), torch.ones(2), torch.ones(2)),
+        VE,
+        r"h must have 3 dimensions, got shape \(3, 4\)",
+    ),
+    (
+        "xai_tf.exercises.faithfulness.kendall_tau",
+        lambda: kendall_tau([1.0, 2.0, 3.0], [1.0, 2.0]),
+        VE,
+        r"a and b must be vectors of one length ≥ 2, got shapes \(3,\) and \(2,\)",
+    ),
 ]
 
 
 CHECKERS = {
     "xai_tf.exercises.faithfulness.check_kendall_tau": "returned None: did you forget",
     "xai_tf.exercises.faithfulness.check_erase": "is None: did you forget",
+    "xai_tf.exercises.faithfulness.check_jsd": "JSD is None: did you forget",
+    "xai_tf.exercises.faithfulness.check_tvd": "TVD is None: did you forget",
+    "xai_tf.exercises.faithfulness.check_deceive_penalty": "penalty is None: did you forget",
+    "xai_tf.exercises.faithfulness.check_precision_at_k": "returned None: did you forget",
+    "xai_tf.exercises.faithfulness.check_null_directions": "returned None: did you forget",
+    "xai_tf.exercises.faithfulness.check_additive_weights": "α is None: did you forget",
 }
 
 

@@ -4,6 +4,7 @@
 import torch
 from probe_kit import NAN, TE, VE, z
 
+from xai_tf.exercises import toytasks as ex_toy
 from xai_tf.tasks import dyck, dyck_model, histogram, solvable, toytasks
 from xai_tf.widgets import toytasks as toy_panels
 
@@ -662,6 +663,24 @@ RAISES += [
         TE,
         "text must be a string of letters, got int",
     ),
+    (
+        "xai_tf.exercises.toytasks.tied_attention",
+        lambda: ex_toy.tied_attention(torch.ones(3, 5), torch.ones(2, 4)),
+        VE,
+        r"E must be \[\.\.\., L, d_e\] and W \[d_att, d_e\] with one d_e, got \(3, 5\) and \(2, 4\)",
+    ),
+    (
+        "xai_tf.exercises.toytasks.tied_attention",
+        lambda: ex_toy.tied_attention(torch.ones(3, 5, dtype=torch.long), torch.ones(2, 5)),
+        TE,
+        "E must be a floating-point tensor",
+    ),
+    (
+        "xai_tf.exercises.toytasks.stack_tops",
+        lambda: ex_toy.stack_tops("(]"),
+        VE,
+        r"s must be a valid Dyck string of \(\)\[\], got '\(\]': position 1",
+    ),
 ]
 
 
@@ -670,6 +689,10 @@ CHECKERS = {
         r"y for x = \[3, 0, 11, 0, 8, 0, 8, 0, 8, 0\] is None"
     ),
     "xai_tf.exercises.toytasks.check_stack_tops": "returned None: did you forget",
+    "xai_tf.exercises.toytasks.check_tied_attention": "A is None: did you forget",
+    "xai_tf.exercises.toytasks.check_same_token_share": "returned None: did you forget",
+    "xai_tf.exercises.toytasks.check_crossing": "returned None for a − b = .* did you forget",
+    "xai_tf.exercises.toytasks.check_stack_share": "stack share is None: did you forget",
 }
 
 
