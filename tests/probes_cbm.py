@@ -760,6 +760,7 @@ CHECKERS = {
     "xai_tf.exercises.cbm.check_joint_loss": "returned None: did you forget",
     "xai_tf.exercises.cbm.check_intervene": "is None: did you forget",
     "xai_tf.exercises.cbm.check_concept_loss": "returned None: did you forget",
+    "xai_tf.exercises.cbm.check_concept_errors": "returned None: did you forget",
     "xai_tf.exercises.cbm.check_percentiles": "is None: did you forget",
     "xai_tf.exercises.cbm.check_scramble": "is None: did you forget",
 }

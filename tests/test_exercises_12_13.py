@@ -7,7 +7,7 @@ import pytest
 import torch
 from test_exercises import _rejects_with
 
-from xai_tf.cbm import intervention, leakage, losses
+from xai_tf.cbm import intervention, leakage, losses, metrics
 from xai_tf.crate import denoise, ista, mssa, rate
 from xai_tf.exercises import cbm, crate
 
@@ -65,12 +65,26 @@ def _scramble_loop(b, c, binary, seed):  # numpy's generator, one example at a t
     return out
 
 
+def _concept_errors_numpy(co, c, binary):  # floats, as .item() would give
+    co, c, binary = co.double().numpy(), c.double().numpy(), binary.numpy()
+    wrong = ((co[:, binary] > 0) != (c[:, binary] > 0.5)).mean()
+    return {
+        "binary concept error": float(wrong),
+        "real concept RMSE": float(np.sqrt(((co - c)[:, ~binary] ** 2).mean())),
+    }
+
+
+def _errors(share, rmse):
+    return {"binary concept error": share, "real concept RMSE": rmse}
+
+
 def test_lesson_12_checkers_pass_independent_right_answers(capsys):
     assert cbm.check_concept_loss(_concept_loss_numpy)
+    assert cbm.check_concept_errors(_concept_errors_numpy)
     assert cbm.check_percentiles(_percentiles_loop)
     assert cbm.check_scramble(_scramble_loop)
     assert cbm.check_scramble(lambda b, c, binary, seed: leakage.scramble(b, c, binary, seed + 7))
-    assert capsys.readouterr().out.count("✔") == 4
+    assert capsys.readouterr().out.count("✔") == 5
 
 
 def _scramble_all_rows(b, c, binary, seed):  # a binary concept's outputs permuted among all examples
@@ -128,6 +142,32 @@ def _sigmoid_first(co, c, binary):
             "real-valued concept's ℓ_j is the squared error",
         ),
         (cbm.check_concept_loss, lambda co, c, binary: None, "returned None: did you forget"),
+        (
+            cbm.check_concept_errors,
+            lambda co, c, b: _errors(((co[:, b] > 0.5).double() != c[:, b]).double().mean(), 0.0),
+            r"predicted present where its logit is > 0 \(σ > ½\), not > 0.5",
+        ),
+        (
+            cbm.check_concept_errors,
+            lambda co, c, b: _errors(((co > 0).double() != c).double().mean(), 0.0),
+            "counts the binary concepts only",
+        ),
+        (
+            cbm.check_concept_errors,
+            lambda co, c, b: _errors(
+                metrics.concept_errors(co, c, b)["binary concept error"], (co - c)[:, ~b].square().mean()
+            ),
+            "take the square root",
+        ),
+        (
+            cbm.check_concept_errors,
+            lambda co, c, b: _errors(
+                metrics.concept_errors(co, c, b)["binary concept error"], (co - c).square().mean().sqrt()
+            ),
+            "the RMSE runs over the real-valued concepts only",
+        ),
+        (cbm.check_concept_errors, lambda co, c, b: (0.1, 0.2), "return a dict with the keys"),
+        (cbm.check_concept_errors, lambda co, c, b: None, "returned None: did you forget"),
         (
             cbm.check_percentiles,
             lambda b: torch.quantile(b, torch.tensor([0.05, 0.95], dtype=b.dtype), dim=1),

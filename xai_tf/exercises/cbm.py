@@ -1,5 +1,6 @@
-"""Checkers for lesson 12: the concept loss and the joint loss of a concept bottleneck model, the
-logit percentiles and the replacement of an intervention, and the scrambling that measures leakage."""
+"""Checkers for lesson 12: the concept loss and the joint loss of a concept bottleneck model, its
+concept errors, the logit percentiles and the replacement of an intervention, and the scrambling
+that measures leakage."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.cbm import intervention, leakage, losses
+from xai_tf.cbm import intervention, leakage, losses, metrics
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close, expect_fine_dtype
 
 
@@ -139,6 +140,67 @@ def check_intervene(fn: Callable[..., Tensor]) -> int:
                 raise Mismatch("a real-valued concept in `which` kept b_j: it becomes the true value c_j")
         expect_close(f"b′ (which = {which})", got, want, atol=1e-12)
     return len(cases)
+
+
+def _number(name: str, value: object) -> Tensor:
+    """A one-element tensor as a 0-d tensor; a Python number as a 0-d float32 tensor, judged at float32's
+    precision (``.item()`` of a float32 result is a float too); anything else is a ``Mismatch``."""
+    if isinstance(value, Tensor) and value.numel() == 1:
+        return value.reshape(())
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return torch.tensor(float(value), dtype=torch.float32)
+    raise Mismatch(f"{name} should be a number (a float or a 0-d tensor), got {type(value).__name__}")
+
+
+def _share_wrong(predicted: Tensor, c: Tensor) -> Tensor:
+    """The share of entries where the 0/1 prediction differs from c, in float64 (exact counts)."""
+    return (predicted.double() != c).double().mean()
+
+
+def _rmse(out: Tensor, c: Tensor) -> Tensor:
+    return (out - c).square().mean().sqrt()
+
+
+@checker("concept errors", reference=metrics.concept_errors)
+def check_concept_errors(fn: Callable[..., dict]) -> int:
+    """Lesson 12: ``fn(concept_out, c, binary)`` → {"binary concept error": the share of wrong
+    1[h_j(x_i) > 0] over examples and binary concepts, "real concept RMSE": the RMSE over examples and
+    real-valued concepts}; floats or 0-d tensors."""
+    g = torch.Generator().manual_seed(7)
+    binary, keys = (
+        torch.tensor([True, False, True, True, False]),
+        ("binary concept error", "real concept RMSE"),
+    )
+    for n in (8, 13):
+        out = torch.rand(n, 5, generator=g, dtype=torch.float64) * 2 - 0.5  # logits in (−½, 1½)
+        c = torch.where(
+            binary, (torch.rand(n, 5, generator=g) > 0.5).double(), torch.randn(n, 5, generator=g).double()
+        )
+        got = fn(out.clone(), c.clone(), binary)
+        if got is None:
+            raise Mismatch("returned None: did you forget to `return` the dict of the two errors?")
+        if not isinstance(got, dict) or set(got) != set(keys):
+            raise Mismatch(f"return a dict with the keys {keys}, got {got!r:.80}")
+        share, rmse = (_number(repr(k), got[k]) for k in keys)
+        b, r = binary, ~binary
+        want = {"share": _share_wrong(out[:, b] > 0, c[:, b]), "rmse": _rmse(out[:, r], c[:, r])}
+        hints = {
+            "concept_out holds logits: a binary concept is predicted present where its logit is > 0 "
+            "(σ > ½), not > 0.5": ("share", share, _share_wrong(out[:, b] > 0.5, c[:, b])),
+            "the share of wrong concepts counts the binary concepts only (c_j is 0/1 there alone)": (
+                "share",
+                share,
+                _share_wrong(out > 0, c),
+            ),
+            "take the square root of the mean squared error: the RMSE": ("rmse", rmse, want["rmse"] ** 2),
+            "the RMSE runs over the real-valued concepts only": ("rmse", rmse, _rmse(out, c)),
+        }
+        for hint, (key, value, mistake) in hints.items():
+            if close(value, mistake) and not close(mistake, want[key]):
+                raise Mismatch(hint)
+        for k, value, key in zip(keys, (share, rmse), ("share", "rmse"), strict=True):
+            expect_close(f"{k!r} (n = {n})", value, want[key], atol=1e-9)
+    return 2
 
 
 @checker("percentiles", reference=intervention.bottleneck_percentiles)
