@@ -239,7 +239,27 @@ def _posterior_numpy(x, U, sigma):  # Tweedie: x + σ² ∇ log q(x), the score 
     return torch.tensor(out)
 
 
+def _grouped_numpy(Z, components, eps):  # a float, as .item() would give
+    labels = components.numpy()
+    return float(sum((labels == k).mean() * _rate_numpy(Z[:, labels == k], eps) for k in np.unique(labels)))
+
+
+def _grouped_summed(Z, components, eps):
+    return sum(rate.coding_rate(Z[:, components == k], eps) for k in components.unique())
+
+
+def _grouped_all_alpha(Z, components, eps):  # α = d/(N ε²) in every group
+    d, N = Z.shape
+    total = 0.0
+    for k in components.unique():
+        Zk = Z[:, components == k]
+        gram = torch.eye(Zk.shape[1], dtype=Z.dtype) + d / (N * eps**2) * Zk.T @ Zk
+        total = total + Zk.shape[1] / N * 0.5 * torch.logdet(gram)
+    return total
+
+
 def test_lesson_13_checkers_pass_independent_right_answers(capsys):
+    assert crate.check_grouped_rate(_grouped_numpy)
     assert crate.check_coding_rate(_rate_numpy)
     assert crate.check_compression_rate(_compression_loop)
     assert crate.check_satt(_satt_loop)
@@ -248,7 +268,7 @@ def test_lesson_13_checkers_pass_independent_right_answers(capsys):
         lambda Z, D, eta, lam: ista.prox_nonneg_l1(Z + eta * D.T @ (Z - D @ Z), eta * lam)
     )
     assert crate.check_posterior_mean(_posterior_numpy)
-    assert capsys.readouterr().out.count("✔") == 6
+    assert capsys.readouterr().out.count("✔") == 7
 
 
 def _rc_with_d(Y, U, eps):  # α = d/(Tε²) inside each term
@@ -291,6 +311,19 @@ def _tweedie_unshrunk(x, U, sigma):
             "the rate of the projection U_kᵀY, not of Y itself",
         ),
         (crate.check_compression_rate, lambda Y, U, eps: None, "is None: did you forget"),
+        (crate.check_grouped_rate, _grouped_summed, "the rates were summed"),
+        (
+            crate.check_grouped_rate,
+            lambda Z, c, eps: _grouped_summed(Z, c, eps) / len(c.unique()),
+            "not by 1/K",
+        ),
+        (
+            crate.check_grouped_rate,
+            lambda Z, c, eps: rate.coding_rate(Z, eps),
+            "R\\(Z\\) of all tokens together",
+        ),
+        (crate.check_grouped_rate, _grouped_all_alpha, "its own α = d/\\(N_k ε²\\)"),
+        (crate.check_grouped_rate, lambda Z, c, eps: None, "is None: did you forget"),
         (crate.check_satt, _satt_rows, "the softmax ran along the rows"),
         (crate.check_satt, lambda Y, U: (U.mT @ Y) @ (Y.T @ U @ U.mT @ Y), "goes through a softmax"),
         (crate.check_satt, lambda Y, U: mssa.satt(Y, U).mT, r"got \[K, T, r\]"),

@@ -1,5 +1,6 @@
 """Checkers for lesson 13 (tokens are columns): the coding rate R(Y), the compression term R^c, one head's
-SATT_k, the non-negative soft threshold, one ISTA step, and the posterior mean of the denoising view."""
+SATT_k, the non-negative soft threshold, one ISTA step, the rate within true components R^c(Z | Π), and
+the posterior mean of the denoising view."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.crate import denoise, ista, mixture, mssa, rate
+from xai_tf.crate import denoise, ista, mixture, mssa, rate, study
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
 
@@ -151,6 +152,52 @@ def check_soft_threshold(fn: Callable[[Tensor, float], Tensor]) -> int:
             if close(got, torch.relu(V) - t):
                 raise Mismatch("subtract t before the ReLU: ReLU(V − t), not ReLU(V) − t")
         expect_close(f"the threshold of V with t = {t}", got, want, atol=1e-12)
+    return len(cases)
+
+
+def _as_tensor(value: object) -> object:
+    """A Python number as a 0-d float32 tensor, judged at float32's precision (``.item()`` of a float32
+    result is a float too); anything else as it is."""
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return torch.tensor(float(value), dtype=torch.float32)
+    return value.reshape(()) if isinstance(value, Tensor) and value.numel() == 1 else value
+
+
+@checker("rate within true components", reference=study.grouped_rate)
+def check_grouped_rate(fn: Callable[[Tensor, Tensor, float], object]) -> int:
+    """Lesson 13: ``fn(Z, components, eps)`` → R^c(Z | Π) = Σ_k (N_k/N) R(Z_k) for tokens ``Z [d, N]`` and
+    integer ``components [N]``, Z_k the N_k tokens of component k (each R with α = d/(N_k ε²));
+    a number or a 0-d tensor. The components are unbalanced, so weighing by N_k/N and by 1/K differ."""
+    cases = [(5, [0] * 3 + [1] * 7 + [2] * 2, 0.5), (4, [1, 0, 1, 1, 0, 1, 1, 1, 1], 1.0)]
+    for i, (d, labels, eps) in enumerate(cases):
+        Z, components = _matrix(d, len(labels), 60 + i), torch.tensor(labels)
+        got = _as_tensor(fn(Z.clone(), components.clone(), eps))
+        want = torch.tensor(study.grouped_rate(Z, components, eps), dtype=torch.float64)
+        groups = [Z[:, components == k] for k in components.unique().tolist()]
+        rates = torch.stack([rate.coding_rate(Zk, eps) for Zk in groups])
+        if isinstance(got, Tensor) and got.dim() == 0:
+            N = Z.size(1)
+            same_alpha = torch.stack(  # every group's α with all N tokens
+                [
+                    Zk.size(1)
+                    / N
+                    * 0.5
+                    * torch.logdet(torch.eye(Zk.size(1), dtype=Z.dtype) + d / (N * eps**2) * Zk.T @ Zk)
+                    for Zk in groups
+                ]
+            ).sum()
+            hints = {
+                "weigh each component's rate by its share N_k/N: the rates were summed": rates.sum(),
+                "weigh each component's rate by its share N_k/N, not by 1/K": rates.mean(),
+                "that is R(Z) of all tokens together: split the tokens by their component first": (
+                    rate.coding_rate(Z, eps)
+                ),
+                "each R(Z_k) has its own α = d/(N_k ε²): N_k tokens, not all N": same_alpha,
+            }
+            for hint, value in hints.items():
+                if close(got, value) and not close(value, want):
+                    raise Mismatch(hint)
+        expect_close(f"Rᶜ(Z | Π) for Z {tuple(Z.shape)}, components {labels}", got, want, atol=1e-9)
     return len(cases)
 
 
