@@ -759,7 +759,74 @@ RAISES += [  # moved from test_bad_inputs.py
 CHECKERS = {
     "xai_tf.exercises.cbm.check_joint_loss": "returned None: did you forget",
     "xai_tf.exercises.cbm.check_intervene": "is None: did you forget",
+    "xai_tf.exercises.cbm.check_concept_loss": "returned None: did you forget",
+    "xai_tf.exercises.cbm.check_concept_errors": "returned None: did you forget",
+    "xai_tf.exercises.cbm.check_percentiles": "is None: did you forget",
+    "xai_tf.exercises.cbm.check_scramble": "is None: did you forget",
 }
+
+RAISES += [  # issue 55: the references of lesson 12's exercises
+    (
+        "xai_tf.cbm.intervention.bottleneck_percentiles",
+        lambda: intervention.bottleneck_percentiles(z(0, 3)),
+        VE,
+        r"b must be \[n, k\] with n ≥ 1 examples, got shape \(0, 3\)",
+    ),
+    (
+        "xai_tf.cbm.intervention.bottleneck_percentiles",
+        lambda: intervention.bottleneck_percentiles(z(5)),
+        VE,
+        r"b must be \[n, k\]",
+    ),
+    (
+        "xai_tf.cbm.intervention.bottleneck_percentiles",
+        lambda: intervention.bottleneck_percentiles(torch.full((4, 2), NAN)),
+        VE,
+        "b has NaN or ±inf",
+    ),
+    (
+        "xai_tf.cbm.intervention.bottleneck_percentiles",
+        lambda: intervention.bottleneck_percentiles([[1.0]]),
+        TE,
+        "b must be a torch.Tensor",
+    ),
+    (
+        "xai_tf.cbm.intervention.replace_concepts",
+        lambda: intervention.replace_concepts(*two()[:2], [0], B, z(2), z(3)),
+        VE,
+        r"high must be \[n, k\] with k = 2",
+    ),
+    (
+        "xai_tf.cbm.intervention.replace_concepts",
+        lambda: intervention.replace_concepts(*two()[:2], [2], B, z(2), z(2)),
+        VE,
+        r"which\[0\] must be an integer in 0\.\.1",
+    ),
+    (
+        "xai_tf.cbm.intervention.replace_concepts",
+        lambda: intervention.replace_concepts(*two()[:2], [0.5], B, z(2), z(2)),
+        TE,
+        r"which\[0\] must be an integer",
+    ),
+    (
+        "xai_tf.cbm.intervention.replace_concepts",
+        lambda: intervention.replace_concepts(z(3, 2), z(4, 2), [0], B, z(2), z(2)),
+        VE,
+        r"b is \(3, 2\) but c is \(4, 2\)",
+    ),
+    (
+        "xai_tf.cbm.intervention.replace_concepts",
+        lambda: intervention.replace_concepts(*two()[:2], [0], torch.tensor([1, 0]), z(2), z(2)),
+        TE,
+        "binary must be a bool tensor",
+    ),
+    (
+        "xai_tf.cbm.intervention.replace_concepts",
+        lambda: intervention.replace_concepts(*two()[:2], [0], B, torch.full((2,), NAN), z(2)),
+        VE,
+        "low has NaN or ±inf",
+    ),
+]
 
 PANELS = {
     "xai_tf.widgets.cbm.concept_panel": (

@@ -614,6 +614,11 @@ VALUES = [
 CHECKERS = {
     "xai_tf.exercises.crate.check_coding_rate": "is None: did you forget",
     "xai_tf.exercises.crate.check_ista_step": "is None: did you forget",
+    "xai_tf.exercises.crate.check_compression_rate": "is None: did you forget",
+    "xai_tf.exercises.crate.check_satt": "is None: did you forget",
+    "xai_tf.exercises.crate.check_grouped_rate": "is None: did you forget",
+    "xai_tf.exercises.crate.check_soft_threshold": "is None: did you forget",
+    "xai_tf.exercises.crate.check_posterior_mean": "is None: did you forget",
 }
 
 PANELS = {

@@ -26,7 +26,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks, seeds
-from xai_tf.cbm._common import check_concepts
+from xai_tf.cbm._common import check_binary, check_concepts
 from xai_tf.cbm.data import ConceptData, check_data
 from xai_tf.cbm.metrics import task_error
 from xai_tf.cbm.models import ConceptBottleneck
@@ -49,7 +49,15 @@ def percentiles(model: ConceptBottleneck, train: ConceptData) -> Tensor:
     model = _model(model)
     train = check_data("train", train, model.k)
     with torch.no_grad():
-        b = model.bottleneck(train.x)
+        return bottleneck_percentiles(model.bottleneck(train.x))
+
+
+def bottleneck_percentiles(b: Tensor) -> Tensor:
+    """[2, k]: q05_j and q95_j, the 5th and 95th percentiles of each column b_j of ``b [n, k]`` (the
+    bottlenecks of n training examples; linear interpolation between order statistics, numpy's default)."""
+    b = _checks.real_tensor("b", _checks.tensor("b", b))
+    if b.dim() != 2 or b.size(0) == 0:
+        raise ValueError(f"b must be [n, k] with n ≥ 1 examples, got shape {tuple(b.shape)}")
     return torch.quantile(b, torch.tensor([0.05, 0.95], dtype=b.dtype, device=b.device), dim=0)
 
 
@@ -103,6 +111,33 @@ def intervene(
             )
         true = torch.where(model.binary, torch.where(c > 0.5, low_high[1], low_high[0]), c)
     return torch.where(mask, true, b)
+
+
+def replace_concepts(
+    b: Tensor, c: Tensor, which: Sequence[int], binary: Tensor, low: Tensor, high: Tensor
+) -> Tensor:
+    """b′ for a g that reads logits, as a new tensor (``b`` is left as it is): for each j in ``which``
+
+        b′_j = c_j (real-valued j),   high_j if c_j = 1,   low_j if c_j = 0   (binary j)
+
+    and b′_j = b_j for the other concepts; ``b, c [n, k]``, ``binary, low, high [k]`` (low, high: the
+    q05 and q95 of ``bottleneck_percentiles``). ``intervene`` does this for a model's own bottleneck."""
+    k = check_binary(binary).numel()
+    b, c = check_concepts("b", b, k), check_concepts("c", c, k)
+    _checks.same_shape("replace_concepts", "b", b, "c", c)
+    low, high = (
+        check_concepts(name, _row(name, v), k)[0].to(b) for name, v in (("low", low), ("high", high))
+    )
+    mask = torch.zeros(k, dtype=torch.bool, device=b.device)
+    mask[_checks.indices("which", which, k)] = True
+    true = torch.where(binary.to(b.device), torch.where(c.to(b.dtype) > 0.5, high, low), c.to(b.dtype))
+    return torch.where(mask, true, b)
+
+
+def _row(name: str, value: object) -> Tensor:
+    """A ``[k]`` tensor as one row ``[1, k]`` (anything else is left for ``check_concepts`` to refuse)."""
+    value = _checks.tensor(name, value)
+    return value.unsqueeze(0) if value.dim() == 1 else value
 
 
 def _mask(which: object, b: Tensor) -> Tensor:
