@@ -5,6 +5,8 @@ import torch
 from probe_kit import NAN, TE, VE, z
 
 from xai_tf import attention as att
+from xai_tf.attention.columns import mhatt, satt
+from xai_tf.attention.pivot import sparsemax_threshold_pivot
 from xai_tf.widgets import attention
 
 X, W = z(4, 6), z(5, 3)  # W does not fit X: 6 ≠ 5 (the panels' bad input)
@@ -15,6 +17,24 @@ EXEMPT: dict = {}
 
 RAISES = [
     # attention (lessons 01–03)
+    (
+        "xai_tf.attention.columns.satt",
+        lambda: satt(z(6), z(3, 6), z(3, 6), z(3, 6)),
+        VE,
+        r"X must be \[d, T\]",
+    ),
+    (
+        "xai_tf.attention.columns.mhatt",
+        lambda: mhatt(z(6, 5), [], z(6, 6)),
+        VE,
+        "heads must hold at least one",
+    ),
+    (
+        "xai_tf.attention.pivot.sparsemax_threshold_pivot",
+        lambda: sparsemax_threshold_pivot(z(2, 3)),
+        VE,
+        "z must be a non-empty 1-D tensor",
+    ),
     (
         "xai_tf.attention.layers.dot_scores",
         lambda: att.dot_scores(z(3, 4), z(5, 6)),

@@ -15,6 +15,14 @@ from xai_tf.explain import smoothgrad as sg
 from xai_tf.explain.registry import ATTRIBUTIONS
 from xai_tf.widgets import attribution_map
 
+
+class _NoBlocks(torch.nn.Module):
+    """A network with scores from token embeddings but no transformer blocks (a BiLSTM's kind)."""
+
+    def forward_embeddings(self, E):
+        return E.sum(-1)
+
+
 EXEMPT: dict[str, str] = {"xai_tf.explain.axioms.functionally_equal_pair": "no arguments"}
 
 IDS = [40, 41, 42, 43, 44]
@@ -238,6 +246,18 @@ RAISES = [
         lambda: gc.residual_and_gradient(lm(), IDS, 7, -1),
         VE,
         "layer must be an integer ≥ 0",
+    ),
+    (
+        "xai_tf.explain.gradcam.default_layer",
+        lambda: gc.default_layer(0),
+        VE,
+        "n_layer must be an integer ≥ 1",
+    ),
+    (
+        "xai_tf.explain.gradcam.layer_of",
+        lambda: gc.layer_of(_NoBlocks(), None),
+        TE,
+        "Grad-CAM reads a transformer's residual stream: this model has no blocks",
     ),
     (
         "xai_tf.explain.gradcam.grad_cam",

@@ -10,6 +10,7 @@ from probe_kit import TE, VE, lm
 import xai_tf
 from xai_tf.models import GPT2Config, Sizes, as_model, causal, summary
 from xai_tf.models.architecture import check_embeddings, check_token_ids
+from xai_tf.models.hub import lesson_model
 
 EXEMPT = {
     "xai_tf.models.gpt2_reads.head_weights": "called only by GPT2.head_weights, which checks the layer",
@@ -72,6 +73,7 @@ RAISES = [
     ),
     # models
     ("xai_tf.models.hub.load_model", lambda: xai_tf.load_model("gtp2"), VE, "unknown model 'gtp2'"),
+    ("xai_tf.models.hub.lesson_model", lambda: lesson_model(None), TE, "default must be a model name"),
     (
         "xai_tf.models.loaded.as_model",
         lambda: as_model("gpt2"),

@@ -103,6 +103,8 @@ def load_model(name: str | os.PathLike[str] = "auto", device: str | torch.device
 def lesson_model(default: str) -> str:
     """The model a lesson that names its own (``default``, e.g. "shakespeare") loads: ``XAI_TF_MODEL`` where
     it is set, so that a user's own model reaches that lesson too, else ``default``."""
+    if not isinstance(default, str):
+        raise TypeError(f"default must be a model name such as 'shakespeare', got {default!r}")
     return _from_variable() or default
 
 

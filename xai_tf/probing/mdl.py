@@ -62,10 +62,10 @@ def online_codelength(
 
     - a prefix that holds one label only cannot train a probe: that problem's next block is coded with the
       add-one (Laplace) frequencies (n_k + 1) / (t_i + K) of the labels sent so far;
-    - a class not yet sent (K′ < K classes seen) has no examples to fit, and what a probe gives it is whatever
-      its optimiser reached; it gets the add-one estimate's escape mass instead: each unseen class
-      1 / (t_i + K), i.e. log₂(t_i + K) bits, and the probe's distribution over the seen classes, renormalised,
-      the rest, (t_i + K′) / (t_i + K). With every class seen this is the probe's distribution itself."""
+    - a class not yet sent (K′ < K classes seen) has no examples to fit, and what a probe gives it is
+      whatever its optimiser reached; it gets the add-one estimate's escape mass instead: each unseen class
+      1 / (t_i + K), i.e. log₂(t_i + K) bits, and the probe's distribution over the seen classes,
+      renormalised, the rest, (t_i + K′) / (t_i + K). With every class seen this is the probe's own."""
     single = isinstance(h, Tensor) and h.dim() == 2
     h, y, K = check_probe_data(h, y, n_classes)
     N = y.size(1)
