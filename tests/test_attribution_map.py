@@ -494,7 +494,8 @@ def test_the_panel_computes_each_picked_method_once_and_caps_exact_shapley(bundl
 
 
 def test_grad_cams_default_layer_is_the_middle_block_of_any_depth(bundled, tmp_path):
-    """The default was block 3 whatever the model: a 2-block model of one's own was refused (issue 57)."""
+    """The default was block 3 whatever the model: a 2-block model of one's own was refused (issue 57); the
+    last block, which feeds the explained position only, is never the default where there are two or more."""
     import transformers
     from conftest import save_word_tokenizer
 
@@ -502,7 +503,7 @@ def test_grad_cams_default_layer_is_the_middle_block_of_any_depth(bundled, tmp_p
     from xai_tf.explain import gradcam as gc
     from xai_tf.explain.registry import ATTRIBUTIONS
 
-    assert [gc.default_layer(n) for n in (1, 2, 6, 12)] == [0, 1, 3, 6]
+    assert [gc.default_layer(n) for n in (1, 2, 3, 6, 12)] == [0, 0, 1, 3, 6]  # never the last of ≥ 2
     assert gc.layer_of(bundled, None) == 3 and gc.layer_of(bundled, 5) == 5
     from xai_tf.tasks.sentiment import SequenceClassifier
 
@@ -514,4 +515,4 @@ def test_grad_cams_default_layer_is_the_middle_block_of_any_depth(bundled, tmp_p
     save_word_tokenizer(tmp_path, 50)
     lm = xai_tf.load_model(tmp_path)
     found = ATTRIBUTIONS.explain("grad-cam", lm, [3, 4, 5, 6], 7)
-    assert "after layer 1" in found.note and found.scores.shape == (4,)
+    assert "after layer 0" in found.note and found.scores.shape == (4,)

@@ -10,9 +10,9 @@ positions. With G = ∂F/∂A,
 — Captum's ``LayerGradCam`` with ``relu_attributions=True`` on A laid out as [batch, d_e, T]. It reads
 an activation *and* a gradient (model-specific), has no baseline and no completeness, and is ≥ 0. In a
 causal model G_t = 0 after the explained position, which α averages in. The default layer is the middle
-block, l = ⌊L/2⌋ (``default_layer``): Selvaraju et al. take a CNN's last convolutional layer, but a causal
-model's last block feeds the explained position only, and the first blocks' states are still close to the
-tokens' own embeddings.
+block, l = min(⌊L/2⌋, L − 2) (``default_layer``): Selvaraju et al. take a CNN's last convolutional layer,
+but a causal model's last block feeds the explained position only, and the first blocks' states are still
+close to the tokens' own embeddings.
 
 **Contrastive** attribution (as lesson 15's metric, and Jacovi et al., 2021): explain the logit
 difference F_c = z_target − z_foil — "why this token rather than that one" — by IG (Gauss–Legendre, as
@@ -60,8 +60,10 @@ def residual_and_gradient(
 
 
 def default_layer(n_layer: int) -> int:
-    """⌊L/2⌋, the middle block of L: Grad-CAM's default layer (see the module)."""
-    return _checks.integer("n_layer", n_layer, 1) // 2
+    """min(⌊L/2⌋, L − 2), the middle block of L and never the last where there are two or more: Grad-CAM's
+    default layer (see the module); 0 for L = 1 and 2."""
+    n = _checks.integer("n_layer", n_layer, 1)
+    return max(0, min(n // 2, n - 2))
 
 
 def layer_of(model: nn.Module | LoadedModel, layer: int | None) -> int:
