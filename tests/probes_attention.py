@@ -7,6 +7,7 @@ from probe_kit import NAN, TE, VE, z
 from xai_tf import attention as att
 from xai_tf.attention.columns import mhatt, satt
 from xai_tf.attention.pivot import sparsemax_threshold_pivot
+from xai_tf.attention.sigmoid import sigmoid_attention
 from xai_tf.widgets import attention
 
 X, W = z(4, 6), z(5, 3)  # W does not fit X: 6 ≠ 5 (the panels' bad input)
@@ -201,6 +202,12 @@ RAISES = [
         "k must be an integer in 1..5, got 6",
     ),
     (
+        "xai_tf.attention.sigmoid.sigmoid_attention",
+        lambda: sigmoid_attention(torch.tensor([1, 2])),
+        TE,
+        "z must be a float tensor of scores, got torch.int64",
+    ),
+    (
         "xai_tf.attention.hard.relaxed_topk",
         lambda: att.relaxed_topk(z(5), 2, 0.0),
         VE,
@@ -274,6 +281,8 @@ CHECKERS = {
     "xai_tf.exercises.attention.check_sparsemax_threshold": "η is None",
     "xai_tf.exercises.attention.check_tsallis": "Ω is None",
     "xai_tf.exercises.attention.check_softmax_jacobian": "J is None",
+    "xai_tf.exercises.attention.check_hard_topk": "m is None",
+    "xai_tf.exercises.attention.check_sigmoid": "p is None",
 }
 
 

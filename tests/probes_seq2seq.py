@@ -285,3 +285,24 @@ CHECKERS |= {
     "xai_tf.exercises.seq2seq.check_bilinear_scores": "e is None",
     "xai_tf.exercises.seq2seq.check_aer": "returned None",
 }
+
+from xai_tf.seq2seq import word_loss  # noqa: E402
+
+RAISES += [
+    (
+        "xai_tf.seq2seq.word_loss.word_losses",
+        lambda: word_loss.word_losses(torch.zeros(3, 5), torch.tensor([0, 5, 1])),
+        VE,
+        r"targets must be 3 ids in 0..4",
+    ),
+    (
+        "xai_tf.seq2seq.word_loss.pair_logits",
+        lambda: word_loss.pair_logits("additive", None, None),
+        TE,
+        "model must be a Seq2Seq, got str",
+    ),
+]
+CHECKERS |= {
+    "xai_tf.exercises.seq2seq.check_word_losses": "ℓ is None",
+    "xai_tf.exercises.seq2seq.check_length_penalty": "lp is None",
+}

@@ -1,5 +1,6 @@
 """Checkers for lessons 01 and 03: scaled dot-product scores, softmax, one head's attention, row entropy,
-multi-head attention (01); sparsemax and its Jacobian (03). Lesson 02's are in ``masking``."""
+multi-head attention (01); sparsemax and its Jacobian, hard top-k, sigmoid attention (03). Lesson 02's are in
+``masking``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import torch
 from torch import Tensor
 
 from xai_tf import attention as att
+from xai_tf.attention.sigmoid import sigmoid_attention
 from xai_tf.exercises._check import (
     Mismatch,
     checker,
@@ -245,3 +247,48 @@ def check_softmax_jacobian(fn: Callable[[Tensor], Tensor]) -> int:
                 raise Mismatch("the sign is flipped: J = diag(p) − p pᵀ")
         expect_close("J", got, want)
     return len(thetas)
+
+
+@checker("hard top-k mask", reference=att.hard_topk)
+def check_hard_topk(fn: Callable[[Tensor, int], Tensor]) -> int:
+    """Lesson 03: ``fn(theta, k)`` → m = top_k(θ), the k-hot mask of the k largest scores along the
+    last dim."""
+    g = torch.Generator().manual_seed(6)
+    cases = [
+        (torch.randn(6, generator=g), 2),
+        (torch.randn(3, 7, generator=g), 3),
+        (torch.randn(5, generator=g), 1),
+    ]
+    for theta, k in cases:
+        want = att.hard_topk(theta.double(), k)
+        got = fn(theta.clone(), k)
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            if close(got, att.hard_topk(-theta.double(), k)):
+                raise Mismatch("it keeps the k smallest scores: top_k keeps the k largest")
+            if close(got, want * theta.double()):
+                raise Mismatch("the mask holds the scores: put 1 at the k kept positions (and 0 elsewhere)")
+            if k > 1 and close(got, att.hard_topk(theta.double(), 1)):
+                raise Mismatch(f"only the argmax is kept: keep the k = {k} largest scores")
+        expect_close("m", got, want)
+    return len(cases)
+
+
+@checker("sigmoid attention", reference=sigmoid_attention)
+def check_sigmoid(fn: Callable[[Tensor], Tensor]) -> int:
+    """Lesson 03: ``fn(z)`` → p = σ(z) = 1 / (1 + e^{−z}) elementwise, finite for scores like ±100."""
+    zs = [
+        torch.randn(4, 6, generator=torch.Generator().manual_seed(7)) * 3,
+        torch.tensor([-100.0, -20, 0, 20, 100]),
+    ]
+    for z in zs:
+        want = torch.sigmoid(z.double())
+        got = fn(z.clone())
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            if got.isnan().any():
+                raise Mismatch("NaN for large scores: e^θ / (1 + e^θ) overflows; write 1 / (1 + e^{−θ})")
+            if close(got, torch.softmax(z.double(), -1)):
+                raise Mismatch("that is softmax: sigmoid weighs each score on its own, 1 / (1 + e^{−θ_j})")
+            if close(got, torch.sigmoid(-z.double())):
+                raise Mismatch("the sign of the exponent: σ(θ) = 1 / (1 + e^{−θ}), above 1/2 for θ > 0")
+        expect_close("p", got, want)
+    return len(zs)

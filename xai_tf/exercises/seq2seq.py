@@ -1,5 +1,6 @@
 """Checkers for lesson 16: Bahdanau's additive scores, the weights and context vector from scores, the
-whole step, Luong's bilinear scores, and the alignment error rate of link sets.
+whole step, Luong's bilinear scores, the alignment error rate of link sets, one sentence's word losses
+(exposure bias) and the length penalty of beam search.
 
 The whole step:
 The student writes ``fn(s, h, W_a, U_a, v_a, i)`` with the decoder states ``s`` [T+1, d] (row 0 is s_0),
@@ -19,7 +20,9 @@ from torch import Tensor
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 from xai_tf.seq2seq import step as sa
 from xai_tf.seq2seq.attention import additive_attention
+from xai_tf.seq2seq.decoding import length_penalty
 from xai_tf.seq2seq.metrics import alignment_error_rate
+from xai_tf.seq2seq.word_loss import word_losses
 
 
 def _case(
@@ -178,3 +181,53 @@ def check_aer(fn: Callable[[list, list], object]) -> int:
                 raise Mismatch("the mean of the sentences' AERs: sum the counts over the corpus, then divide")
         expect_close("AER", got, want)
     return 2
+
+
+@checker("word losses", reference=word_losses)
+def check_word_losses(fn: Callable[[Tensor, Tensor], Tensor]) -> int:
+    """Lesson 16: ``fn(logits [T, V], targets [T])`` → ℓ_i = −log softmax(z_i)_{y_i} ``[T]``, finite for
+    logits as large as the hundreds."""
+    g = torch.Generator().manual_seed(8)
+    cases = [(torch.randn(5, 7, generator=g) * 3, torch.randint(0, 7, (5,), generator=g))]
+    cases.append((torch.randn(4, 6, generator=g) * 100, cases[0][1][:4] % 6))
+    for z, y in cases:
+        want = word_losses(z.double(), y)
+        got = fn(z.clone(), y.clone())
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            picked = z.double().gather(1, y[:, None])[:, 0]
+            if not got.isfinite().all():
+                raise Mismatch("inf or NaN for large logits: log(softmax(z)) underflows; use log_softmax")
+            if close(got, -picked):
+                raise Mismatch("that is −z_{i,y_i}: normalise first, ℓ_i = −log softmax(z_i)_{y_i}")
+            if close(got, -want):
+                raise Mismatch("the sign: ℓ_i = −log p(y_i | …) is ≥ 0")
+            if close(got, -torch.softmax(z.double(), -1).gather(1, y[:, None])[:, 0]):
+                raise Mismatch("that is −p(y_i): take the log of the probability")
+            if close(got, -torch.log_softmax(z.double(), 0).gather(1, y[:, None])[:, 0]):
+                raise Mismatch("normalised over the positions: the softmax runs over the vocabulary (dim=-1)")
+        if isinstance(got, Tensor) and got.shape == ():
+            raise Mismatch(f"one number: return one loss per position, shape {tuple(want.shape)} (no mean)")
+        expect_close("ℓ", got, want)
+    return len(cases)
+
+
+@checker("length penalty", reference=length_penalty)
+def check_length_penalty(fn: Callable[[int, float], object]) -> int:
+    """Lesson 16: ``fn(length, alpha)`` → lp(y) = ((5 + |y|)/6)^α (a number)."""
+    cases = [(1, 1.0), (7, 1.0), (12, 0.6), (30, 2.0), (4, 0.0)]
+    for length, alpha in cases:
+        got = fn(length, alpha)
+        if isinstance(got, float | int) and not isinstance(got, bool):
+            got = torch.tensor(float(got), dtype=torch.float64)
+        elif isinstance(got, Tensor) and got.numel() == 1:
+            got = got.reshape(())
+        want = torch.tensor(length_penalty(length, alpha), dtype=torch.float64)
+        if isinstance(got, Tensor) and got.shape == () and not close(got, want):
+            if close(got, torch.tensor((5.0 + length) ** alpha)):
+                raise Mismatch("divide by 6: lp = ((5 + |y|)/6)^α, which is 1 for a one-word output")
+            if close(got, torch.tensor(alpha * (5.0 + length) / 6)):
+                raise Mismatch("α is the exponent: ((5 + |y|)/6)^α, not α (5 + |y|)/6")
+            if close(got, torch.tensor(float(length) ** alpha)):
+                raise Mismatch("the 5 and the 6 are missing: lp = ((5 + |y|)/6)^α, not |y|^α")
+        expect_close("lp", got, want)
+    return len(cases)
