@@ -20,28 +20,30 @@ compression minus its control's; min over layers 0–6 unless said), draws 0..19
 - position, min selectivity: -0.230, -0.185, -0.235, -0.160, -0.225, -0.145, -0.240, -0.275, -0.295, -0.185,
   -0.245, -0.230, -0.245, -0.185, -0.135, -0.175, -0.085, -0.165, -0.210, -0.130. Worst -0.085, spread
   0.210, bound -0.033; negative on 20 of 20.
-- word start, min MDL margin: +1.209, +0.406, +0.836, +0.971, +1.119, +0.836, +0.886, +0.744, +1.126,
-  +1.012, +0.843, +0.691, +1.082, +1.456, +1.022, +0.917, +1.109, +1.521, +0.994, +0.988. Worst +0.406,
-  spread 1.115, bound +0.127; positive on 20 of 20.
-- part of speech, min MDL margin: +0.781, +0.534, +0.731, +0.730, +0.661, +0.684, +0.556, +0.722, +0.714,
-  +0.641, +0.841, +0.697, +0.598, +0.815, +0.688, +0.148, +0.839, +0.926, +0.699, +0.816. Worst +0.148,
-  spread 0.778, bound -0.047; positive on 20 of 20.
+- word start, min MDL margin (re-measured on an AMD EPYC, 1 thread, after issue 58 item 2: the add-one
+  fallback decided per problem, an unseen class's escape cost): +1.061, +0.444, +0.745, +0.872, +1.000,
+  +0.678, +0.759, +0.633, +0.990, +0.894, +0.707, +0.639, +0.939, +1.254, +0.873, +0.767, +0.956, +0.492,
+  +0.597, +0.902. Worst +0.444, spread 0.811, bound +0.241; positive on 20 of 20.
+- part of speech, min MDL margin (the same re-measurement): +0.865, +0.760, +0.871, +0.835, +0.873, +0.912,
+  +0.777, +0.859, +0.860, +0.755, +1.005, +0.807, +0.821, +1.016, +0.836, +0.983, +1.098, +0.974, +0.797,
+  +1.020. Worst +0.755, spread 0.343, bound +0.670; positive on 20 of 20 (before the fix its worst draw,
+  +0.148, lay far below the rest: an unseen class's cost was whatever the optimiser had reached).
 - part of speech, selectivity at l = 6 minus at l = 0: +0.220, +0.075, +0.115, +0.045, +0.080, +0.080,
   +0.190, +0.210, +0.075, +0.130, +0.085, +0.060, +0.255, +0.115, +0.055, +0.115, +0.155, +0.135, +0.130,
   +0.255. Worst +0.045, spread 0.210, bound -0.007; positive on 20 of 20.
 - part of speech, linear accuracy at l = 0 minus the majority baseline: worst +0.275, best +0.575;
   positive on 20 of 20.
-- line kind, the task's compression below its control's at l = 0: 13 of 20; position, task above control at
-  2–5 of 7 layers.
-Asserted on the reruns: word start's selectivity > 0.025 and MDL margin > 0.127 at every layer, position's
-selectivity < −0.033 at some layer. Part of speech's bounds fall below 0 (its worst draws lie far below the
-rest), so its signs are stated as counts in the lesson (20 of 20 here), not asserted.
+- line kind, the task's compression below its control's at l = 0: 14 of 20; position, task above control at
+  3–6 of 7 layers (re-measured after issue 58 item 2; before: 13 of 20 and 2–5).
+Asserted on the reruns: word start's selectivity > 0.025 and MDL margin > 0.241 at every layer, position's
+selectivity < −0.033 at some layer. Part of speech's selectivity bound falls below 0 (its worst draws lie far
+below the rest), so that sign is a count in the lesson (20 of 20 here), not asserted.
 
 The tests rerun seed 0 at the claim offsets 0 and 5 (draws 0 and 5); the full 20 take minutes.
 
-Issue 58: the word-start draws above (and word start's share of section 3's mean, and of section 4's
-MDL gaps below) were measured when a two-class linear probe fitted scikit-learn's 2C; it fits C now
-(``probes``). The reruns at offsets 0 and 5 pass under the fix; the 20 draws are not yet re-measured.
+Issue 58: the word-start selectivities above (and word start's share of section 3's mean) were measured
+when a two-class linear probe fitted scikit-learn's 2C; it fits C now (``probes``). The reruns at offsets
+0 and 5 pass under the fix; those 20 draws are not re-measured. The MDL figures are.
 """
 
 import pytest
@@ -93,7 +95,7 @@ def test_the_signs_section_3_and_4_state(lesson_data, seed):
     margin = min(a - b for a, b in zip(t["linear mdl task"], t["linear mdl control"], strict=True))
     assert selective["word start"] > 0.025  # selective at every layer
     assert selective["position"] < -0.033  # negative at some layer
-    assert margin > 0.127  # the task out-compresses its control at every layer
+    assert margin > 0.241  # the task out-compresses its control at every layer
 
 
 @pytest.mark.claims
@@ -156,19 +158,24 @@ def test_the_determiner_head_tracks_determiners_beyond_a_fixed_offset(seed):
 @pytest.mark.claims
 @pytest.mark.parametrize("seed", [0])
 def test_an_mlp_probes_online_code_is_longer_than_a_linear_ones(lesson_data, seed):
-    """Section 4, MDL with MLP probes (``mdl_by_layer(kind="mlp")``) against linear ones, for word start and
-    part of speech on the lesson's 600 training tokens; draws 0..19 (seed s at offset 0; Intel Xeon, 2
-    cores, 1 thread, about 9 s CPU a draw). The linear task compression minus the MLP's, min over layers:
-    - word start: +0.839, +0.643, +0.764, +0.464, +0.649, +0.739, +1.146, +1.036, +0.788, +0.580, +0.840,
-      +0.729, +0.597, +0.707, +0.773, +0.816, +0.733, +0.729, +0.846, +0.534. Worst +0.464, spread 0.682:
-      asserted > +0.294 (below the linear probe's at every layer, 20 of 20).
-    - part of speech: +0.502, +0.182, +0.455, +0.420, +0.408, +0.504, +0.286, +0.550, +0.477, +0.453,
-      +0.471, +0.550, +0.340, +0.399, +0.531, +0.285, +0.264, +0.474, +0.420, +0.476. Worst +0.182, spread
-      0.368: asserted > +0.090 (20 of 20).
-    Counts in the lesson: the MLP's control compression below 1 at every layer on 20 of 20 for both (its
-    lowest per draw 0.41–0.57 word start, 0.02–0.73 part of speech); the MLP's task above its control at
-    every layer on 19 of 20 for each (draw 1 for word start and draw 15 for part of speech: 6 of 7; the min
-    margin's worst −0.329 and −0.007, so no bound, a count).
+    """Section 4, MDL with MLP probes (``mdl_by_layer(kind="mlp")``: each block's probe stopped early on
+    a held-out tenth, as Voita & Titov's, issue 56) against linear ones, for word start and part of speech on
+    the lesson's 600 training tokens; draws 0..19 (seed s at offset 0; AMD EPYC, 2 cores shared, 1 thread).
+    The linear task compression minus the MLP's, min over layers:
+    - word start: +0.332, +0.194, +0.475, +0.012, +0.115, +0.328, +0.867, +0.775, +0.010, +0.637, +0.478,
+      +0.456, +0.321, +0.324, +0.283, +0.416, +0.310, +0.467, +0.731, +0.237. Worst +0.010, spread 0.858:
+      bound −0.205 (positive on 20 of 20: a count in the lesson).
+    - part of speech: +0.127, +0.235, +0.289, +0.170, +0.166, +0.067, +0.081, +0.145, +0.144, +0.147, +0.418,
+      +0.202, +0.158, +0.123, +0.103, +0.041, +0.138, +0.213, +0.182, +0.033. Worst +0.033, spread 0.385:
+      bound −0.063 (positive on 20 of 20: a count).
+    The MLP's task compression minus its control's, min over layers, part of speech: +0.692, +0.515,
+    +0.600, +0.294, +0.663, +0.834, +0.638, +0.623, +0.614, +0.560, +0.531, +0.475, +0.454, +0.788,
+    +0.708, +0.931, +0.993, +0.616, +0.564, +0.852. Worst +0.294, spread 0.699: asserted > +0.119. Word
+    start: positive on 16 of 20 (draws 1, 9, 17, 18 at 6, 6, 6 and 5 of 7 layers): a count.
+    Counts in the lesson: the MLP's control compression below 1 at every layer on 1 of 20 draws (word start)
+    and 0 of 20 (part of speech); before the early stopping, 20 of 20 for both. Draw 15's layer-4 control code
+    reaches compression 0.004: its two-token prefix standardises a direction with σ = 6·10⁻⁶ and the next
+    token's label costs 109,498 bits (measured on that draw).
     """
     d, H = lesson_data
     train, _ = d.split(seed=seed)
@@ -176,10 +183,12 @@ def test_an_mlp_probes_online_code_is_longer_than_a_linear_ones(lesson_data, see
     for name in ("word start", "part of speech"):
         y = d.labels[name]
         c = control.control_labels(d.types, y, seed)
-        linear, mlp = (by_layer.mdl_by_layer(H, [y, c], train, kind, seed)[0] for kind in probes.PROBES)
-        gap[name] = min(a - b for a, b in zip(linear, mlp, strict=True))
-    assert gap["word start"] > 0.294
-    assert gap["part of speech"] > 0.090
+        linear, mlp = (by_layer.mdl_by_layer(H, [y, c], train, kind, seed) for kind in probes.PROBES)
+        gap[name] = min(a - b for a, b in zip(linear[0], mlp[0], strict=True))
+        if name == "part of speech":
+            assert min(a - b for a, b in zip(*mlp, strict=True)) > 0.119  # the MLP's task beats its control
+    assert gap["word start"] > -0.205
+    assert gap["part of speech"] > -0.063
 
 
 @pytest.mark.claims
@@ -192,10 +201,11 @@ def test_minilms_probes_on_labels_aligned_by_offsets(seed):
       +0.045, +0.110, +0.065, +0.105, +0.140, +0.035, +0.135, +0.075, +0.140, +0.035, +0.140, +0.090. Worst
       +0.035, spread 0.105: asserted > +0.009 (selective at every layer, 20 of 20).
     - word start, min accuracy 0.950–0.995; min selectivity −0.015 … +0.040, ≤ 0 on 5 of 20 (a count).
-    - position, layers where the task out-compresses its control: 0 of 7 on 20 of 20; the bundled model's
-      4, 4, 4, 4, 4, 3, 3, 3, 5, 4, 3, 3, 4, 3, 3, 2, 4, 4, 3, 3 (2–5).
-    - line kind, the same count: MiniLM 0, 0, 7, 2, 2, 0, 5, 5, 5, 7, 5, 6, 5, 7, 2, 7, 0, 5, 3, 0 (0 on 5
-      of 20); the bundled model's 6, 3, 7, 6, 6, 2, 6, 6, 6, 7, 6, 7, 7, 7, 7, 6, 6, 6, 7, 4.
+    - position, layers where the task out-compresses its control (re-measured on an AMD EPYC after issue 58
+      item 2): 0 of 7 on 20 of 20; the bundled model's 4, 4, 4, 4, 4, 3, 3, 3, 6, 4, 3, 3, 4, 3, 3, 3, 4, 3,
+      4, 3 (3–6).
+    - line kind, the same count: MiniLM 0, 0, 7, 3, 2, 0, 5, 5, 5, 7, 6, 6, 5, 7, 2, 6, 0, 4, 2, 0 (0 on 5
+      of 20); the bundled model's 6, 3, 7, 6, 6, 2, 6, 6, 6, 7, 6, 7, 7, 7, 7, 6, 6, 6, 6, 5.
     """
     from xai_tf.probing import wordpiece
 

@@ -130,7 +130,10 @@ def test_mdl_by_layer_mlp_is_the_online_code_of_mlp_probes():
     H, y = torch.randn(1, 30, 4, generator=g), torch.randint(0, 3, (30,), generator=g)
     order = torch.randperm(30, generator=xai_tf.seeds.generator(0))
     online, uniform = mdl.online_codelength(
-        lambda h, t, k: probes.fit_mlp(h, t, k, seed=0), H[:, order], y[None, order], 3
+        lambda h, t, k: probes.fit_mlp(h, t, k, seed=0, holdout=by_layer.MDL_HOLDOUT),
+        H[:, order],
+        y[None, order],
+        3,
     )
     assert by_layer.mdl_by_layer(H, [y], torch.arange(30), kind="mlp")[0][0] == pytest.approx(
         uniform / float(online[0])
