@@ -1,5 +1,5 @@
-"""Checkers for lesson 04: the sinusoidal position code, LayerNorm, GELU, the tied read-out (logit lens)
-and RMSNorm."""
+"""Checkers for lesson 04: the sinusoidal position code, LayerNorm, GELU, the tied read-out (logit lens),
+RMSNorm and the rotary position embedding (RoPE)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import torch
 from torch import Tensor
 
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
+from xai_tf.models import rope
 from xai_tf.transformer import blocks
 
 
@@ -126,4 +127,49 @@ def check_rms_norm(fn: Callable[[Tensor, Tensor, float], Tensor]) -> int:
             if close(got, g64 * u64 / (u64.pow(2).mean(-1, keepdim=True).sqrt() + eps), atol=1e-4):
                 raise Mismatch("ε goes inside the square root: √(mean(u²) + ε)")
         expect_close("RMS(u)", got, want, atol=1e-4)
+    return len(cases)
+
+
+def _turned(
+    x: Tensor, positions: Tensor, theta: float, step: int = 2, sign: float = 1.0, pairs: str = "half"
+) -> Tensor:
+    """R_p x in float64 with each pair (a, b) turned by sign · p θ^(−step·c/d_h): pairs
+    (c, c + d_h/2) (``"half"``, the lesson's layout) or (2c, 2c + 1) (``"adjacent"``): the checker's reference
+    and its mistakes."""
+    x, d = x.double(), x.size(-1)
+    c = torch.arange(d // 2, dtype=torch.float64)
+    angles = positions.double()[:, None] * theta ** (-step * c / d)  # [T, d_h/2]
+    cos, sin = angles.cos(), sign * angles.sin()
+    a, b = (x[..., 0::2], x[..., 1::2]) if pairs == "adjacent" else x.chunk(2, -1)
+    ra, rb = a * cos - b * sin, a * sin + b * cos
+    return torch.stack([ra, rb], -1).flatten(-2) if pairs == "adjacent" else torch.cat([ra, rb], -1)
+
+
+@checker("RoPE rotation", reference=rope.rotary)
+def check_rotary(fn: Callable[[Tensor, Tensor, float], Tensor]) -> int:
+    """Lesson 04: ``fn(x, positions, theta)`` → R_p x for ``x`` ``[..., T, d_h]`` at ``positions`` ``[T]``:
+    dimensions c and c + d_h/2 turn by p θ^(−2c/d_h), c = 0..d_h/2 − 1 (rotate-half layout)."""
+    g = torch.Generator().manual_seed(4)
+    cases = [((5, 8), 10000.0), ((2, 3, 7, 16), 500.0)]
+    for shape, theta in cases:
+        x = torch.randn(shape, generator=g)
+        positions = torch.arange(shape[-2]) * 3 + 2
+        want = _turned(x, positions, theta)
+        got = fn(x.clone(), positions.clone(), theta)
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want, atol=1e-4):
+            if close(got, _turned(x, positions, theta, pairs="adjacent"), atol=1e-4):
+                raise Mismatch(
+                    "that turns adjacent pairs (2c, 2c + 1): this layout pairs dimension c with c + d_h/2 "
+                    "(x.chunk(2, -1))"
+                )
+            if close(got, _turned(x, positions, theta, sign=-1.0), atol=1e-4):
+                raise Mismatch(
+                    "that turns the wrong way: the first half gets x₁ cos − x₂ sin, "
+                    "the second x₂ cos + x₁ sin"
+                )
+            if close(got, _turned(x, positions, theta, step=1), atol=1e-4):
+                raise Mismatch(
+                    "pair c turns by p θ^(−2c/d_h): yours uses θ^(−c/d_h), the exponent needs the 2"
+                )
+        expect_close("R_p x", got, want, atol=1e-4)
     return len(cases)

@@ -1,0 +1,63 @@
+"""Lesson 04's later checkers (issue 54): each names its typical mistakes, and accepts a right answer
+written as a loop into a float32 table as well as vectorised (the lesson's own solutions, in every dtype,
+are passed by test_exercises.py's generic tests)."""
+
+import math
+
+import pytest
+import torch
+from test_exercises import _rejects_with
+
+from xai_tf.exercises import blocks
+
+
+def _rotary_loop(x, positions, theta):
+    """R_p x pair by pair, into a float32 table."""
+    d_h, out = x.shape[-1], torch.zeros(x.shape, dtype=torch.float32)
+    rows, table = x.reshape(-1, x.shape[-2], d_h), out.view(-1, x.shape[-2], d_h)
+    for b in range(rows.shape[0]):
+        for t, p in enumerate(positions.tolist()):
+            for c in range(d_h // 2):
+                phi = p * theta ** (-2 * c / d_h)
+                u, v = float(rows[b, t, c]), float(rows[b, t, c + d_h // 2])
+                table[b, t, c] = u * math.cos(phi) - v * math.sin(phi)
+                table[b, t, c + d_h // 2] = v * math.cos(phi) + u * math.sin(phi)
+    return out
+
+
+def _rotary_adjacent(x, positions, theta):  # pairs (2c, 2c + 1), the original paper's layout
+    d_h = x.shape[-1]
+    angles = positions.double()[:, None] * theta ** (-2 * torch.arange(d_h // 2).double() / d_h)
+    a, b = x.double()[..., 0::2], x.double()[..., 1::2]
+    return torch.stack(
+        [a * angles.cos() - b * angles.sin(), a * angles.sin() + b * angles.cos()], -1
+    ).flatten(-2)
+
+
+def _rotary_backwards(x, positions, theta):  # R_{−p}: the sine with the wrong sign
+    return blocks.rope.rotary(x, -positions, theta)
+
+
+def _rotary_half_exponent(x, positions, theta):  # θ^(−c/d_h): the 2 dropped
+    d_h = x.shape[-1]
+    angles = positions.double()[:, None] * theta ** (-torch.arange(d_h // 2).double() / d_h)
+    x1, x2 = x.double().chunk(2, -1)
+    return torch.cat([x1 * angles.cos() - x2 * angles.sin(), x2 * angles.cos() + x1 * angles.sin()], -1)
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "message"),
+    [
+        (blocks.check_rotary, _rotary_adjacent, r"adjacent pairs \(2c, 2c \+ 1\)"),
+        (blocks.check_rotary, _rotary_backwards, "turns the wrong way"),
+        (blocks.check_rotary, _rotary_half_exponent, r"the exponent needs the 2"),
+        (blocks.check_rotary, lambda x, p, t: x, r"R_p x\[.*\] is"),
+    ],
+)
+def test_lesson_04_checkers_name_the_mistake(checker, fn, message, capsys):
+    _rejects_with(checker, fn, message, capsys)
+
+
+@pytest.mark.parametrize(("checker", "fn"), [(blocks.check_rotary, _rotary_loop)])
+def test_lesson_04_checkers_pass_loops_into_float32_tables(checker, fn, capsys):
+    assert checker(fn), capsys.readouterr().out
