@@ -1,12 +1,37 @@
-"""Bad-input probes for lesson 04's later checkers (issue 54), collected by ``test_bad_inputs.py``; the
-first five sit in ``probes_transformer.py``."""
+"""Bad-input probes for lesson 04's later exercises (issue 54), collected by ``test_bad_inputs.py``; the
+first five checkers' probes sit in ``probes_transformer.py``."""
+
+import torch
+from probe_kit import TE, VE
+
+from xai_tf.transformer.shifted_loss import shifted_cross_entropy
 
 EXEMPT: dict = {}
 
-RAISES: list = []
+RAISES = [
+    (
+        "xai_tf.transformer.shifted_loss.shifted_cross_entropy",
+        lambda: shifted_cross_entropy(torch.zeros(3, 5), torch.zeros(4, dtype=torch.long)),
+        VE,
+        r"logits must be \[T, D\] and ids \[T\] with T ≥ 2, got \(3, 5\) and \(4,\)",
+    ),
+    (
+        "xai_tf.transformer.shifted_loss.shifted_cross_entropy",
+        lambda: shifted_cross_entropy(torch.zeros(3, 5), torch.tensor([0, 5, 1])),
+        VE,
+        r"ids must be integer token ids in 0..4",
+    ),
+    (
+        "xai_tf.transformer.shifted_loss.shifted_cross_entropy",
+        lambda: shifted_cross_entropy([[0.0]], torch.zeros(1, dtype=torch.long)),
+        TE,
+        "logits must be a torch.Tensor, got list",
+    ),
+]
 
 CHECKERS = {
     "xai_tf.exercises.blocks.check_rotary": r"R_p x is None",
+    "xai_tf.exercises.blocks.check_shifted_cross_entropy": "L is None",
 }
 
 PANELS: dict = {}

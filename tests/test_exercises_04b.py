@@ -9,6 +9,7 @@ import torch
 from test_exercises import _rejects_with
 
 from xai_tf.exercises import blocks
+from xai_tf.transformer.shifted_loss import shifted_cross_entropy
 
 
 def _rotary_loop(x, positions, theta):
@@ -45,6 +46,23 @@ def _rotary_half_exponent(x, positions, theta):  # θ^(−c/d_h): the 2 dropped
     return torch.cat([x1 * angles.cos() - x2 * angles.sin(), x2 * angles.cos() + x1 * angles.sin()], -1)
 
 
+def _loss_loop(logits, ids):
+    """−(1/(T−1)) Σ_t log p_t(x_{t+1}), one position at a time in plain Python."""
+    rows, targets, total = logits.tolist(), ids.tolist(), 0.0
+    for t in range(len(targets) - 1):
+        log_norm = math.log(sum(math.exp(v) for v in rows[t]))
+        total += log_norm - rows[t][targets[t + 1]]
+    return torch.tensor(total / (len(targets) - 1), dtype=torch.float32)
+
+
+def _loss_unshifted(logits, ids):  # position t scored against its own token
+    return torch.nn.functional.cross_entropy(logits, ids)
+
+
+def _loss_sum(logits, ids):  # the lecture's L_sum
+    return torch.nn.functional.cross_entropy(logits[:-1], ids[1:], reduction="sum")
+
+
 @pytest.mark.parametrize(
     ("checker", "fn", "message"),
     [
@@ -52,12 +70,46 @@ def _rotary_half_exponent(x, positions, theta):  # θ^(−c/d_h): the 2 dropped
         (blocks.check_rotary, _rotary_backwards, "turns the wrong way"),
         (blocks.check_rotary, _rotary_half_exponent, r"the exponent needs the 2"),
         (blocks.check_rotary, lambda x, p, t: x, r"R_p x\[.*\] is"),
+        (blocks.check_shifted_cross_entropy, _loss_unshifted, r"position t predicts token t \+ 1"),
+        (blocks.check_shifted_cross_entropy, _loss_sum, "the lecture's sum L_sum"),
+        (
+            blocks.check_shifted_cross_entropy,
+            lambda z, i: -_loss_loop(z, i),
+            r"the \*negative\* log-likelihood",
+        ),
     ],
 )
 def test_lesson_04_checkers_name_the_mistake(checker, fn, message, capsys):
     _rejects_with(checker, fn, message, capsys)
 
 
-@pytest.mark.parametrize(("checker", "fn"), [(blocks.check_rotary, _rotary_loop)])
+@pytest.mark.parametrize(
+    ("checker", "fn"), [(blocks.check_rotary, _rotary_loop), (blocks.check_shifted_cross_entropy, _loss_loop)]
+)
 def test_lesson_04_checkers_pass_loops_into_float32_tables(checker, fn, capsys):
     assert checker(fn), capsys.readouterr().out
+
+
+def test_shifted_cross_entropy_is_the_mean_nll_of_each_next_token():
+    g = torch.Generator().manual_seed(0)
+    logits, ids = (
+        torch.randn(9, 13, generator=g, dtype=torch.float64) * 3,
+        torch.randint(13, (9,), generator=g),
+    )
+    assert math.isclose(
+        shifted_cross_entropy(logits, ids).item(), _loss_loop(logits, ids).item(), rel_tol=1e-6
+    )
+
+
+def test_shifted_cross_entropy_equals_the_models_next_token_loss():
+    """From the model's logits of the whole text it is ``next_token_loss``, which runs the model itself."""
+    import xai_tf
+    from xai_tf.tasks.language_model import next_token_loss
+
+    lm = xai_tf.load_model("shakespeare", device="cpu")
+    ids = torch.as_tensor(lm.encode("To be, or not to be, that is the question"))
+    with torch.no_grad():
+        logits = lm.model(ids)[0]
+        assert math.isclose(
+            shifted_cross_entropy(logits, ids).item(), next_token_loss(lm, ids).item(), rel_tol=1e-5
+        )

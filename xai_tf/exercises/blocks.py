@@ -1,5 +1,5 @@
 """Checkers for lesson 04: the sinusoidal position code, LayerNorm, GELU, the tied read-out (logit lens),
-RMSNorm and the rotary position embedding (RoPE)."""
+RMSNorm, the rotary position embedding (RoPE) and the shifted next-token loss."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from torch import Tensor
 
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 from xai_tf.models import rope
-from xai_tf.transformer import blocks
+from xai_tf.transformer import blocks, shifted_loss
 
 
 @checker("LayerNorm", reference=blocks.layer_norm)
@@ -172,4 +172,31 @@ def check_rotary(fn: Callable[[Tensor, Tensor, float], Tensor]) -> int:
                     "pair c turns by p θ^(−2c/d_h): yours uses θ^(−c/d_h), the exponent needs the 2"
                 )
         expect_close("R_p x", got, want, atol=1e-4)
+    return len(cases)
+
+
+@checker("next-token loss", reference=shifted_loss.shifted_cross_entropy)
+def check_shifted_cross_entropy(fn: Callable[[Tensor, Tensor], Tensor]) -> int:
+    """Lesson 04: ``fn(logits, ids)`` → L = −(1/(T−1)) Σ_t log softmax(logits[t])[ids[t+1]], t = 0..T−2,
+    for logits ``[T, D]`` and ids ``[T]``: a 0-d tensor."""
+    import torch.nn.functional as F
+
+    g = torch.Generator().manual_seed(5)
+    cases = [(6, 10), (12, 30)]
+    for T, D in cases:
+        logits = torch.randn(T, D, generator=g) * 2
+        ids = torch.randint(D, (T,), generator=g)
+        z = logits.double()
+        want = F.cross_entropy(z[:-1], ids[1:])
+        got = fn(logits.clone(), ids.clone())
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want, atol=1e-4):
+            if close(got, F.cross_entropy(z, ids), atol=1e-4) or close(
+                got, F.cross_entropy(z[1:], ids[:-1]), atol=1e-4
+            ):
+                raise Mismatch("position t predicts token t + 1: score logits[:-1] against ids[1:]")
+            if close(got, want * (T - 1), atol=1e-4):
+                raise Mismatch("that is the lecture's sum L_sum: L is the mean over the T − 1 predictions")
+            if close(got, -want, atol=1e-4):
+                raise Mismatch("the loss is the *negative* log-likelihood: put a minus in front of the log")
+        expect_close("L", got, want, atol=1e-4)
     return len(cases)
