@@ -4,11 +4,30 @@ first five checkers' probes sit in ``probes_transformer.py``."""
 import torch
 from probe_kit import TE, VE
 
+from xai_tf.transformer.kv_cache_size import kv_cache_size
 from xai_tf.transformer.shifted_loss import shifted_cross_entropy
 
 EXEMPT: dict = {}
 
 RAISES = [
+    (
+        "xai_tf.transformer.kv_cache_size.kv_cache_size",
+        lambda: kv_cache_size(2, 10, 8, 3, 16, 4),
+        VE,
+        r"n_kv_head must divide n_head = 8, got 3",
+    ),
+    (
+        "xai_tf.transformer.kv_cache_size.kv_cache_size",
+        lambda: kv_cache_size(2, 10, 4, 8, 16, 4),
+        VE,
+        r"n_kv_head must be an integer in 1..4, got 8",
+    ),
+    (
+        "xai_tf.transformer.kv_cache_size.kv_cache_size",
+        lambda: kv_cache_size(2, 10.0, 4, 4, 16, 4),
+        TE,
+        r"T must be an integer ≥ 0, got 10.0",
+    ),
     (
         "xai_tf.transformer.shifted_loss.shifted_cross_entropy",
         lambda: shifted_cross_entropy(torch.zeros(3, 5), torch.zeros(4, dtype=torch.long)),
@@ -32,6 +51,7 @@ RAISES = [
 CHECKERS = {
     "xai_tf.exercises.blocks.check_rotary": r"R_p x is None",
     "xai_tf.exercises.blocks.check_shifted_cross_entropy": "L is None",
+    "xai_tf.exercises.blocks.check_kv_cache_size": "bytes is None",
 }
 
 PANELS: dict = {}

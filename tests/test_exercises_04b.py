@@ -9,6 +9,7 @@ import torch
 from test_exercises import _rejects_with
 
 from xai_tf.exercises import blocks
+from xai_tf.transformer.kv_cache_size import kv_cache_size
 from xai_tf.transformer.shifted_loss import shifted_cross_entropy
 
 
@@ -70,6 +71,18 @@ def _loss_sum(logits, ids):  # the lecture's L_sum
         (blocks.check_rotary, _rotary_backwards, "turns the wrong way"),
         (blocks.check_rotary, _rotary_half_exponent, r"the exponent needs the 2"),
         (blocks.check_rotary, lambda x, p, t: x, r"R_p x\[.*\] is"),
+        (
+            blocks.check_kv_cache_size,
+            lambda L, T, H, H_kv, d_h, b: L * T * H_kv * d_h * b,
+            "keys \\*and\\* values",
+        ),
+        (
+            blocks.check_kv_cache_size,
+            lambda L, T, H, H_kv, d_h, b: 2 * L * T * H * d_h * b,
+            "not the H query heads",
+        ),
+        (blocks.check_kv_cache_size, lambda L, T, H, H_kv, d_h, b: 2 * L * T * H_kv * d_h, "counts numbers"),
+        (blocks.check_kv_cache_size, lambda *a: [1], "should be a number, got list"),
         (blocks.check_shifted_cross_entropy, _loss_unshifted, r"position t predicts token t \+ 1"),
         (blocks.check_shifted_cross_entropy, _loss_sum, "the lecture's sum L_sum"),
         (
@@ -113,3 +126,26 @@ def test_shifted_cross_entropy_equals_the_models_next_token_loss():
         assert math.isclose(
             shifted_cross_entropy(logits, ids).item(), next_token_loss(lm, ids).item(), rel_tol=1e-5
         )
+
+
+def _cache_loop(L, T, H, H_kv, d_h, b):
+    """One key and one value per layer, token, key/value head and dimension, counted as a float tensor."""
+    count = sum(1 for _ in range(L) for _ in range(T) for _ in range(H_kv) for _ in ("k", "v"))
+    return torch.tensor(float(count * d_h * b), dtype=torch.float32)
+
+
+def test_kv_cache_checker_accepts_a_float_tensor_count(capsys):
+    assert blocks.check_kv_cache_size(_cache_loop), capsys.readouterr().out
+
+
+def test_kv_cache_size_is_what_a_decoded_cache_holds():
+    """The formula against the bytes of the tensors a llama-shaped model's cache really holds."""
+    import xai_tf
+    from xai_tf.transformer import modern
+
+    lm = xai_tf.load_model("shakespeare_llama", device="cpu")
+    cache = modern.decoded_cache(lm, lm.encode("To be, or not"), 5)
+    s, size = lm.sizes, next(lm.model.parameters()).element_size()
+    assert s.n_kv_head < s.n_head  # grouped-query: H_kv matters
+    formula = kv_cache_size(s.n_layer, len(cache), s.n_head, s.n_kv_head, s.d_head, size)
+    assert formula == modern.cache_bytes(cache)

@@ -1,8 +1,10 @@
 """Checkers for lesson 04: the sinusoidal position code, LayerNorm, GELU, the tied read-out (logit lens),
-RMSNorm, the rotary position embedding (RoPE) and the shifted next-token loss."""
+RMSNorm, the rotary position embedding (RoPE), the shifted next-token loss and the size of the key/value
+cache."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 
 import torch
@@ -10,7 +12,7 @@ from torch import Tensor
 
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 from xai_tf.models import rope
-from xai_tf.transformer import blocks, shifted_loss
+from xai_tf.transformer import blocks, kv_cache_size, shifted_loss
 
 
 @checker("LayerNorm", reference=blocks.layer_norm)
@@ -199,4 +201,33 @@ def check_shifted_cross_entropy(fn: Callable[[Tensor, Tensor], Tensor]) -> int:
             if close(got, -want, atol=1e-4):
                 raise Mismatch("the loss is the *negative* log-likelihood: put a minus in front of the log")
         expect_close("L", got, want, atol=1e-4)
+    return len(cases)
+
+
+@checker("key/value cache size", reference=kv_cache_size.kv_cache_size)
+def check_kv_cache_size(fn: Callable[[int, int, int, int, int, int], object]) -> int:
+    """Lesson 04: ``fn(n_layer, T, n_head, n_kv_head, d_head, bytes_per_number)`` → 2 · L · T · H_kv · d_h ·
+    bytes per number, a whole number (int, float or a 0-d tensor)."""
+    cases = [(4, 10, 8, 2, 16, 4), (2, 7, 6, 3, 8, 2), (3, 5, 4, 4, 12, 4)]  # the last: multi-head
+    for L, T, H, H_kv, d_h, size in cases:
+        want = 2 * L * T * H_kv * d_h * size
+        got = fn(L, T, H, H_kv, d_h, size)
+        if got is None:
+            raise Mismatch("bytes is None: did you forget to `return` it?")
+        if isinstance(got, Tensor) and got.dim() == 0:
+            got = got.item()
+        if not isinstance(got, numbers.Real):
+            raise Mismatch(f"bytes should be a number, got {type(got).__name__}")
+        wrong = {
+            want // 2: "the cache keeps keys *and* values: the factor 2",
+            want // H_kv * H: "each layer caches the H_kv key/value heads, not the H query heads",
+            want // size: "that counts numbers: multiply by the bytes per number",
+        }
+        if abs(got - want) > 0.5:
+            for value, message in wrong.items():
+                if abs(got - value) <= 0.5 and value != want:
+                    raise Mismatch(message)
+            raise Mismatch(
+                f"bytes for L={L}, T={T}, H={H}, H_kv={H_kv}, d_h={d_h}, {size} bytes: {got}, expected {want}"
+            )
     return len(cases)
