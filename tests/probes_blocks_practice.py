@@ -4,12 +4,25 @@ first five checkers' probes sit in ``probes_transformer.py``."""
 import torch
 from probe_kit import TE, VE
 
+from xai_tf.explain.lens_track import final_token_probability
 from xai_tf.transformer.kv_cache_size import kv_cache_size
 from xai_tf.transformer.shifted_loss import shifted_cross_entropy
 
 EXEMPT: dict = {}
 
 RAISES = [
+    (
+        "xai_tf.explain.lens_track.final_token_probability",
+        lambda: final_token_probability(torch.zeros(5)),
+        VE,
+        r"z must be float logits \[L \+ 1, D\] with D ≥ 2, got torch.float32 \(5,\)",
+    ),
+    (
+        "xai_tf.explain.lens_track.final_token_probability",
+        lambda: final_token_probability([[0.0, 1.0]]),
+        TE,
+        "z must be a torch.Tensor, got list",
+    ),
     (
         "xai_tf.transformer.kv_cache_size.kv_cache_size",
         lambda: kv_cache_size(2, 10, 8, 3, 16, 4),
@@ -52,6 +65,7 @@ CHECKERS = {
     "xai_tf.exercises.blocks.check_rotary": r"R_p x is None",
     "xai_tf.exercises.blocks.check_shifted_cross_entropy": "L is None",
     "xai_tf.exercises.blocks.check_kv_cache_size": "bytes is None",
+    "xai_tf.exercises.blocks.check_final_token_probability": "p is None",
 }
 
 PANELS: dict = {}

@@ -9,6 +9,7 @@ import torch
 from test_exercises import _rejects_with
 
 from xai_tf.exercises import blocks
+from xai_tf.explain.lens_track import final_token_probability
 from xai_tf.transformer.kv_cache_size import kv_cache_size
 from xai_tf.transformer.shifted_loss import shifted_cross_entropy
 
@@ -56,6 +57,13 @@ def _loss_loop(logits, ids):
     return torch.tensor(total / (len(targets) - 1), dtype=torch.float32)
 
 
+def _lens_loop(z):
+    """p_l row by row in plain Python, into a float32 table."""
+    rows = z.tolist()
+    top = max(range(len(rows[-1])), key=lambda v: rows[-1][v])
+    return torch.tensor([math.exp(r[top]) / sum(math.exp(x) for x in r) for r in rows], dtype=torch.float32)
+
+
 def _loss_unshifted(logits, ids):  # position t scored against its own token
     return torch.nn.functional.cross_entropy(logits, ids)
 
@@ -83,6 +91,17 @@ def _loss_sum(logits, ids):  # the lecture's L_sum
         ),
         (blocks.check_kv_cache_size, lambda L, T, H, H_kv, d_h, b: 2 * L * T * H_kv * d_h, "counts numbers"),
         (blocks.check_kv_cache_size, lambda *a: [1], "should be a number, got list"),
+        (
+            blocks.check_final_token_probability,
+            lambda z: z.softmax(-1).max(-1).values,
+            "each layer's own top",
+        ),
+        (blocks.check_final_token_probability, lambda z: z[:, z[-1].argmax()], "those are logits"),
+        (
+            blocks.check_final_token_probability,
+            lambda z: z.softmax(0)[:, z[-1].argmax()],
+            r"over the layers \(dim 0\)",
+        ),
         (blocks.check_shifted_cross_entropy, _loss_unshifted, r"position t predicts token t \+ 1"),
         (blocks.check_shifted_cross_entropy, _loss_sum, "the lecture's sum L_sum"),
         (
@@ -97,7 +116,12 @@ def test_lesson_04_checkers_name_the_mistake(checker, fn, message, capsys):
 
 
 @pytest.mark.parametrize(
-    ("checker", "fn"), [(blocks.check_rotary, _rotary_loop), (blocks.check_shifted_cross_entropy, _loss_loop)]
+    ("checker", "fn"),
+    [
+        (blocks.check_rotary, _rotary_loop),
+        (blocks.check_shifted_cross_entropy, _loss_loop),
+        (blocks.check_final_token_probability, _lens_loop),
+    ],
 )
 def test_lesson_04_checkers_pass_loops_into_float32_tables(checker, fn, capsys):
     assert checker(fn), capsys.readouterr().out
@@ -149,3 +173,17 @@ def test_kv_cache_size_is_what_a_decoded_cache_holds():
     assert s.n_kv_head < s.n_head  # grouped-query: H_kv matters
     formula = kv_cache_size(s.n_layer, len(cache), s.n_head, s.n_kv_head, s.d_head, size)
     assert formula == modern.cache_bytes(cache)
+
+
+def test_final_token_probability_follows_the_logit_lens_of_the_model():
+    """On the model's own lens its last entry is the top probability of the last layer, and each entry is
+    that token's column of the lens's softmax."""
+    import xai_tf
+    from xai_tf.explain.lens import logit_lens
+
+    lm = xai_tf.load_model("shakespeare", device="cpu")
+    z = logit_lens(lm, lm.encode("ROMEO.\nBut soft, what light"))
+    probs = z.softmax(-1)
+    p = final_token_probability(z)
+    assert p.shape == (z.shape[0],) and math.isclose(p[-1].item(), probs[-1].max().item(), rel_tol=1e-6)
+    torch.testing.assert_close(p, probs[:, probs[-1].argmax()])

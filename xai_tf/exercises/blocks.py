@@ -1,6 +1,6 @@
 """Checkers for lesson 04: the sinusoidal position code, LayerNorm, GELU, the tied read-out (logit lens),
-RMSNorm, the rotary position embedding (RoPE), the shifted next-token loss and the size of the key/value
-cache."""
+RMSNorm, the rotary position embedding (RoPE), the shifted next-token loss, the size of the key/value
+cache and one token followed through the logit lens."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import torch
 from torch import Tensor
 
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
+from xai_tf.explain import lens_track
 from xai_tf.models import rope
 from xai_tf.transformer import blocks, kv_cache_size, shifted_loss
 
@@ -218,6 +219,7 @@ def check_kv_cache_size(fn: Callable[[int, int, int, int, int, int], object]) ->
             got = got.item()
         if not isinstance(got, numbers.Real):
             raise Mismatch(f"bytes should be a number, got {type(got).__name__}")
+        got = float(got)
         wrong = {
             want // 2: "the cache keeps keys *and* values: the factor 2",
             want // H_kv * H: "each layer caches the H_kv key/value heads, not the H query heads",
@@ -231,3 +233,27 @@ def check_kv_cache_size(fn: Callable[[int, int, int, int, int, int], object]) ->
                 f"bytes for L={L}, T={T}, H={H}, H_kv={H_kv}, d_h={d_h}, {size} bytes: {got}, expected {want}"
             )
     return len(cases)
+
+
+@checker("the final token through the lens", reference=lens_track.final_token_probability)
+def check_final_token_probability(fn: Callable[[Tensor], Tensor]) -> int:
+    """Lesson 04: ``fn(z)`` → p ``[L + 1]``, p_l = softmax(z[l])[v*], v* = argmax z[-1], for lens logits
+    ``z`` ``[L + 1, D]``."""
+    g = torch.Generator().manual_seed(6)
+    shapes = [(4, 9), (7, 40)]
+    for shape in shapes:
+        z = torch.randn(shape, generator=g) * 2
+        z64 = z.double()
+        want = z64.softmax(-1)[:, z64[-1].argmax()]
+        got = fn(z.clone())
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            if close(got, z64.softmax(-1).max(-1).values):
+                raise Mismatch(
+                    "that is each layer's own top probability: follow the token the *last* layer ranks first"
+                )
+            if close(got, z64[:, z64[-1].argmax()]):
+                raise Mismatch("those are logits: take the softmax over the vocabulary first")
+            if close(got, z64.softmax(0)[:, z64[-1].argmax()]):
+                raise Mismatch("the softmax ran over the layers (dim 0): take it over the vocabulary, dim=-1")
+        expect_close("p", got, want)
+    return len(shapes)
