@@ -77,7 +77,7 @@ RAISES = [
         "xai_tf.seq2seq.decoding.beam_search",
         lambda: decoding.beam_search(lambda t, s: (t, s), torch.zeros(1, 1), 0, 5),
         VE,
-        "beam must be an integer in 1..10000",
+        "beam must be an integer in 1..1000,",
     ),
     (
         "xai_tf.seq2seq.decoding.beam_translate",
@@ -285,3 +285,25 @@ CHECKERS |= {
     "xai_tf.exercises.seq2seq.check_bilinear_scores": "e is None",
     "xai_tf.exercises.seq2seq.check_aer": "returned None",
 }
+
+
+def _uniform_step(tokens: torch.Tensor, state: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.full((tokens.size(0), 50), -(50.0**0.5)).log_softmax(-1), state
+
+
+# Issue 58: a sentence given as one string (wrapping it would make a one-word sentence); a beam width
+# that would run for minutes.
+RAISES += [
+    (
+        "xai_tf.seq2seq.data.Vocab",
+        lambda: _corpus().source_vocab.encode("the dog sings"),
+        TE,
+        "words must be a list of words, got one str: split it, e.g. tokenize",
+    ),
+    (
+        "xai_tf.seq2seq.decoding.beam_search",
+        lambda: decoding.beam_search(_uniform_step, torch.zeros(1, 1), 10_000, 3),
+        VE,
+        "beam must be an integer in 1..1000",
+    ),
+]

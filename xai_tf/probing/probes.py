@@ -119,8 +119,12 @@ def fit_mlp(
     """The MLP probe above (``hidden`` units, ``steps`` full-batch Adam steps at lr 3·10⁻³; PyTorch's
     default initialisation of ``nn.Linear``, seeded)."""
     h, y, K = check_probe_data(h, y, n_classes)
-    _checks.integer("hidden", hidden, 1)
+    hidden = _checks.integer("hidden", hidden, 1)
     _checks.integer("steps", steps, 1)
+    B, N, d = h.shape
+    # float32 weights with their gradients and Adam's two moments, and the hidden activations with theirs
+    n_bytes = 4 * (4 * B * (d + 1 + K + 1) * hidden + 2 * B * N * hidden)
+    _checks.fits(f"an MLP probe of hidden = {hidden}", n_bytes, "choose a smaller hidden", h.device)
     mu, sigma, z = _standardise(h)
     B, d = z.size(0), z.size(2)
     g = seeds.generator(seed)
