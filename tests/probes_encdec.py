@@ -475,6 +475,14 @@ RAISES += [
         "src must be \\[batch, length, d_e = 8\\]",
     ),
     (
+        "xai_tf.encdec.model.Seq2SeqTransformer",
+        lambda: _model()(
+            torch.full((2, 4), 10**4), torch.ones(2, 4, dtype=torch.bool), torch.ones(2, 3).long()
+        ),
+        VE,
+        "source must be token ids in 0..[0-9]+ \\(the model's vocabulary\\), got 10000",
+    ),
+    (
         "xai_tf.widgets.encdec.cross_attention_panel",
         lambda: encdec_widgets.cross_attention_panel(_model(), _corpus(), index=10**6),
         VE,
