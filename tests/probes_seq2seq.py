@@ -5,7 +5,7 @@ import torch
 from probe_kit import NAN, TE, VE
 
 from xai_tf.seq2seq import attention, data, decoding, evaluate, exposure, metrics, shipped, summary, training
-from xai_tf.seq2seq.model import Config
+from xai_tf.seq2seq.model import Config, Seq2Seq
 from xai_tf.widgets import seq2seq as seq2seq_widgets
 
 
@@ -305,5 +305,28 @@ RAISES += [
         lambda: decoding.beam_search(_uniform_step, torch.zeros(1, 1), 10_000, 3),
         VE,
         "beam must be an integer in 1..1000",
+    ),
+]
+
+
+def _rnn() -> Seq2Seq:
+    return Seq2Seq(Config(30, 40)).eval()
+
+
+# Issue 58: ids outside the vocabulary (or a batch unlike the source's) are named where they enter.
+RAISES += [
+    (
+        "xai_tf.seq2seq.model.Seq2Seq",
+        lambda: _rnn()(
+            torch.full((2, 4), 10**4), torch.ones(2, 4, dtype=torch.bool), torch.ones(2, 3).long()
+        ),
+        VE,
+        "source must be token ids in 0..29 \\(the model's vocabulary\\), got 10000",
+    ),
+    (
+        "xai_tf.seq2seq.model.Seq2Seq",
+        lambda: _rnn()(torch.ones(2, 4).long(), torch.ones(2, 4, dtype=torch.bool), torch.ones(3, 3).long()),
+        VE,
+        "target_in must be token ids \\[batch = 2, T ≥ 1\\] like source",
     ),
 ]
