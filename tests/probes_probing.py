@@ -221,3 +221,14 @@ RAISES += [
         "the residual streams of 10000000 windows needs .* read fewer windows",
     ),
 ]
+
+
+# Issue 58: a list where a tensor is expected is named, not met by .shape.
+RAISES += [
+    (
+        "xai_tf.probing.identifiability.identified",
+        lambda: identifiability.identified([[[1.0]]], z(1, 1, 1), torch.zeros(1, 1).long()),
+        TE,
+        "g_h must be a torch.Tensor, got list",
+    ),
+]
