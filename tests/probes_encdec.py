@@ -287,7 +287,7 @@ RAISES += [
         "xai_tf.encdec.beam.translate",
         lambda: beam.translate(_model(), _corpus(), ["I", "am"], beam=0),
         VE,
-        "beam must be an integer in 1..10000",
+        "beam must be an integer in 1..1000,",
     ),
     (
         "xai_tf.encdec.beam.search_ids",
@@ -440,3 +440,64 @@ PANELS = {
         "I am going to the zorgle",
     ),
 }
+
+
+def _core() -> stack.EncoderDecoder:
+    return stack.EncoderDecoder(d_e=8, n_heads=2, d_ff=16, n_encoder=1, n_decoder=1)
+
+
+# Issue 58, one row per class of failure: masks checked against the states they mask, not themselves;
+# lists for tensors; mismatched batches and widths; an index the panel's box would clamp; maxima that
+# would run for minutes.
+RAISES += [
+    (
+        "xai_tf.encdec.stack.EncoderDecoder",
+        lambda: _core().encode(z(2, 5, 8), torch.ones(3, 4, dtype=torch.bool)),
+        VE,
+        "src_visible must be a bool tensor \\[batch, T\\] = \\[2, 5\\]",
+    ),
+    (
+        "xai_tf.encdec.stack.source_mask",
+        lambda: stack.source_mask([[True, False]]),
+        TE,
+        "src_visible must be a torch.Tensor",
+    ),
+    (
+        "xai_tf.encdec.stack.EncoderDecoder",
+        lambda: _core().decode(z(2, 3, 8), z(3, 5, 8)),
+        VE,
+        "tgt and memory must hold the same batch, got 2 and 3",
+    ),
+    (
+        "xai_tf.encdec.stack.EncoderDecoder",
+        lambda: _core().encode(z(2, 5, 6)),
+        VE,
+        "src must be \\[batch, length, d_e = 8\\]",
+    ),
+    (
+        "xai_tf.encdec.model.Seq2SeqTransformer",
+        lambda: _model()(
+            torch.full((2, 4), 10**4), torch.ones(2, 4, dtype=torch.bool), torch.ones(2, 3).long()
+        ),
+        VE,
+        "source must be token ids in 0..[0-9]+ \\(the model's vocabulary\\), got 10000",
+    ),
+    (
+        "xai_tf.widgets.encdec.cross_attention_panel",
+        lambda: encdec_widgets.cross_attention_panel(_model(), _corpus(), index=10**6),
+        VE,
+        "index must be an integer in 0..",
+    ),
+    (
+        "xai_tf.encdec.analysis.convolution_vs_heads",
+        lambda: analysis.convolution_vs_heads(64, 4096, grid=200),
+        VE,
+        "grid = 200 with n = 4096, d = 64 .* lower grid, n or d",
+    ),
+    (
+        "xai_tf.encdec.beam.translate",
+        lambda: beam.translate(_model(), _corpus(), _pairs()[0].source, beam=10_000),
+        VE,
+        "beam must be an integer in 1..1000",
+    ),
+]

@@ -304,3 +304,14 @@ CHECKERS |= {
     "xai_tf.exercises.wordlevel.check_received_per_word": "received is None",
     "xai_tf.exercises.wordlevel.check_residual_attention": "Â is None",
 }
+
+
+# Issue 58: token scores that are not numbers are named by prompt (torch said "invalid data type").
+RAISES += [
+    (
+        "xai_tf.explain.agreement.rank_agreement",
+        lambda: ag.rank_agreement([{"a": "abc", "b": torch.tensor([1.0, 2.0, 3.0])}]),
+        TE,
+        "scores\\[0\\] must map each method to its token scores, a tensor or array of numbers",
+    ),
+]

@@ -1,6 +1,9 @@
 """Bad-input probes for the Llama-family model and the checkpoint loader (``xai_tf.models.llama``,
 ``llama_config``, ``checkpoints``), collected by ``test_bad_inputs.py``."""
 
+import tempfile
+from pathlib import Path
+
 from probe_kit import TE, VE, z
 
 from xai_tf.models.checkpoints import load_directory
@@ -59,3 +62,20 @@ RAISES = [
 CHECKERS: dict = {}
 
 PANELS: dict = {}
+
+
+def _directory_with_config(text: str) -> str:
+    root = Path(tempfile.mkdtemp(prefix="probe_checkpoint_"))
+    (root / "config.json").write_text(text)
+    return str(root)
+
+
+# Issue 58: a config.json that is not a JSON object is named, not met by .get on a list.
+RAISES += [
+    (
+        "xai_tf.models.checkpoints.load_directory",
+        lambda: load_directory(_directory_with_config("[1, 2]")),
+        VE,
+        "config.json must hold a JSON object, got list",
+    ),
+]

@@ -137,3 +137,14 @@ if not torch.cuda.is_available():
             "device 'cuda' is not available on this machine, which has 'cpu'",
         )
     )
+
+
+# Issue 58: a prompt that is not a str is named as such, not called "empty".
+RAISES += [
+    (
+        "xai_tf.models.loaded.LoadedModel",
+        lambda: lm().encode(["to be"]),
+        TE,
+        "prompt must be a str, the text to encode; got list",
+    ),
+]

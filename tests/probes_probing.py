@@ -258,3 +258,31 @@ CHECKERS = {
 
 PANELS: dict = {}
 _ = ex  # the checker is reached by name above
+
+
+# Issue 58: sizes whose buffers would not fit in memory are refused before they are allocated.
+RAISES += [
+    (
+        "xai_tf.probing.probes.fit_mlp",
+        lambda: probes.fit_mlp(z(10, 4), torch.arange(10) % 2, 2, hidden=10**10),
+        VE,
+        "an MLP probe of hidden = 10000000000 needs .* choose a smaller hidden",
+    ),
+    (
+        "xai_tf.probing.features.residual_streams",
+        lambda: features.residual_streams(lm(), torch.zeros(1, 16, dtype=torch.long).expand(10**7, 16)),
+        VE,
+        "the residual streams of 10000000 windows needs .* read fewer windows",
+    ),
+]
+
+
+# Issue 58: a list where a tensor is expected is named, not met by .shape.
+RAISES += [
+    (
+        "xai_tf.probing.identifiability.identified",
+        lambda: identifiability.identified([[[1.0]]], z(1, 1, 1), torch.zeros(1, 1).long()),
+        TE,
+        "g_h must be a torch.Tensor, got list",
+    ),
+]

@@ -5,7 +5,7 @@ import torch
 from probe_kit import NAN, TE, VE
 
 from xai_tf.seq2seq import attention, data, decoding, evaluate, exposure, metrics, shipped, summary, training
-from xai_tf.seq2seq.model import Config
+from xai_tf.seq2seq.model import Config, Seq2Seq
 from xai_tf.widgets import seq2seq as seq2seq_widgets
 
 
@@ -77,7 +77,7 @@ RAISES = [
         "xai_tf.seq2seq.decoding.beam_search",
         lambda: decoding.beam_search(lambda t, s: (t, s), torch.zeros(1, 1), 0, 5),
         VE,
-        "beam must be an integer in 1..10000",
+        "beam must be an integer in 1..1000,",
     ),
     (
         "xai_tf.seq2seq.decoding.beam_translate",
@@ -306,3 +306,48 @@ CHECKERS |= {
     "xai_tf.exercises.seq2seq.check_word_losses": "ℓ is None",
     "xai_tf.exercises.seq2seq.check_length_penalty": "lp is None",
 }
+
+
+def _uniform_step(tokens: torch.Tensor, state: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.full((tokens.size(0), 50), -(50.0**0.5)).log_softmax(-1), state
+
+
+# Issue 58: a sentence given as one string (wrapping it would make a one-word sentence); a beam width
+# that would run for minutes.
+RAISES += [
+    (
+        "xai_tf.seq2seq.data.Vocab",
+        lambda: _corpus().source_vocab.encode("the dog sings"),
+        TE,
+        "words must be a list of words, got one str: split it, e.g. tokenize",
+    ),
+    (
+        "xai_tf.seq2seq.decoding.beam_search",
+        lambda: decoding.beam_search(_uniform_step, torch.zeros(1, 1), 10_000, 3),
+        VE,
+        "beam must be an integer in 1..1000",
+    ),
+]
+
+
+def _rnn() -> Seq2Seq:
+    return Seq2Seq(Config(30, 40)).eval()
+
+
+# Issue 58: ids outside the vocabulary (or a batch unlike the source's) are named where they enter.
+RAISES += [
+    (
+        "xai_tf.seq2seq.model.Seq2Seq",
+        lambda: _rnn()(
+            torch.full((2, 4), 10**4), torch.ones(2, 4, dtype=torch.bool), torch.ones(2, 3).long()
+        ),
+        VE,
+        "source must be token ids in 0..29 \\(the model's vocabulary\\), got 10000",
+    ),
+    (
+        "xai_tf.seq2seq.model.Seq2Seq",
+        lambda: _rnn()(torch.ones(2, 4).long(), torch.ones(2, 4, dtype=torch.bool), torch.ones(3, 3).long()),
+        VE,
+        "target_in must be token ids \\[batch = 2, T ≥ 1\\] like source",
+    ),
+]

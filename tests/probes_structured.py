@@ -145,3 +145,14 @@ RAISES = [
 
 CHECKERS: dict = {}
 PANELS: dict = {}
+
+
+# Issue 58: enumerating 2^T structures of many chains is refused before it allocates what would not fit.
+RAISES += [
+    (
+        "xai_tf.structured.chain.chain_marginals_enumerated",
+        lambda: st.chain_marginals_enumerated(torch.zeros(1, 16).expand(10**6, 16), torch.zeros(2, 2)),
+        VE,
+        "enumerating 1000000 chains needs .* enumerate fewer chains",
+    ),
+]

@@ -90,6 +90,10 @@ def _norm(block: nn.Module) -> float:
     return torch.cat(grads).norm().item()
 
 
+#: The most multiply-adds (grid points × n·d²) that ``convolution_vs_heads`` accepts: a few seconds.
+MAX_WORK = 3 * 10**8
+
+
 def convolution_vs_heads(d: int = 4, n: int = 12, seed: int = 0, grid: int = 20) -> dict[str, float]:
     """A convolution of width 3, y_t = W₋₁ x_{t−1} + W₀ x_t + W₊₁ x_{t+1} (a matrix per offset), fitted
     by attention over the three neighbours (the lecture's "problem of self-attention"):
@@ -103,6 +107,12 @@ def convolution_vs_heads(d: int = 4, n: int = 12, seed: int = 0, grid: int = 20)
     x ∈ ℝ^{n×d} and W_o (seeded)."""
     d, n = _checks.integer("d", d, 1, 64), _checks.integer("n", n, 3, 4096)
     grid = _checks.integer("grid", grid, 1, 200)
+    work = (grid + 1) * (grid + 2) // 2 * n * d * d  # one least-squares fit of n×d per point of the grid
+    if work > MAX_WORK:
+        raise ValueError(
+            f"grid = {grid} with n = {n}, d = {d} means {work:.1e} multiply-adds, over the {MAX_WORK:.0e} "
+            "that run in seconds: lower grid, n or d"
+        )
     g = torch.Generator().manual_seed(_checks.integer("seed", seed, 0))
     x = torch.randn(n + 2, d, generator=g, dtype=torch.float64)
     W = torch.randn(3, d, d, generator=g, dtype=torch.float64)

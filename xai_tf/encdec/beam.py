@@ -122,7 +122,7 @@ def scores(
 ) -> dict[str, float]:
     """Exact match, BLEU (sacrebleu) and output/reference length of beam search (width ``beam``,
     length penalty ``alpha``) on ``pairs``; ``beam=0`` scores ``evaluate.greedy`` instead."""
-    beam = _checks.integer("beam", beam, 0, 10_000)
+    beam = _checks.integer("beam", beam, 0, 1_000)
     evaluate._sources(pairs, corpus)
     if beam == 0:
         hyp = evaluate.greedy(model, pairs, corpus)

@@ -32,7 +32,7 @@ from torch.nn import functional as F
 
 from xai_tf import _checks
 from xai_tf.encdec.blocks import EncoderBlock, LayerNorm
-from xai_tf.encdec.stack import Attentions, EncoderDecoder
+from xai_tf.encdec.stack import Attentions, EncoderDecoder, _visible
 from xai_tf.transformer.blocks import sinusoidal_positions
 
 MAX_POSITIONS = 128
@@ -56,6 +56,26 @@ class _Embedding(nn.Module):
         return math.sqrt(self.W_e.size(1)) * self.W_e[ids] + self.W_p[:T].to(self.W_e.dtype)
 
 
+def _inputs(model: Any, source: object, source_mask: Tensor) -> tuple[Tensor, Tensor]:
+    """``(source, source_mask)`` checked where they enter a model: ids [B, S] in the source vocabulary
+    (torch would index out of range), a bool mask shaped like ``source``."""
+    source = _checks.token_ids("source", source, model.source.W_e.size(0))
+    if source.dim() != 2:
+        raise ValueError(f"source must be token ids [batch, S], got shape {tuple(source.shape)}")
+    return source, _visible("source_mask", source_mask, *source.shape)
+
+
+def _targets(model: Any, target_in: object, batch: int) -> Tensor:
+    """``target_in`` checked: ids [batch, T] in the target vocabulary, one row per source sentence."""
+    target_in = _checks.token_ids("target_in", target_in, model.target.W_e.size(0))
+    if target_in.dim() != 2 or target_in.size(0) != batch:
+        raise ValueError(
+            f"target_in must be token ids [batch = {batch}, T] like source, "
+            f"got shape {tuple(target_in.shape)}"
+        )
+    return target_in
+
+
 class Seq2SeqTransformer(nn.Module):
     """Embeddings, ``EncoderDecoder``, tied output. ``forward(source, source_mask, target_in)`` gives the
     logits ``[B, T, D_tgt]`` for the next target word at each position and every attention map."""
@@ -77,6 +97,7 @@ class Seq2SeqTransformer(nn.Module):
 
     def encode(self, source: Tensor, source_mask: Tensor) -> Tensor:
         """The memory ``[B, S, d_e]`` (the encoder's output)."""
+        source, source_mask = _inputs(self, source, source_mask)
         return self.core.encode(self.source(source), source_mask)[0]
 
     def decode(self, memory: Tensor, source_mask: Tensor, target_in: Tensor) -> tuple[Tensor, Tensor]:
@@ -85,6 +106,8 @@ class Seq2SeqTransformer(nn.Module):
         return states @ self.target.W_e.T, cross
 
     def forward(self, source: Tensor, source_mask: Tensor, target_in: Tensor) -> tuple[Tensor, Attentions]:
+        source, source_mask = _inputs(self, source, source_mask)
+        target_in = _targets(self, target_in, source.size(0))
         states, maps = self.core(self.source(source), self.target(target_in), source_mask, target_in != 0)
         return states @ self.target.W_e.T, maps
 
@@ -126,6 +149,8 @@ class DecoderOnly(_OneStack):
     self-attention maps ``[N, B, H, S+T, S+T]``."""
 
     def forward(self, source: Tensor, source_mask: Tensor, target_in: Tensor) -> tuple[Tensor, Tensor]:
+        source, source_mask = _inputs(self, source, source_mask)
+        target_in = _targets(self, target_in, source.size(0))
         S, T = source.size(1), target_in.size(1)
         x = torch.cat([self.source(source), self.target(target_in)], dim=1)
         visible = torch.cat([source_mask, target_in != 0], dim=1)  # [B, S+T]
@@ -154,6 +179,7 @@ class EncoderOnly(_OneStack):
     def forward(
         self, source: Tensor, source_mask: Tensor, target_in: Tensor | None = None
     ) -> tuple[Tensor, Tensor]:
+        source, source_mask = _inputs(self, source, source_mask)
         slots = self.slots(source_mask)
         L = slots.size(1)
         if L > MAX_POSITIONS:

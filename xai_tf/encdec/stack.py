@@ -32,13 +32,15 @@ def _visible(name: str, visible: Tensor, B: int, T: int) -> Tensor:
 
 def source_mask(src_visible: Tensor) -> Tensor:
     """``src_visible [B, S]`` (True = a real token, False = padding) → ``[B, 1, 1, S]``."""
-    B, S = _checks.tensor("src_visible", src_visible).shape if src_visible.dim() == 2 else (0, 0)
+    src_visible = _checks.tensor("src_visible", src_visible)
+    B, S = src_visible.shape if src_visible.dim() == 2 else (0, 0)
     return _visible("src_visible", src_visible, B, S)[:, None, None, :]
 
 
 def target_mask(tgt_visible: Tensor) -> Tensor:
     """``tgt_visible [B, T]`` → the causal mask and the keys' padding ``[B, 1, T, T]``."""
-    B, T = _checks.tensor("tgt_visible", tgt_visible).shape if tgt_visible.dim() == 2 else (0, 0)
+    tgt_visible = _checks.tensor("tgt_visible", tgt_visible)
+    B, T = tgt_visible.shape if tgt_visible.dim() == 2 else (0, 0)
     causal = torch.ones(T, T, dtype=torch.bool, device=tgt_visible.device).tril()
     return causal & _visible("tgt_visible", tgt_visible, B, T)[:, None, None, :]
 
@@ -77,9 +79,18 @@ class EncoderDecoder(nn.Module):
         self.encoder_norm, self.decoder_norm = LayerNorm(d_e), LayerNorm(d_e)
         self.d_e, self.n_heads, self.norm_first = d_e, n_heads, norm_first
 
+    def _states(self, name: str, x: object) -> Tensor:
+        x = _checks.real_tensor(name, x, dims=3)
+        if x.size(-1) != self.d_e:
+            raise ValueError(f"{name} must be [batch, length, d_e = {self.d_e}], got {tuple(x.shape)}")
+        return x
+
     def encode(self, src: Tensor, src_visible: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``src [B, S, d_e]`` → (memory ``[B, S, d_e]``, encoder attention ``[N, B, H, S, S]``)."""
-        mask = None if src_visible is None else source_mask(src_visible)
+        src = self._states("src", src)
+        mask = (
+            None if src_visible is None else source_mask(_visible("src_visible", src_visible, *src.shape[:2]))
+        )
         maps = []
         for block in self.encoder:
             src, A = block(src, mask)
@@ -94,10 +105,19 @@ class EncoderDecoder(nn.Module):
         src_visible: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor]:
         """``tgt [B, T, d_e]`` → (states ``[B, T, d_e]``, self-attention, cross-attention maps)."""
+        tgt, memory = self._states("tgt", tgt), self._states("memory", memory)
+        if tgt.size(0) != memory.size(0):
+            raise ValueError(
+                f"tgt and memory must hold the same batch, got {tgt.size(0)} and {memory.size(0)}"
+            )
         if tgt_visible is None:
             tgt_visible = torch.ones(tgt.shape[:2], dtype=torch.bool, device=tgt.device)
-        tgt_mask = target_mask(tgt_visible)
-        memory_mask = None if src_visible is None else source_mask(src_visible)
+        tgt_mask = target_mask(_visible("tgt_visible", tgt_visible, *tgt.shape[:2]))
+        memory_mask = (
+            None
+            if src_visible is None
+            else source_mask(_visible("src_visible", src_visible, *memory.shape[:2]))
+        )
         selfs, crosses = [], []
         for block in self.decoder:
             tgt, A_self, A_cross = block(tgt, memory, tgt_mask, memory_mask)

@@ -117,7 +117,12 @@ def rank_agreement(
     for p, prompt in enumerate(scores):
         if not isinstance(prompt, Mapping) or tuple(prompt) != methods:
             raise ValueError(f"scores[{p}] must map the same methods {methods} as scores[0]")
-        columns = [torch.as_tensor(prompt[m]).detach().double().cpu().numpy() for m in methods]
+        try:
+            columns = [torch.as_tensor(prompt[m]).detach().double().cpu().numpy() for m in methods]
+        except (TypeError, ValueError, RuntimeError) as err:
+            raise TypeError(
+                f"scores[{p}] must map each method to its token scores, a tensor or array of numbers ({err})"
+            ) from err
         if any(c.ndim != 1 or len(c) != len(columns[0]) or len(c) < 2 for c in columns):
             shapes = [c.shape for c in columns]
             raise ValueError(

@@ -73,7 +73,14 @@ def load_directory(directory: str | Path, name: str | None = None) -> LoadedMode
     root = Path(directory)
     if not (root / CONFIG).is_file():
         raise ValueError(f"directory {str(root)!r} is not a checkpoint: it has no {CONFIG}")
-    hf = json.loads((root / CONFIG).read_text())
+    try:
+        hf = json.loads((root / CONFIG).read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"directory {str(root)!r}: {CONFIG} is not valid JSON ({err})") from err
+    if not isinstance(hf, dict):
+        raise ValueError(
+            f"directory {str(root)!r}: {CONFIG} must hold a JSON object, got {type(hf).__name__}"
+        )
     model_type = hf.get("model_type")
     if model_type not in LOADERS:
         raise ValueError(

@@ -99,7 +99,9 @@ class LoadedModel(Generic[Arch]):
         text's own tokens only."""
         if self.tokenizer is None:
             raise ValueError(f"{self.name} has no tokenizer: load it with xai_tf.load_model to type text")
-        if not isinstance(prompt, str) or not prompt.strip():
+        if not isinstance(prompt, str):
+            raise TypeError(f"prompt must be a str, the text to encode; got {type(prompt).__name__}")
+        if not prompt.strip():
             raise ValueError("prompt is empty: type at least one word")
         for special in sorted(getattr(self.tokenizer, "special_tokens_set", ())):
             if special in prompt:  # tiktoken's own error asks for an argument a student cannot pass

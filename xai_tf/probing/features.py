@@ -20,6 +20,9 @@ def residual_streams(lm: LoadedModel, ids: Tensor, batch_size: int = 16) -> Tens
     lm = as_model(lm)
     _checks.integer("batch_size", batch_size, 1)
     ids = lm.model.check_input_ids(ids)
+    sizes = lm.model.sizes
+    n_bytes = 4 * (sizes.n_layer + 1) * ids.numel() * sizes.d_model  # the float32 result
+    _checks.fits(f"the residual streams of {ids.size(0)} windows", n_bytes, "read fewer windows of ids")
     out = []
     for chunk in ids.split(batch_size):
         _, cache = lm.run_with_cache(chunk)

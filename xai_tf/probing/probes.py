@@ -129,9 +129,13 @@ def fit_mlp(
     the others, and each problem keeps its weights of the step with the lowest held-out cross-entropy (the
     initial weights included). Fewer than 10 examples hold nothing out."""
     h, y, K = check_probe_data(h, y, n_classes)
-    _checks.integer("hidden", hidden, 1)
+    hidden = _checks.integer("hidden", hidden, 1)
     _checks.integer("steps", steps, 1)
     _checks.real("holdout", holdout, 0.0, 0.5)
+    B, N, d = h.shape
+    # float32 weights with their gradients and Adam's two moments, and the hidden activations with theirs
+    n_bytes = 4 * (4 * B * (d + 1 + K + 1) * hidden + 2 * B * N * hidden)
+    _checks.fits(f"an MLP probe of hidden = {hidden}", n_bytes, "choose a smaller hidden", h.device)
     n_out = max(1, math.ceil(holdout * y.size(1))) if holdout > 0 and y.size(1) >= 10 else 0
     h, y, h_out, y_out = (
         h[:, : y.size(1) - n_out],

@@ -70,6 +70,10 @@ class Vocabulary:
 
     def encode(self, words: Sequence[str], unknown: str = "error") -> list[int]:
         """The ids of ``words`` (no <bos>/<eos>); see the module's docstring for the unknown-word policy."""
+        if isinstance(words, str):  # wrapping it as [words] would make a one-word sentence
+            raise TypeError(
+                f"words must be a list of words, got one str: split it, e.g. tokenize({words[:20]!r})"
+            )
         words = _checks.strings("words", words)
         if unknown not in ("error", "unk"):
             raise ValueError(f"unknown must be 'error' or 'unk', got {unknown!r}")

@@ -99,7 +99,7 @@ def beam_search(
     prefix's log-probability only falls as it grows and lp grows with length (α ≥ 0), so no extension
     of it can score above log p(prefix) / lp(max_length). Sequences are at most ``max_length`` long,
     <eos> included."""
-    beam = _checks.integer("beam", beam, 1, 10_000)
+    beam = _checks.integer("beam", beam, 1, 1_000)
     max_length = _checks.integer("max_length", max_length, 1, 500)
     _checks.real("alpha", alpha, 0.0, 10.0)
     prefixes: list[list[int]] = [[]]

@@ -69,6 +69,17 @@ class Seq2Seq(nn.Module):
 
     def encode(self, source: Tensor, source_mask: Tensor) -> tuple[Tensor, Tensor, Tensor | None, Tensor]:
         """h [B, S, d], s_0 [B, d], the scorer's keys (None without attention) and the fixed c [B, d]."""
+        source = _checks.token_ids("source", source, self.E_src.num_embeddings)
+        if source.dim() != 2:
+            raise ValueError(f"source must be token ids [batch, S], got shape {tuple(source.shape)}")
+        if (
+            not isinstance(source_mask, Tensor)
+            or source_mask.dtype != torch.bool
+            or source_mask.shape != source.shape
+        ):
+            raise ValueError(f"source_mask must be a bool tensor shaped like source {tuple(source.shape)}")
+        if not bool(source_mask.any(1).all()):
+            raise ValueError("source_mask must mark at least one word in every row")
         lengths = source_mask.sum(1).cpu()
         packed = pack_padded_sequence(self.E_src(source), lengths, batch_first=True, enforce_sorted=False)
         out, last = self.encoder(packed)
@@ -105,6 +116,9 @@ class Seq2Seq(nn.Module):
     def forward(self, source: Tensor, source_mask: Tensor, target_in: Tensor) -> tuple[Tensor, Tensor | None]:
         """Teacher forcing: logits [B, T, V] for every position of ``target_in`` and α [B, T, S]
         (None without attention)."""
+        target_in = _checks.token_ids("target_in", target_in, self.E_tgt.num_embeddings)
+        if target_in.dim() != 2 or target_in.size(0) != len(source) or target_in.size(1) == 0:
+            raise ValueError(f"target_in must be token ids [batch = {len(source)}, T ≥ 1] like source")
         h, s, keys, c = self.encode(source, source_mask)
         logits, alphas = [], []
         for i in range(target_in.size(1)):

@@ -109,7 +109,9 @@ def chain_marginals_enumerated(theta: Tensor, transition: Tensor) -> Tensor:
     """p(z_i = 1) = Σ_{z : z_i = 1} exp s(z) / Σ_z exp s(z), over all 2^T structures (T ≤ 16): the
     brute-force definition, for checking forward–backward on short chains."""
     theta, transition = _inputs(theta, transition)
-    _checks.integer("theta's length T (2^T structures are enumerated)", theta.size(-1), 1, MAX_ENUMERATED)
+    T = _checks.integer("theta's length T (2^T structures are enumerated)", theta.size(-1), 1, MAX_ENUMERATED)
+    n_bytes = 2 * (theta.numel() // T) * 2**T * theta.element_size()  # the scores of every structure, p
+    _checks.fits(f"enumerating {theta.numel() // T} chains", n_bytes, "enumerate fewer chains", theta.device)
     z = torch.tensor(list(itertools.product((0, 1), repeat=theta.size(-1))), device=theta.device)
     pair = transition[z[:, :-1], z[:, 1:]].sum(-1)  # Σ_i A[z_{i−1}, z_i] for each structure
     p = torch.softmax(theta @ z.to(theta.dtype).T + pair, dim=-1)

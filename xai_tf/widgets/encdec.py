@@ -66,6 +66,9 @@ def cross_attention_panel(model: Seq2SeqTransformer, corpus: data.Corpus, index:
     sentence shown first)."""
     if not isinstance(model, Seq2SeqTransformer):
         raise TypeError(f"model must be a Seq2SeqTransformer, got {type(model).__name__}")
+    if not isinstance(corpus, data.Corpus):
+        raise TypeError(f"corpus must be a Corpus (shipped.corpus()), got {type(corpus).__name__}")
+    index = _checks.integer("index", index, 0, len(corpus.test) - 1)  # the box would clamp it silently
     n_layers, n_heads = len(model.core.decoder), model.core.n_heads
     controls = {
         "sentence": widgets.BoundedIntText(
