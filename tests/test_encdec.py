@@ -167,6 +167,13 @@ def test_learning_rate_schedule():
     assert [learning_rate(k, s) for k in (50, 100, 400)] == [0.5, 1.0, 0.5]
     assert learning_rate(400, Settings(lr=1.0, warmup=100, decay="constant")) == 1.0
     assert learning_rate(1, Settings(lr=1.0, warmup=0)) == 1.0
+    # without the ramp (issue 58): lr_max until w, then the same decay as with it;
+    # warmup = 0 decays from step 1
+    no_ramp = Settings(lr=1.0, warmup=100, ramp=False)
+    assert [learning_rate(k, no_ramp) for k in (1, 50, 100, 400)] == [1.0, 1.0, 1.0, 0.5]
+    assert learning_rate(400, Settings(lr=1.0, warmup=0)) == 0.05
+    with pytest.raises(TypeError, match="ramp must be True or False"):
+        Settings(ramp="no")
 
 
 def test_learning_rate_is_vaswanis_schedule_with_the_peak_as_parameter():

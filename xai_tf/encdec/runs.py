@@ -4,6 +4,7 @@ Every variant trains ``SETTINGS`` on ``data.make_corpus(0)`` and changes one thi
 (the encoder–decoder in pre-LN order with warm-up and the paper's inverse-square-root decay):
 
     "post"           post-LN (the 2017 paper's order)          "pre_nowarmup"  / "post_nowarmup": warmup = 0
+    "pre_noramp" / "post_noramp": the ramp removed, the decay of 100 warm-up steps kept (``ramp = False``)
     "decoder_only"   one causal stack, source as a prefix      "smoothing"     label smoothing ε = 0.1
     "dropout"        dropout 0.1                               "constant_lr"   no decay after the warm-up
     "encoder_only"   one bidirectional stack over [source; S + 8 slots], every slot read out at once
@@ -36,6 +37,8 @@ VARIANTS: dict[str, dict] = {
     "post": {"norm_first": False},
     "pre_nowarmup": {"warmup": 0},
     "post_nowarmup": {"norm_first": False, "warmup": 0},
+    "pre_noramp": {"ramp": False},
+    "post_noramp": {"norm_first": False, "ramp": False},
     "decoder_only": {"kind": "decoder_only"},
     "smoothing": {"label_smoothing": 0.1},
     "dropout": {"dropout": 0.1},
@@ -51,7 +54,7 @@ def variant(name: str) -> dict:
     if name not in VARIANTS:
         raise ValueError(f"name must be one of {', '.join(VARIANTS)}, got {name!r}")
     full = {**SETTINGS, "kind": "encoder_decoder", "norm_first": True, "dropout": 0.0}
-    full.update(decay="inverse_sqrt", label_smoothing=0.0)
+    full.update(decay="inverse_sqrt", label_smoothing=0.0, ramp=True)
     return {**full, **VARIANTS[name]}
 
 
@@ -75,7 +78,7 @@ def build(name: str, corpus: data.Corpus, seed: int = 0) -> evaluate.Model:
 def settings(name: str, steps: int | None = None) -> Settings:
     """The ``training.Settings`` of variant ``name`` (``steps`` overrides its step count)."""
     v = variant(name)
-    keys = ("steps", "batch_size", "lr", "warmup", "decay", "label_smoothing")
+    keys = ("steps", "batch_size", "lr", "warmup", "decay", "label_smoothing", "ramp")
     s = Settings(**{k: v[k] for k in keys})
     if steps is not None:
         s.steps = _checks.integer("steps", steps, 1)

@@ -10,9 +10,13 @@ Optimiser: Adam (β₁ = 0.9, β₂ = 0.98, Vaswani et al. 2017) with the learni
                Vaswani et al.'s (§5.3) d^−0.5 · min(step^−0.5, step · warmup^−1.5)
                with d^−0.5 = lr_max · √warmup
 
-``warmup = 0`` starts at lr_max. The encoder-only model is trained by the same loop, its loss the same
-cross-entropy averaged over its output slots (``model.EncoderOnly.slot_targets``: every slot of a sentence,
-the <eos> slots after its last word included) instead of over y_1 … y_T <eos>.
+``warmup = 0`` starts at lr_max and decays from step 1 (lr_max/√step); ``ramp = False`` keeps the decay of
+``warmup`` steps and removes only the ramp: lr_max until step w, then the same (w/step)^½ (issue 58: the
+``warmup = 0`` runs change the ramp *and* train at a tenth of the rate after step 100).
+
+The encoder-only model is trained by the same loop, its loss the same cross-entropy averaged over its
+output slots (``model.EncoderOnly.slot_targets``: every slot of a sentence, the <eos> slots after its last
+word included) instead of over y_1 … y_T <eos>.
 
 Every random choice (weights, minibatches, dropout) is seeded through
 ``xai_tf.seeds`` (``XAI_TF_SEED_OFFSET`` shifts it).
@@ -35,7 +39,8 @@ from xai_tf.seq2seq import data
 
 @dataclass
 class Settings:
-    """How to train: steps, minibatch size, peak learning rate, warm-up steps, decay, label smoothing."""
+    """How to train: steps, minibatch size, peak learning rate, warm-up steps, decay, label smoothing, and
+    whether the warm-up ramps the rate up (``ramp``) or only sets where the decay starts."""
 
     steps: int = 600
     batch_size: int = 64
@@ -43,6 +48,7 @@ class Settings:
     warmup: int = 100
     decay: str = "inverse_sqrt"
     label_smoothing: float = 0.0
+    ramp: bool = True
 
     def __post_init__(self) -> None:
         _checks.integer("steps", self.steps, 1)
@@ -52,6 +58,8 @@ class Settings:
         if self.decay not in ("constant", "inverse_sqrt"):
             raise ValueError(f"decay must be 'constant' or 'inverse_sqrt', got {self.decay!r}")
         _checks.real("label_smoothing", self.label_smoothing, 0.0, 1.0, open_hi=True)
+        if not isinstance(self.ramp, bool):
+            raise TypeError(f"ramp must be True or False, got {self.ramp!r}")
 
 
 @dataclass
@@ -68,7 +76,7 @@ def learning_rate(step: int, settings: Settings) -> float:
     step = _checks.integer("step", step, 1)
     if not isinstance(settings, Settings):
         raise TypeError(f"settings must be a Settings, got {type(settings).__name__}")
-    warm = min(1.0, step / settings.warmup) if settings.warmup else 1.0
+    warm = min(1.0, step / settings.warmup) if settings.warmup and settings.ramp else 1.0
     if settings.decay == "constant":
         return settings.lr * warm
     return settings.lr * warm * (max(step, settings.warmup, 1) / max(settings.warmup, 1)) ** -0.5
