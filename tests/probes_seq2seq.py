@@ -316,7 +316,7 @@ def _uniform_step(tokens: torch.Tensor, state: torch.Tensor) -> tuple[torch.Tens
 # that would run for minutes.
 RAISES += [
     (
-        "xai_tf.seq2seq.data.Vocab",
+        "xai_tf.seq2seq.data.Vocabulary",
         lambda: _corpus().source_vocab.encode("the dog sings"),
         TE,
         "words must be a list of words, got one str: split it, e.g. tokenize",
