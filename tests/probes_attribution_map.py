@@ -359,6 +359,12 @@ RAISES = [
 
 RAISES += [
     (
+        "xai_tf.explain.formulas.contrastive_gradient_x_input",
+        lambda: fo.contrastive_gradient_x_input(z(3, 2), z(3, 2), z(3, 4)),
+        VE,
+        r"g_target, g_foil and E must have one shape \[T, d_e\]",
+    ),
+    (
         "xai_tf.explain.formulas.spearman_rho",
         lambda: fo.spearman_rho(z(4), torch.ones(4)),
         VE,
@@ -437,6 +443,7 @@ CHECKERS = {
     "xai_tf.exercises.attribution_map.check_occlusion": "is None: did you forget",
     "xai_tf.exercises.attribution_measures.check_completeness_gap": "delta is None: did you forget",
     "xai_tf.exercises.attribution_measures.check_spearman": "ρ is None: did you forget",
+    "xai_tf.exercises.attribution_measures.check_contrastive_gradient": "is None: did you forget",
     "xai_tf.exercises.attribution_map.check_rescale_multiplier": "is None: did you forget",
     "xai_tf.exercises.attribution_map.check_shapley_kernel": "is None: did you forget",
 }

@@ -129,3 +129,20 @@ def test_spearman_rho_is_scipys_with_and_without_ties(seed):
         assert float(fo.spearman_rho(x, y)) == pytest.approx(
             stats.spearmanr(x.numpy(), y.numpy()).statistic, abs=1e-12
         )
+
+
+def test_contrastive_gradient_x_input_is_gradient_x_input_of_the_logit_difference():
+    """Σ_j (∂z_target/∂E_tj − ∂z_foil/∂E_tj) E_tj against autograd of gradcam.contrast_function's
+    z_target − z_foil, differentiated in one backward pass."""
+    from xai_tf.explain import gradcam as gc
+
+    model = GPT2.from_hf(random_hf_gpt2(0, vocab_size=50, n_positions=16, n_embd=16, n_layer=2, n_head=2))
+    ids = [3, 7, 1, 9]
+    g_target, E = attr.embedding_gradients(model, ids, 5)
+    g_foil, _ = attr.embedding_gradients(model, ids, 11)
+    X = E.clone().requires_grad_(True)
+    (g_c,) = torch.autograd.grad(gc.contrast_function(model, 5, 11, len(ids))(X[None]).sum(), X)
+    want = (g_c * E).sum(-1)
+    got = fo.contrastive_gradient_x_input(g_target, g_foil, E)
+    assert torch.allclose(got, want, atol=1e-6, rtol=1e-5)
+    assert not torch.allclose(got, attr.gradient_times_input(g_target, E), atol=1e-3)  # the foil counts

@@ -199,3 +199,35 @@ def test_lesson_20_checkers_name_the_mistake(checker, fn, message, capsys):
 )
 def test_lesson_20_checkers_pass_other_right_answers(checker, fn, capsys):
     assert checker(fn), capsys.readouterr().out
+
+
+def _contrast(gt, gf, E):
+    return ((gt - gf) * E).sum(-1)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (lambda gt, gf, E: _contrast(gf, gt, E), "the sign is flipped: foil − target"),
+        (lambda gt, gf, E: (gt * E).sum(-1), "the target's gradient × input alone"),
+        (lambda gt, gf, E: (gt - gf).sum(-1), "the input is missing"),
+        (lambda gt, gf, E: gt.norm(dim=-1) - gf.norm(dim=-1), "the difference of the gradients' norms"),
+        (lambda gt, gf, E: ((gt - gf) * E).sum(0), r"shape \(4,\): that sums over the tokens"),
+        (lambda gt, gf, E: None, "is None: did you forget"),
+    ],
+)
+def test_contrastive_gradient_checker_names_the_mistake(fn, message, capsys):
+    _rejects_with(ms.check_contrastive_gradient, fn, message, capsys)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        _contrast,
+        lambda gt, gf, E: (gt * E).sum(-1) - (gf * E).sum(-1),
+        lambda gt, gf, E: torch.einsum("td,td->t", gt - gf, E).double(),
+        lambda gt, gf, E: torch.stack([(gt[t] - gf[t]) @ E[t] for t in range(len(E))]),
+    ],
+)
+def test_contrastive_gradient_checker_passes_other_right_answers(fn, capsys):
+    assert ms.check_contrastive_gradient(fn), capsys.readouterr().out

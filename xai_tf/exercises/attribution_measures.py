@@ -1,5 +1,5 @@
-"""Checkers for lesson 20's measures of an attribution: the completeness gap (section 3) and Spearman's ρ
-(section 6; its methods' checkers are in ``attribution_map``)."""
+"""Checkers for lesson 20's measures of an attribution: the contrastive gradient × input (section 2), the
+completeness gap (section 3) and Spearman's ρ (section 6; its methods' checkers: ``attribution_map``)."""
 
 from __future__ import annotations
 
@@ -97,3 +97,43 @@ def check_spearman(fn: Callable[[Tensor, Tensor], object]) -> int:
             )
         expect_close("ρ", got, want)
     return len(cases)
+
+
+@checker("contrastive gradient × input", reference=formulas.contrastive_gradient_x_input)
+def check_contrastive_gradient(fn: Callable[[Tensor, Tensor, Tensor], Tensor]) -> int:
+    """Lesson 20: ``fn(g_target, g_foil, E)`` → scores ``[T]``, Σ_j (g_target − g_foil)_tj E_tj, for the
+    gradients of the two logits and the embeddings, all ``[T, d_e]``."""
+    g = torch.Generator().manual_seed(20)
+    cases = 0
+    for dtype in (torch.float32, torch.float64):
+        for T, d in ((5, 4), (3, 7)):
+            gt, gf, E = (torch.randn(T, d, generator=g, dtype=torch.float64).to(dtype) for _ in range(3))
+            got = fn(gt.clone(), gf.clone(), E.clone())
+            want = formulas.contrastive_gradient_x_input(gt.double(), gf.double(), E.double())
+            cases += 1
+            if isinstance(got, Tensor) and got.shape == (d,):
+                raise Mismatch(
+                    f"shape ({d},): that sums over the tokens; sum over the embedding dims j (dim -1)"
+                )
+            if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+                gt64, gf64, E64 = gt.double(), gf.double(), E.double()
+                wrong = [
+                    ("the sign is flipped: foil − target; F_c is z_target − z_foil", -want),
+                    (
+                        "that is the target's gradient × input alone: subtract the foil's",
+                        (gt64 * E64).sum(-1),
+                    ),
+                    (
+                        "the input is missing: multiply the difference by E before summing",
+                        (gt64 - gf64).sum(-1),
+                    ),
+                    (
+                        "that is the difference of the gradients' norms: take (g_target − g_foil) · E_t",
+                        gt64.norm(dim=-1) - gf64.norm(dim=-1),
+                    ),
+                ]
+                for message, value in wrong:
+                    if close(got, value):
+                        raise Mismatch(message)
+            expect_close(f"scores (T={T}, d_e={d}, {str(dtype)[6:]})", got, want)
+    return cases

@@ -16,6 +16,10 @@ to until the student's function passes (``xai_tf.exercises.attribution_map``).
   only where neither vector has ties.
 - **Exact Shapley values of a game** v: coalitions ``[S, T]`` → values ``[S]``, by enumerating
   ``perturbation.all_coalitions(T)`` (``perturbation.exact_shapley``'s formula).
+- **Contrastive gradient × input** (Yin & Neubig, 2022) of F_c = z_target − z_foil, from the embedding
+  gradients of the two logits:
+      score_t = Σ_j (∂z_target/∂E_tj − ∂z_foil/∂E_tj) E_tj,
+  the gradient × input of F_c, since the gradient is linear ("why the target rather than the foil").
 """
 
 from __future__ import annotations
@@ -107,3 +111,18 @@ def shapley_of_game(v: Callable[[Tensor], Tensor], T: int) -> Tensor:
     if not isinstance(values, Tensor):
         raise TypeError(f"v must return a tensor of values [{2**T}], got {type(values).__name__}")
     return pt.exact_shapley(values.detach(), T)
+
+
+def contrastive_gradient_x_input(g_target: Tensor, g_foil: Tensor, E: Tensor) -> Tensor:
+    """score_t = Σ_j (g_target − g_foil)_tj E_tj ``[T]``: gradient × input of z_target − z_foil, from
+    the gradients ``g_target`` = ∂z_target/∂E, ``g_foil`` = ∂z_foil/∂E and the embeddings E
+    (all ``[T, d_e]``)."""
+    gt = _checks.real_tensor("g_target", g_target, dims=2)
+    gf = _checks.real_tensor("g_foil", g_foil, dims=2)
+    e = _checks.real_tensor("E", E, dims=2)
+    if not gt.shape == gf.shape == e.shape:
+        raise ValueError(
+            f"g_target, g_foil and E must have one shape [T, d_e], got {tuple(gt.shape)}, "
+            f"{tuple(gf.shape)} and {tuple(e.shape)}"
+        )
+    return ((gt - gf) * e).sum(-1)
