@@ -8,6 +8,7 @@ from pathlib import Path
 import torch
 from probe_kit import NAN, TE, VE, lm, z
 
+from xai_tf.exercises import faithfulness_adversary
 from xai_tf.exercises.faithfulness import additive_weights, kendall_tau
 from xai_tf.faithfulness import adversary as fadv
 from xai_tf.faithfulness import baselines as fbase
@@ -946,6 +947,7 @@ CHECKERS = {
     "xai_tf.exercises.faithfulness.check_precision_at_k": "returned None: did you forget",
     "xai_tf.exercises.faithfulness.check_null_directions": "returned None: did you forget",
     "xai_tf.exercises.faithfulness.check_additive_weights": "α is None: did you forget",
+    "xai_tf.exercises.faithfulness_adversary.check_within_epsilon": "returned None: did you forget",
 }
 
 
@@ -1085,5 +1087,23 @@ RAISES += [  # issue 44 §2: the bad-input classes that still got through, lesso
         ),
         VE,
         r"pair must be one of the study's pairs",
+    ),
+    (
+        "xai_tf.exercises.faithfulness_adversary.within_epsilon",
+        lambda: faithfulness_adversary.within_epsilon([0.5, 0.6], 0.5, 0.0),
+        VE,
+        r"epsilon must be a finite number in \(0, 1\], got 0",
+    ),
+    (
+        "xai_tf.exercises.faithfulness_adversary.within_epsilon",
+        lambda: faithfulness_adversary.within_epsilon([0.5, 0.6], torch.tensor([0.5, 0.6]), 0.1),
+        VE,
+        r"f must be one number \(the model's output\), got shape \(2,\)",
+    ),
+    (
+        "xai_tf.exercises.faithfulness_adversary.within_epsilon",
+        lambda: faithfulness_adversary.within_epsilon([0.5, NAN], 0.5, 0.1),
+        VE,
+        r"f_adv",
     ),
 ]

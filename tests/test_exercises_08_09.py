@@ -4,12 +4,14 @@ every dtype through ``test_exercises.py``'s generic tests."""
 
 import math
 
+import numpy as np
 import pytest
 import torch
 from test_exercises import CHECKERS, _rejects_with
 
-from xai_tf.exercises import faithfulness, toytasks
-from xai_tf.faithfulness import divergence
+from xai_tf.exercises import faithfulness, faithfulness_adversary, toytasks
+from xai_tf.faithfulness import adversary, divergence
+from xai_tf.tasks import cues, recurrent
 
 
 def _jsd_with_log(p, q):  # forgets that 0 · log 0 = 0
@@ -421,3 +423,58 @@ def test_stack_tops_follow_the_automaton_and_refuse_an_invalid_string():
     ]  # deeper than D = 4
     with pytest.raises(ValueError, match=r"s must be a valid Dyck string of \(\)\[\], got '\(\]'"):
         toytasks.stack_tops("(]")
+
+
+# --- exercise 3.2 of lesson 08: the ε-adversary's constraint |f_α̃ − f_α*| < ε --------------------------
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (
+            lambda fa, f, e: (fa - f).abs() <= e,
+            r"\|Δf\| = ε exactly passes your test: the constraint is strict",
+        ),
+        (lambda fa, f, e: fa - f < e, r"without \|·\| every lower output passes"),
+        (lambda fa, f, e: (fa - f).abs() < e / 2, r"\|Δf\| < ε/2, the search's safety margin"),
+        (lambda fa, f, e: (fa - f).abs() >= e, "the mask is inverted"),
+        (lambda fa, f, e: (fa - fa[0]).abs() < e, "not the first candidate"),
+        (
+            lambda fa, f, e: int(((fa - f).abs() < e).sum()),
+            r"one True/False per candidate \(\d+\), not a count",
+        ),
+        (lambda fa, f, e: (fa - f).abs(), r"not the distances \|Δf\|"),
+    ],
+)
+def test_within_epsilon_checker_names_the_mistake(fn, message, capsys):
+    _rejects_with(faithfulness_adversary.check_within_epsilon, fn, message, capsys)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda fa, f, e: [abs(float(x) - float(f)) < e for x in fa],  # a loop, a list of bools
+        lambda fa, f, e: ((fa - f).abs() < e).int(),  # 0/1 integers
+        lambda fa, f, e: np.abs(fa.numpy() - float(f)) < e,  # numpy
+    ],
+)
+def test_within_epsilon_checker_accepts_right_answers_written_another_way(fn, capsys):
+    assert faithfulness_adversary.check_within_epsilon(fn), capsys.readouterr().out
+
+
+def test_within_epsilon_is_numpys_strict_comparison_and_holds_for_the_adversary_found():
+    rng = np.random.default_rng(3)
+    values, f = rng.uniform(0, 1, 50), 0.4
+    want = np.abs(values - f) < 0.1
+    got = faithfulness_adversary.within_epsilon(torch.from_numpy(values), f, 0.1)
+    assert got.tolist() == want.tolist() and 0 < want.sum() < 50
+    # |Δf| = ε exactly (0.25 − 0.125 and 0.375 − 0.25 are exact in binary) is outside: the bound is strict
+    assert faithfulness_adversary.within_epsilon([0.125, 0.375, 0.3], 0.25, 0.125).tolist() == [
+        False,
+        False,
+        True,
+    ]
+    torch.manual_seed(0)
+    model = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB)))
+    found = adversary.epsilon_adversary(model, [2, 3, 5, 7], epsilon=0.01, steps=5)
+    assert bool(faithfulness_adversary.within_epsilon([found.f_adv], found.f, 0.01)[0])
