@@ -19,6 +19,7 @@ from xai_tf.circuits import (
     shipped,
     steps,
 )
+from xai_tf.circuits.prompts import same_length_name
 from xai_tf.widgets import circuits as circuits_widgets
 
 
@@ -37,6 +38,12 @@ def _metric() -> metrics.LogitDifference:
 
 
 RAISES = [
+    (
+        "xai_tf.circuits.prompts.same_length_name",
+        lambda: same_length_name(lm(), "Enter Romeo and Juliet.", "Hamlet"),
+        VE,
+        "name must be a word of text",
+    ),
     (
         "xai_tf.circuits.induction.repeated_tokens",
         lambda: induction.repeated_tokens(lm(), 1),

@@ -1,6 +1,7 @@
 """Lesson 15's single steps (``xai_tf.circuits.steps``) against independent references: a loop for the
 mean, the whole model's ablation, hand-made logits, and a metric that is linear in the activation."""
 
+import pytest
 import torch
 
 from xai_tf import circuits as C
@@ -53,3 +54,20 @@ def test_first_order_estimate_is_exact_for_a_linear_metric_and_first_order_other
                 big = err
             else:
                 assert big > 1e-3 and err < big * 0.03  # second order in the step
+
+
+def test_the_corrupted_name_keeps_the_prompts_length_in_tokens(bundled):
+    """Patching lines the prompts up position by position (lesson 15); a model of one's own may split names
+    differently, so the corrupted name is the first candidate of the clean prompt's length."""
+    from xai_tf.circuits.prompts import same_length_name
+
+    text = "Enter Romeo and Juliet. Good night, good night, sweet"
+    other = same_length_name(bundled, text, "Romeo", ("Macbeth", "Hamlet", "Lear"))
+    assert len(bundled.encode(text.replace("Romeo", other))) == len(bundled.encode(text))
+    assert bundled.tokenizer.encode(f" {other}")[0] != bundled.tokenizer.encode(" Romeo")[0]
+    lengths = {n: len(bundled.encode(text.replace("Romeo", n))) for n in ("Macbeth", "Hamlet", "Lear")}
+    assert other == next(
+        n for n, k in lengths.items() if k == len(bundled.encode(text))
+    )  # the first that fits
+    with pytest.raises(ValueError, match="none of the candidates"):
+        same_length_name(bundled, text, "Romeo", ("Romeo",))  # the same first token: no logit difference
