@@ -32,6 +32,7 @@ over the whole text, at a cost per step that grows with T instead of T².
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -40,11 +41,10 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.models import gpt2_reads
-from xai_tf.models._gpt2_init import init_weights
-from xai_tf.models.architecture import HeadWeights, Sizes, check_embeddings, check_token_ids
+from xai_tf.models.architecture import HeadWeights, Sizes
+from xai_tf.models.causal import CausalTransformer
 from xai_tf.models.gpt2_config import CONFIGS, GPT2Config
-from xai_tf.models.hooks import ActivationCache, Hooks, Tap
+from xai_tf.models.hooks import Tap
 from xai_tf.models.kv_cache import KVCache
 
 if TYPE_CHECKING:
@@ -134,10 +134,10 @@ class Block(nn.Module):
         return tap("resid_post", layer, x)
 
 
-class GPT2(nn.Module):
-    """GPT-2 language model; ``model(input_ids)`` returns logits ``[batch, T, vocab]``."""
+class GPT2(CausalTransformer):
+    """GPT-2 language model; ``model(input_ids)`` returns logits ``[batch, T, vocab]`` (the entry points
+    shared with the other families are ``causal.CausalTransformer``'s)."""
 
-    kind = "causal"
     hook_points = HOOK_POINTS
 
     def __init__(self, config: GPT2Config):
@@ -151,86 +151,83 @@ class GPT2(nn.Module):
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         if not config.tie_word_embeddings:
             self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
-        init_weights(self)
+        self._init_weights()
+
+    def _init_weights(self) -> None:
+        """GPT-2's initialisation (Radford et al., 2019, §2.3): N(0, 0.02) weights and zero biases,
+        except the residual projections (``c_proj`` of attention and MLP, the 2L layers that write into
+        the residual stream), drawn from N(0, 0.02/√(2L)) so that the stream's variance does not grow
+        with depth."""
+        for name, module in self.named_modules():
+            if isinstance(module, (nn.Linear, nn.Embedding)):
+                residual = name.endswith("c_proj")
+                nn.init.normal_(
+                    module.weight, std=0.02 / math.sqrt(2 * self.config.n_layer) if residual else 0.02
+                )
+            if isinstance(module, nn.Linear) and module.bias is not None:
+                nn.init.zeros_(module.bias)
 
     @property
-    def unembedding(self) -> Tensor:
-        """W_U ``[vocab, d]``, the logits' weights: W_E (weight tying) or an untied ``lm_head``'s."""
-        return self.wte.weight if self.config.tie_word_embeddings else self.lm_head.weight
+    def token_embedding(self) -> nn.Embedding:
+        return self.wte
 
     @property
-    def embedding(self) -> Tensor:
-        """W_E ``[vocab, d]``."""
-        return self.wte.weight
-
-    def embed(self, input_ids: Tensor) -> Tensor:
-        """E = W_E[x] ``[..., d]`` (the position embeddings are added later, in the stream)."""
-        return self.wte(input_ids)
-
-    def final_norm(self, h: Tensor) -> Tensor:
-        """LN_f(h) of residual vectors ``[..., d]``."""
-        return self.ln_f(h)
+    def final_layer_norm(self) -> nn.Module:
+        return self.ln_f
 
     @property
     def sizes(self) -> Sizes:
         return self.config.sizes
-
-    def backward_bytes(self, T: int) -> int:
-        """``GPT2Config.backward_bytes``: one position's output back to the embeddings of T tokens."""
-        return self.config.backward_bytes(T)
 
     def kv_cache_bytes(self, T: int) -> int:
         """The cache of T tokens: keys and values of H heads × d_h = d per layer, 2 L T d numbers."""
         return 2 * self.config.n_layer * T * self.config.n_embd * self.wte.weight.element_size()
 
     def head_weights(self, layer: int) -> HeadWeights:
-        """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, LN_1's gain folded in."""
-        return gpt2_reads.head_weights(self, _checks.integer("layer", layer, 0, self.config.n_layer - 1))
+        """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, LN_1's gain γ folded in.
 
-    def _tap(self, cache: ActivationCache | None, hooks: Hooks | None) -> Tap:
-        return Tap(HOOK_POINTS, self.config.n_layer, cache, hooks or {})
-
-    def forward(
-        self,
-        input_ids: Tensor | Sequence[int],
-        hooks: Hooks | None = None,
-        kv_cache: KVCache | None = None,
-    ) -> Tensor:
-        """Logits ``[batch, T, vocab]``; a 1-D ``input_ids`` is a batch of one.
-
-        With ``kv_cache`` the ids continue the text whose keys and values the cache holds: they
-        take positions T_past..T_past+T−1, and their keys and values are appended to the cache.
+        GPT-2's ``c_attn`` is ``nn.Linear(d, 3d)``: rows [0, d) the queries, [d, 2d) the keys, [2d, 3d)
+        the values, head h owning rows h d_h..(h+1) d_h of each; ``c_proj``'s columns h d_h..(h+1) d_h
+        read head h's z.
         """
-        ids = self.check_input_ids(input_ids, start=len(kv_cache) if kv_cache is not None else 0)
-        return self._run(self.wte(ids), self._tap(None, hooks), kv_cache)
-
-    def forward_embeddings(self, token_embeddings: Tensor, hooks: Hooks | None = None) -> Tensor:
-        """Logits from token embeddings ``[batch, T, d]`` given in place of W_E[x]: the part g of
-        f = g ∘ e that gradient attributions differentiate (position embeddings are added here)."""
-        self._check_embeddings(token_embeddings)
-        return self._run(token_embeddings, self._tap(None, hooks), None)
-
-    def _check_embeddings(self, token_embeddings: Tensor) -> None:
-        check_embeddings(token_embeddings, self.sizes)
-
-    def run_with_cache(
-        self, input_ids: Tensor | Sequence[int], hooks: Hooks | None = None
-    ) -> tuple[Tensor, ActivationCache]:
-        """``(logits, cache)`` with every activation of ``HOOK_POINTS`` for every layer."""
-        cache = ActivationCache()
-        return self._run(self.wte(self.check_input_ids(input_ids)), self._tap(cache, hooks), None), cache
-
-    def final_states(self, token_embeddings: Tensor, hooks: Hooks | None = None) -> Tensor:
-        """LN_f(h_L) ``[batch, T, d]`` from token embeddings: what the unembedding reads (and what
-        a classifier on top of the model reads)."""
-        self._check_embeddings(token_embeddings)
-        return self._stream(token_embeddings, self._tap(None, hooks), None)
+        block = self.h[_checks.integer("layer", layer, 0, self.config.n_layer - 1)]
+        d, H = self.config.n_embd, self.config.n_head
+        gamma = block.ln_1.weight.detach()[None, :, None]
+        W_q, W_k, W_v = (
+            gamma * w.t().reshape(d, H, d // H).transpose(0, 1)
+            for w in block.attn.c_attn.weight.detach().split(d)
+        )
+        W_O = block.attn.c_proj.weight.detach().t().reshape(H, d // H, d)
+        return HeadWeights(W_q, W_k, W_v, W_O, rotation=None)
 
     def readout(self, token_embeddings: Tensor, position: int) -> Tensor:
         """LN_f(h_L)[:, position] ``[n, d]`` for E ``[n, T, d]``: ``final_states(E)[:, position]`` without
-        the work it does not depend on (``gpt2_reads.readout``)."""
+        the work it does not depend on (lessons 06–08: the hot path of integrated gradients).
+
+        In a causal model nothing after p reaches LN_f(h_L)[p], and of the last block only position p
+        is used: it needs the keys and values K, V of positions 0..p but the query, the attention
+        output and the MLP at p alone. So
+
+            LN_f(h_L)[p] = LN_f(Block_L(h_{L−1}[p] | K, V of h_{L−1}[0..p]))
+
+        the same numbers as the full forward pass, without the last block's work at the other positions
+        (about 1/L of the forward and backward work; ``benchmarks/bench_attribution.py``).
+        """
         self._check_embeddings(token_embeddings)
-        return gpt2_reads.readout(self, token_embeddings, position)
+        E = token_embeddings
+        p = _checks.integer("position", position, -E.size(1), E.size(1) - 1) % E.size(1)  # −T..T−1
+        tap = self._tap(None, None)
+        x = self.drop(E[:, : p + 1] + self.wpe(torch.arange(p + 1, device=E.device)))
+        *blocks, last = self.h
+        for layer, block in enumerate(blocks):
+            x = block(x, layer, tap)
+        cache = KVCache()
+        if p:  # K, V of positions 0..p−1: the key and value rows of the last block's W_qkv
+            d, H = x.size(-1), last.attn.n_head
+            kv = F.linear(last.ln_1(x[:, :p]), last.attn.c_attn.weight[d:], last.attn.c_attn.bias[d:])
+            k, v = (t.view(len(x), p, H, d // H).transpose(1, 2) for t in kv.split(d, dim=2))
+            cache.extend(len(blocks), k, v)
+        return self.ln_f(last(x[:, p:], len(blocks), tap, cache))[:, 0]
 
     def _stream(self, token_embeddings: Tensor, tap: Tap, kv_cache: KVCache | None) -> Tensor:
         past = len(kv_cache) if kv_cache is not None else 0
@@ -239,14 +236,6 @@ class GPT2(nn.Module):
         for layer, block in enumerate(self.h):
             x = block(x, layer, tap, kv_cache)
         return self.ln_f(x)
-
-    def _run(self, token_embeddings: Tensor, tap: Tap, kv_cache: KVCache | None) -> Tensor:
-        return F.linear(self._stream(token_embeddings, tap, kv_cache), self.unembedding)
-
-    def check_input_ids(self, input_ids: Tensor | Sequence[int], start: int = 0) -> Tensor:
-        """``input_ids`` as a ``[batch, T]`` long tensor on the model's device, validated; they
-        will occupy positions ``start``..``start + T − 1``, which must fit the context."""
-        return check_token_ids(input_ids, self.sizes, self.wte.weight.device, start)
 
     @classmethod
     def from_hf(cls, hf_model: PreTrainedModel) -> GPT2:
@@ -284,10 +273,4 @@ class GPT2(nn.Module):
                     continue
                 tensor = tensor.t() if name.endswith(conv1d) else tensor  # a view: no copy
             ours[name] = tensor.float()
-        with torch.device("meta"):
-            model = cls(config)
-        try:
-            model.load_state_dict(ours, assign=True)
-        except RuntimeError as err:
-            raise ValueError(f"the weights do not fit a GPT-2 with {config}: {err}") from err
-        return model.eval()
+        return cls._assigned(config, ours, "GPT-2")

@@ -38,9 +38,9 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.models import llama_reads
-from xai_tf.models.architecture import HeadWeights, Sizes, check_embeddings, check_token_ids
-from xai_tf.models.hooks import ActivationCache, Hooks, Tap
+from xai_tf.models.architecture import HeadWeights, Sizes
+from xai_tf.models.causal import CausalTransformer
+from xai_tf.models.hooks import Tap
 from xai_tf.models.kv_cache import KVCache
 from xai_tf.models.llama_config import LlamaConfig
 from xai_tf.models.rope import rotary, rotation
@@ -147,10 +147,10 @@ class Block(nn.Module):
         return tap("resid_post", layer, x)
 
 
-class Llama(nn.Module):
-    """Llama-style language model; ``model(input_ids)`` returns logits ``[batch, T, vocab]``."""
+class Llama(CausalTransformer):
+    """Llama-style language model; ``model(input_ids)`` returns logits ``[batch, T, vocab]`` (the entry
+    points shared with the other families are ``causal.CausalTransformer``'s)."""
 
-    kind = "causal"
     hook_points = HOOK_POINTS
 
     def __init__(self, config: LlamaConfig):
@@ -164,22 +164,12 @@ class Llama(nn.Module):
             self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
 
     @property
-    def unembedding(self) -> Tensor:
-        """W_U ``[vocab, d]``: W_E (tied) or the untied ``lm_head``'s weight."""
-        return self.embed_tokens.weight if self.config.tie_word_embeddings else self.lm_head.weight
+    def token_embedding(self) -> nn.Embedding:
+        return self.embed_tokens
 
     @property
-    def embedding(self) -> Tensor:
-        """W_E ``[vocab, d]``."""
-        return self.embed_tokens.weight
-
-    def embed(self, input_ids: Tensor) -> Tensor:
-        """E = W_E[x] ``[..., d]`` (no position embedding: RoPE acts inside attention)."""
-        return self.embed_tokens(input_ids)
-
-    def final_norm(self, h: Tensor) -> Tensor:
-        """RMS_f(h) of residual vectors ``[..., d]``."""
-        return self.norm(h)
+    def final_layer_norm(self) -> nn.Module:
+        return self.norm
 
     @property
     def sizes(self) -> Sizes:
@@ -188,75 +178,71 @@ class Llama(nn.Module):
             c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.vocab_size, c.n_kv_head, c.d_head, c.d_mlp, gated=True
         )
 
-    def backward_bytes(self, T: int) -> int:
-        """``LlamaConfig.backward_bytes``: one position's output back to the embeddings of T tokens."""
-        return self.config.backward_bytes(T)
-
     def kv_cache_bytes(self, T: int) -> int:
         """The cache of T tokens: rotated keys and values of the H_kv heads, 2 L T H_kv d_h numbers."""
         c = self.config
         return 2 * c.n_layer * T * c.n_kv_head * c.d_head * self.embed_tokens.weight.element_size()
 
     def head_weights(self, layer: int) -> HeadWeights:
-        """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, RMS_1's gain folded in
-        (``llama_reads.head_weights``)."""
+        """W_Q, W_K, W_V ``[H, d, d_h]`` and W_O ``[H, d_h, d]`` of ``layer``, RMS_1's gain γ folded in.
+
+        ``q_proj`` is ``nn.Linear(d, H d_h)``, ``k_proj`` and ``v_proj`` are ``nn.Linear(d, H_kv d_h)``,
+        head h owning output rows h d_h..(h+1) d_h; query head h reads key/value head h // (H / H_kv), so
+        its W_K^h and W_V^h are that head's, repeated. ``o_proj``'s columns h d_h..(h+1) d_h read head
+        h's z. RoPE rotates q and k by their positions before the score: ``rotation(δ)`` is the R_δ with
+        (x_i W_Q R_i) · (x_j W_K R_j) = x_i W_Q R_{i−j} · x_j W_K, so a head's W_QK depends on the offset
+        δ = i − j (what lesson 15's QK and OV circuits read).
+        """
         c = self.config
-        R = partial(rotation, c.d_head, c.rope_theta, device=self.embed_tokens.weight.device)
-        return llama_reads.head_weights(self, _checks.integer("layer", layer, 0, c.n_layer - 1), R)
+        block = self.layers[_checks.integer("layer", layer, 0, c.n_layer - 1)]
+        gamma = block.input_layernorm.weight.detach()[None, :, None]
+        attn = block.self_attn
+
+        def per_head(linear: nn.Linear, heads: int) -> Tensor:  # [heads, d, d_h], then one per query head
+            W = gamma * linear.weight.detach().t().reshape(c.n_embd, heads, c.d_head).transpose(0, 1)
+            return W.repeat_interleave(c.n_head // heads, dim=0)
+
+        W_O = attn.o_proj.weight.detach().t().reshape(c.n_head, c.d_head, c.n_embd)
+        return HeadWeights(
+            per_head(attn.q_proj, c.n_head),
+            per_head(attn.k_proj, c.n_kv_head),
+            per_head(attn.v_proj, c.n_kv_head),
+            W_O,
+            rotation=partial(rotation, c.d_head, c.rope_theta, device=self.embed_tokens.weight.device),
+        )
 
     def readout(self, token_embeddings: Tensor, position: int) -> Tensor:
         """RMS_f(h_L)[:, position] ``[n, d]`` for E ``[n, T, d]``: ``final_states(E)[:, position]`` without
-        the work it does not depend on (``llama_reads.readout``)."""
+        the work it does not depend on, as GPT-2's: of the last block it needs the rotated keys and the
+        values of positions 0..p but the query, the attention output and the MLP at p alone:
+
+            RMS_f(h_L)[p] = RMS_f(Block_L(h_{L−1}[p] | R K, V of h_{L−1}[0..p]))
+        """
         self._check_embeddings(token_embeddings)
-        rotate = partial(rotary, theta=self.config.rope_theta)
-        return llama_reads.readout(self, token_embeddings, position, rotate)
+        E = token_embeddings
+        p = _checks.integer("position", position, -E.size(1), E.size(1) - 1) % E.size(1)  # −T..T−1
+        tap, positions = self._tap(None, None), torch.arange(p + 1, device=E.device)
+        *blocks, last = self.layers
+        x = E[:, : p + 1]
+        for layer, block in enumerate(blocks):
+            x = block(x, positions, layer, tap, None)
+        cache = KVCache()
+        if p:  # R K and V of positions 0..p−1: the last block's k_proj and v_proj
+            attn, u = last.self_attn, last.input_layernorm(x[:, :p])
+            k, v = (
+                f(u).view(len(x), p, attn.n_kv_head, attn.d_head).transpose(1, 2)
+                for f in (attn.k_proj, attn.v_proj)
+            )
+            cache.extend(len(blocks), rotary(k, positions[:p], self.config.rope_theta), v)
+        return self.norm(last(x[:, p:], positions[p:], len(blocks), tap, cache))[:, 0]
 
-    def _tap(self, cache: ActivationCache | None, hooks: Hooks | None) -> Tap:
-        return Tap(HOOK_POINTS, self.config.n_layer, cache, hooks or {})
-
-    def forward(
-        self, input_ids: Tensor | Sequence[int], hooks: Hooks | None = None, kv_cache: KVCache | None = None
-    ) -> Tensor:
-        """Logits ``[batch, T, vocab]``; with ``kv_cache`` the ids continue the cached text (positions
-        T_past..T_past+T−1) and their rotated keys and values are appended to it."""
-        ids = self.check_input_ids(input_ids, start=len(kv_cache) if kv_cache is not None else 0)
-        return self._run(self.embed_tokens(ids), self._tap(None, hooks), kv_cache)
-
-    def forward_embeddings(self, token_embeddings: Tensor, hooks: Hooks | None = None) -> Tensor:
-        """Logits from token embeddings ``[batch, T, d]`` given in place of W_E[x]."""
-        self._check_embeddings(token_embeddings)
-        return self._run(token_embeddings, self._tap(None, hooks), None)
-
-    def final_states(self, token_embeddings: Tensor, hooks: Hooks | None = None) -> Tensor:
-        """RMS_f(h_L) ``[batch, T, d]`` from token embeddings: what the unembedding reads."""
-        self._check_embeddings(token_embeddings)
-        return self._stream(token_embeddings, self._tap(None, hooks), None)
-
-    def run_with_cache(
-        self, input_ids: Tensor | Sequence[int], hooks: Hooks | None = None
-    ) -> tuple[Tensor, ActivationCache]:
-        """``(logits, cache)`` with every activation of ``HOOK_POINTS`` for every layer."""
-        cache = ActivationCache()
-        ids = self.check_input_ids(input_ids)
-        return self._run(self.embed_tokens(ids), self._tap(cache, hooks), None), cache
-
-    def _stream(self, x: Tensor, tap: Tap, kv_cache: KVCache | None) -> Tensor:
+    def _stream(self, token_embeddings: Tensor, tap: Tap, kv_cache: KVCache | None) -> Tensor:
+        x = token_embeddings
         past = len(kv_cache) if kv_cache is not None else 0  # read before layer 0 appends to it
         positions = torch.arange(past, past + x.size(1), device=x.device)
         for layer, block in enumerate(self.layers):
             x = block(x, positions, layer, tap, kv_cache)
         return self.norm(x)
-
-    def _run(self, token_embeddings: Tensor, tap: Tap, kv_cache: KVCache | None) -> Tensor:
-        return F.linear(self._stream(token_embeddings, tap, kv_cache), self.unembedding)
-
-    def _check_embeddings(self, token_embeddings: Tensor) -> None:
-        check_embeddings(token_embeddings, self.sizes)
-
-    def check_input_ids(self, input_ids: Tensor | Sequence[int], start: int = 0) -> Tensor:
-        """``input_ids`` as a ``[batch, T]`` long tensor on the model's device, validated; they will
-        occupy positions ``start``..``start + T − 1``, which must fit the context."""
-        return check_token_ids(input_ids, self.sizes, self.embed_tokens.weight.device, start)
 
     @classmethod
     def from_hf(cls, hf_model: PreTrainedModel) -> Llama:
@@ -285,10 +271,4 @@ class Llama(nn.Module):
             if tied or name.endswith("rotary_emb.inv_freq"):
                 continue
             ours[name] = tensor.to(dtype)
-        with torch.device("meta"):
-            model = cls(config)
-        try:
-            model.load_state_dict(ours, assign=True)
-        except RuntimeError as err:
-            raise ValueError(f"the weights do not fit a Llama with {config}: {err}") from err
-        return model.eval()
+        return cls._assigned(config, ours, "Llama")
