@@ -1,6 +1,8 @@
 # make lab  — set up .venv (once) and open the lessons in JupyterLab, offline, on the bundled model
 # make test — set up .venv (once) and run the whole test suite (unit, lessons, browser checks) on two
 #             workers, one torch thread each (each worker that runs browser checks starts its own JupyterLab)
+# make unit — the fast tests only: the whole suite without the lessons' runs, the browser, the claims over
+#             many draws, the site and the wheel (the loop while changing the package)
 # make test-numerics — the rounding-sensitive tests (marked numerics) once per environment of the numerics
 #             matrix (tests/numerics.py: MKL, OpenBLAS and ATen code paths, two threads), as other CPUs round
 # make bench — the benchmarks: timings against the reference libraries, printed as ratios
@@ -11,7 +13,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: setup lab test test-numerics bench student site
+.PHONY: setup lab test unit test-numerics bench student site
 
 setup: $(STAMP)
 
@@ -33,6 +35,10 @@ test: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy xai_tf
 	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist worksteal --durations=30
+
+unit: setup
+	OMP_NUM_THREADS=1 $(VENV)/bin/python -m pytest -n 2 --dist worksteal \
+		-m "not notebooks and not browser and not claims and not site and not wheel"
 
 test-numerics: setup
 	$(VENV)/bin/python scripts/numerics_matrix.py

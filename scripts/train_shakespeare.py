@@ -32,9 +32,10 @@ from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from tqdm import tqdm
 
 from xai_tf import artifacts, seeds
+from xai_tf.models import tokenization
 from xai_tf.models.gpt2 import GPT2, GPT2Config
 from xai_tf.models.llama import Llama, LlamaConfig
-from xai_tf.transformer import corpus, tokenization
+from xai_tf.transformer import corpus
 from xai_tf.transformer.decoding import generate
 from xai_tf.transformer.lm_eval import loss_per_char
 
@@ -45,7 +46,7 @@ PRODUCED_BY = (
     "xai_tf.models.gpt2",
     "xai_tf.models.llama",
     "xai_tf.transformer.corpus",
-    "xai_tf.transformer.tokenization",
+    "xai_tf.models.tokenization",
     "xai_tf.transformer.decoding",
     "xai_tf.transformer.lm_eval",
 )

@@ -8,7 +8,7 @@ from probe_kit import NAN, TE, VE, lm, tiny, z
 import xai_tf.models.loaded
 from xai_tf.circuits import (
     ablation,
-    attribution,
+    attribution_patching,
     composition,
     induction,
     induction_training,
@@ -135,8 +135,8 @@ RAISES = [
         "direction must be one of ['denoising', 'noising']",
     ),
     (
-        "xai_tf.circuits.attribution.attribution_patching",
-        lambda: attribution.attribution_patching(lm(), _ids(1, 2), _ids(1, 3), "ld"),
+        "xai_tf.circuits.attribution_patching.attribution_patching",
+        lambda: attribution_patching(lm(), _ids(1, 2), _ids(1, 3), "ld"),
         TE,
         "metric must map logits",
     ),
@@ -264,7 +264,7 @@ EXEMPT = {
 # (vocabulary 50, context 16, 2 layers × 2 heads); the size rows are refused before any allocation.
 IND, MET, PAT = "xai_tf.circuits.induction.", "xai_tf.circuits.metrics.", "xai_tf.circuits.patching."
 COMP, ABL, IOI = "xai_tf.circuits.composition.", "xai_tf.circuits.ablation.", "xai_tf.circuits.ioi."
-ATT, WID, LIM = "xai_tf.circuits.attribution.", "xai_tf.widgets.circuits.", "xai_tf.circuits.limits."
+ATT, WID, LIM = "xai_tf.circuits.attribution_patching.", "xai_tf.widgets.circuits.", "xai_tf.circuits.limits."
 LD = MET + "LogitDifference"
 
 
@@ -1278,63 +1278,63 @@ ISSUE_43 = [
     ),
     (
         ATT + "attribution_patching",
-        lambda: attribution.attribution_patching(*_pair(_no_grad_metric)),
+        lambda: attribution_patching(*_pair(_no_grad_metric)),
         VE,
         "metric must be differentiable in the logits it is given",
         "raw",
     ),
     (
         ATT + "attribution_patching",
-        lambda: attribution.attribution_patching(*_pair(lambda lg: torch.tensor([float(lg[0, -1, 1])]))),
+        lambda: attribution_patching(*_pair(lambda lg: torch.tensor([float(lg[0, -1, 1])]))),
         VE,
         "metric must be differentiable",
         "raw",
     ),
     (
         ATT + "attribution_patching",
-        lambda: attribution.attribution_patching(*_pair(_constant_metric)),
+        lambda: attribution_patching(*_pair(_constant_metric)),
         VE,
         "metric does not depend on the logits it is given",
         "raw",
     ),
     (
         ATT + "attribution_patching",
-        lambda: attribution.attribution_patching(*_pair(lambda lg: lg[:, -1, 1].sum())),
+        lambda: attribution_patching(*_pair(lambda lg: lg[:, -1, 1].sum())),
         VE,
         "got shape ()",
         "silent",
     ),
     (
         ATT + "attribution_patching",
-        lambda: attribution.attribution_patching(*_pair(lambda lg: lg[:, -1])),
+        lambda: attribution_patching(*_pair(lambda lg: lg[:, -1])),
         VE,
         "got shape (1, 50)",
         "silent",
     ),
     (
         ATT + "attribution_patching",
-        lambda: attribution.attribution_patching(*_pair(_metric_tiny()), component=["resid_pre"]),
+        lambda: attribution_patching(*_pair(_metric_tiny()), component=["resid_pre"]),
         TE,
         "component must be one of",
         "raw",
     ),
     (
         ATT + "attribution_patching",
-        lambda: attribution.attribution_patching(tiny(), "ab", "cd", _metric_tiny()),
+        lambda: attribution_patching(tiny(), "ab", "cd", _metric_tiny()),
         TE,
         "clean_ids must be token ids, got a str",
         "raw",
     ),
     (
         ATT + "attribution_patching",
-        lambda: attribution.attribution_patching(*_pair(_metric_tiny(wrong=70))),
+        lambda: attribution_patching(*_pair(_metric_tiny(wrong=70))),
         VE,
         "must be ids of the logits' vocabulary 0..49",
         "raw",
     ),
     (
         ATT + "attribution_patching",
-        lambda: attribution.attribution_patching(
+        lambda: attribution_patching(
             lm(), torch.zeros(1, 257, dtype=torch.long), torch.ones(1, 257, dtype=torch.long), _metric()
         ),
         VE,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from probe_kit import NAN, TE, VE, lm, tiny, z
 
-from xai_tf.models import GPT2Config
+from xai_tf.models import GPT2Config, tokenization
 from xai_tf.tasks import language_model
-from xai_tf.transformer import blocks, bpe, corpus, decoding, decoding_cost, lm_eval, tokenization
+from xai_tf.transformer import blocks, bpe, corpus, decoding, decoding_cost, lm_eval
 from xai_tf.widgets import blocks as blocks_w
 from xai_tf.widgets import decoding as decoding_w
 from xai_tf.widgets import next_token
@@ -107,32 +107,32 @@ RAISES = [
         "sha256 must be 64 lowercase hex digits, got 'ABC'",
     ),
     (
-        "xai_tf.transformer.tokenization.from_ranks",
+        "xai_tf.models.tokenization.from_ranks",
         lambda: tokenization.from_ranks("toy", {}),
         VE,
         "ranks is empty",
     ),
     (
-        "xai_tf.transformer.tokenization.save_ranks",
+        "xai_tf.models.tokenization.save_ranks",
         lambda: tokenization.save_ranks({}, "/tmp/r.tiktoken"),
         VE,
         "ranks is empty",
     ),
     (
-        "xai_tf.transformer.tokenization.load_ranks",
+        "xai_tf.models.tokenization.load_ranks",
         lambda: tokenization.load_ranks("/nonexistent"),
         FileNotFoundError,
         "/nonexistent",
     ),
     (
-        "xai_tf.transformer.tokenization.token_strings",
+        "xai_tf.models.tokenization.token_strings",
         lambda: tokenization.token_strings(lm().tokenizer, [10**9]),
         VE,
         "ids must lie in 0..",
     ),
     # lecture errata and notation (issue 15), whole characters (issue 14)
     (
-        "xai_tf.transformer.tokenization.whole_characters",
+        "xai_tf.models.tokenization.whole_characters",
         lambda: tokenization.whole_characters(lm().tokenizer, [10**9]),
         VE,
         "ids must lie in 0..",

@@ -433,9 +433,9 @@ def test_induction_report_is_the_helpers_it_names(bundled):
 
 def _gpt2_shaped():
     """GPT-2 small's tokenizer, vocabulary, 12 layers and 12 heads, random weights of width 48."""
+    from xai_tf.models import tokenization
     from xai_tf.models.gpt2 import GPT2Config
     from xai_tf.models.loaded import LoadedModel
-    from xai_tf.transformer import tokenization
 
     torch.manual_seed(0)
     config = GPT2Config(n_ctx=64, n_embd=48, n_layer=12, n_head=12)

@@ -8,8 +8,8 @@ from huggingface_hub import constants
 import xai_tf
 from xai_tf.models import GPT2, BertEncoder
 from xai_tf.models.hub import MODEL_NAMES
+from xai_tf.models.tokenization import gpt2 as tiktoken_gpt2
 from xai_tf.transformer.decoding import greedy
-from xai_tf.transformer.tokenization import gpt2 as tiktoken_gpt2
 
 
 @pytest.fixture

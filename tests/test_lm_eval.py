@@ -6,8 +6,8 @@ import torch.nn.functional as F
 from conftest import random_hf_gpt2
 
 from xai_tf.models import GPT2
+from xai_tf.models.tokenization import gpt2
 from xai_tf.transformer.lm_eval import loss_per_char, total_nll
-from xai_tf.transformer.tokenization import gpt2
 
 
 def _reference_nll(model: GPT2, ids: list[int], stride: int) -> float:

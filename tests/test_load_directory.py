@@ -1,5 +1,5 @@
 """``xai_tf.load_model(directory)`` on Llama, Mistral and Qwen2 checkpoints saved by Hugging Face with a
-tokenizer built by the ``tokenizers`` library (``models/checkpoints.py``, ``transformer/tokenizer_json.py``):
+tokenizer built by the ``tokenizers`` library (``models/checkpoints.py``, ``models/tokenizer_json.py``):
 the same token ids as ``AutoTokenizer`` (the Llama family's beginning-of-sequence token first), the same
 logits as the Hugging Face model, labels and baselines read through the tokenizer, the directories refused
 by name, and ``XAI_TF_MODEL``."""
@@ -19,7 +19,7 @@ from xai_tf.circuits.ioi import NAMES, ioi_pairs
 from xai_tf.explain.attribution import named_baselines
 from xai_tf.explain.wordlevel import words_of
 from xai_tf.models.llama import Llama, LlamaConfig
-from xai_tf.transformer.tokenization import whole_characters
+from xai_tf.models.tokenization import whole_characters
 
 TEXT = "To be, or not to be: that is the questioning mind, Café"
 CORPUS = [

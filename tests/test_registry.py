@@ -144,7 +144,7 @@ def test_gradient_names_three_quantities_and_ids_tell_them_apart():
     )
     assert rows["loo"]["model_agnostic"] and not rows["ig"]["model_agnostic"]
     assert rows["grad_alpha"]["reads"] == ("activations", "gradients")
-    assert rows["loo"]["kinds"] == list(registry.KINDS)  # leave-one-out explains every kind
+    assert rows["loo"]["kinds"] == list(registry.MODEL_KINDS)  # leave-one-out explains every kind
     assert (
         rows["ig"]["options"]["sequence"] == {"n_steps": 32}
         and {r["id"]: r["options"] for r in registry.table("sequence")}["loo"] == {}

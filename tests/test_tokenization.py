@@ -3,7 +3,7 @@ from importlib.resources import files
 import pytest
 from transformers import GPT2Tokenizer
 
-from xai_tf.transformer import tokenization
+from xai_tf.models import tokenization
 
 TEXTS = [
     "Hello, world!",

@@ -8,7 +8,7 @@ estimate from one forward and one backward pass).
 """
 
 from xai_tf.circuits.ablation import ablate_head
-from xai_tf.circuits.attribution import attribution_patching
+from xai_tf.circuits.attribution_patching import attribution_patching
 from xai_tf.circuits.composition import k_composition, k_composition_baseline, qk_ov
 from xai_tf.circuits.induction import (
     attention_patterns,

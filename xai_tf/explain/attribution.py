@@ -31,7 +31,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.explain._readout import inputs_only
+from xai_tf.explain._inputs_only import inputs_only
 from xai_tf.explain.path_integral import METHODS, Scalar, path_integrated_gradients, quadrature
 from xai_tf.models.architecture import CausalLM
 from xai_tf.models.loaded import LoadedModel, causal

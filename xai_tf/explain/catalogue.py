@@ -32,7 +32,7 @@ from xai_tf.explain import deeplift as dl
 from xai_tf.explain import gradcam as gc
 from xai_tf.explain import perturbation as pt
 from xai_tf.explain import smoothgrad as sg
-from xai_tf.explain._readout import inputs_only
+from xai_tf.explain._inputs_only import inputs_only
 from xai_tf.explain.causal import IG_OPTIONS
 from xai_tf.explain.path_integral import path_integrated_gradients
 from xai_tf.explain.registry import Explanation, register
@@ -93,7 +93,7 @@ def _gap(scores: Tensor, F: Any, E: Tensor, E_base: Tensor) -> tuple[float, str]
     delta = float(scores.double().sum()) - (f_x - f_b)
     return (
         delta,
-        f"F(x) − F(x') = {f_x - f_b:.3f}, Σ = {float(scores.sum()):.3f}, <b>delta = {delta:+.4f}</b>",
+        f"F(x) − F(x') = {f_x - f_b:.3f}, Σ = {float(scores.sum()):.3f}, delta = {delta:+.4f}",
     )
 
 
@@ -122,7 +122,7 @@ def _deeplift(shap: bool) -> Callable[..., Any]:
         delta = float(scores.double().sum()) - difference
         what = f"mean over {len(baselines)} random-token baselines" if shap else "rescale rule at GELU"
         return _explanation(
-            scores, delta, f"{what}: F(x) − mean F(x') = {difference:.3f}, <b>delta = {delta:+.4f}</b>"
+            scores, delta, f"{what}: F(x) − mean F(x') = {difference:.3f}, delta = {delta:+.4f}"
         )
 
     return method

@@ -28,7 +28,7 @@ def _integrated_gradients(lm: Any, ids: Any, target: int, **o: Any) -> Explanati
     r = attr.integrated_gradients(lm, ids, target, o["baseline"], o["n_steps"], o["quadrature"])
     note = (
         f"F(x) = {r.f_input:.3f}, F(x') = {r.f_baseline:.3f}, Σ IG = {float(r.token_scores.sum()):.3f}, "
-        f"<b>delta = {r.delta:+.4f}</b> ({100 * r.relative_delta:.2f}% of F(x) − F(x'))"
+        f"delta = {r.delta:+.4f} ({100 * r.relative_delta:.2f}% of F(x) − F(x'))"
     )
     return Explanation(r.token_scores.detach(), r.delta, o["n_steps"], note)
 

@@ -9,7 +9,7 @@ delta = Σ IG − (F(x) − F(x′)) and the number of nodes m it used.
 ``REGISTRY`` holds one ``MethodSpec`` per method: an ASCII ``id`` ("ig", "grad_l2", "grad_x_input",
 "loo", …), a display ``label`` ("IG", "G-L2", "gradient × input", "leave-one-out", …), what it
 ``reads`` (``READS``: forward passes only, which is model-agnostic; gradients; activations) and, per
-model kind it accepts (``KINDS``: "causal", "attention", "sequence", "encoder"), one implementation
+model kind it accepts (``MODEL_KINDS``: "causal", "attention", "sequence", "encoder"), one implementation
 with its own declared options and their defaults. ``explain`` reads the kind off the model
 (``kind_of``), takes an id or a label, and refuses by name an unknown method (listing the ids), a kind
 the method does not explain and an option it does not declare. ``table`` lists them all (lesson 20's
@@ -47,12 +47,10 @@ from typing import Any
 
 from torch import nn
 
-from xai_tf.explain.method import KINDS, READS, Explanation, Method
+from xai_tf.explain.method import CLASSIFIER_KINDS, MODEL_KINDS, READS, Explanation, Method
 from xai_tf.explain.wordlevel import AGGREGATIONS, FLOW_MAX_TOKENS, Aggregate
 from xai_tf.models.architecture import Architecture
 from xai_tf.models.loaded import LoadedModel, as_model
-from xai_tf.tasks.recurrent import AttentionClassifier
-from xai_tf.tasks.sentiment import SequenceClassifier
 
 #: The modules that register methods; ``explain`` and ``table`` import them all.
 PROVIDERS = (
@@ -68,16 +66,17 @@ __all__ = ["AGGREGATIONS", "FLOW_MAX_TOKENS", "Aggregate"]  # lesson 07's, re-ex
 
 
 def kind_of(model: object) -> str:
-    """The kind (a key of ``KINDS``) of ``model``, or a TypeError naming the kinds."""
-    if isinstance(model, AttentionClassifier):
-        return "attention"
-    if isinstance(model, SequenceClassifier):
-        return "sequence"
+    """The kind (a key of ``MODEL_KINDS``) of ``model``, or a TypeError naming the kinds: a classifier
+    declares its own (``AttentionClassifier.kind``, ``SequenceClassifier.kind``), a language model's is
+    its handle's."""
+    declared = getattr(model, "kind", None)
+    if isinstance(model, nn.Module) and isinstance(declared, str) and declared in CLASSIFIER_KINDS:
+        return declared
     if isinstance(model, LoadedModel) or (isinstance(model, nn.Module) and isinstance(model, Architecture)):
         return as_model(model).kind
     raise TypeError(
-        f"model must be a model of a kind in {list(KINDS)} (a load_model handle, an AttentionClassifier or"
-        f" a SequenceClassifier), got {type(model).__name__}"
+        f"model must be a model of a kind in {list(MODEL_KINDS)} (a load_model handle, an"
+        f" AttentionClassifier or a SequenceClassifier), got {type(model).__name__}"
     )
 
 
@@ -105,7 +104,7 @@ class MethodSpec:
 
     def implementation(self, kind: str) -> Implementation:
         if kind not in self.kinds:
-            kinds = [k for k in KINDS if k in self.kinds]
+            kinds = [k for k in MODEL_KINDS if k in self.kinds]
             raise ValueError(f"{self.id} does not explain {kind!r} models: it explains {kinds}")
         return self.kinds[kind]
 
@@ -140,9 +139,9 @@ class MethodRegistry(dict[str, MethodSpec]):
         reads = (reads,) if isinstance(reads, str) else tuple(reads)
         if not isinstance(method_id, str) or not _ID.fullmatch(method_id):
             raise ValueError(f"method_id must be lowercase ASCII (a-z, 0-9, _), got {method_id!r}")
-        if kind not in KINDS or any(r not in READS for r in reads):
+        if kind not in MODEL_KINDS or any(r not in READS for r in reads):
             raise ValueError(
-                f"kind must be one of {list(KINDS)} and reads from {list(READS)}, got {kind!r}, {reads}"
+                f"kind must be one of {list(MODEL_KINDS)} and reads from {list(READS)}, got {kind!r}, {reads}"
             )
         spec = self.get(method_id) or MethodSpec(method_id, label, reads)
         clash = any(s.label == label and s.id != method_id for s in self.values())
@@ -192,11 +191,11 @@ def table(kind: str | None = None) -> list[dict[str, Any]]:
     """One row per method (those for ``kind``, or all): id, label, what it reads, whether it is
     model-agnostic, the kinds it explains, and its declared options (on ``kind``, or per kind)."""
     _load_providers()
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"kind must be one of {list(KINDS)} or None, got {kind!r}")
+    if kind is not None and kind not in MODEL_KINDS:
+        raise ValueError(f"kind must be one of {list(MODEL_KINDS)} or None, got {kind!r}")
     rows = []
     for s in REGISTRY.values() if kind is None else REGISTRY.for_kind(kind):
-        kinds = [k for k in KINDS if k in s.kinds]
+        kinds = [k for k in MODEL_KINDS if k in s.kinds]
         options = {k: dict(s.kinds[k].options) for k in kinds}
         rows.append(
             {

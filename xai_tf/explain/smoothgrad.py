@@ -26,7 +26,7 @@ from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
 from xai_tf.explain import attribution as attr
-from xai_tf.explain._readout import inputs_only
+from xai_tf.explain._inputs_only import inputs_only
 from xai_tf.explain.path_integral import Scalar
 from xai_tf.models.loaded import LoadedModel
 

@@ -36,7 +36,7 @@ from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.models.loaded import LoadedModel
-from xai_tf.transformer.tokenizer_json import JSONTokenizer
+from xai_tf.models.tokenizer_json import JSONTokenizer
 
 PUNCTUATION = set(string.punctuation) | {"’", "‘", "“", "”", "—", "–", "…"}
 NEWLINES = ("\n", "↵")  # ↵: how xai_tf's token labels show a newline

@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any
 from safetensors import safe_open
 from torch import Tensor
 
+from xai_tf.models import tokenization
 from xai_tf.models.architecture import Architecture
 from xai_tf.models.gpt2 import GPT2, GPT2Config
 from xai_tf.models.llama import Llama, LlamaConfig
 from xai_tf.models.loaded import LoadedModel
-from xai_tf.transformer import tokenization
-from xai_tf.transformer.tokenizer_json import JSONTokenizer
+from xai_tf.models.tokenizer_json import JSONTokenizer
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):

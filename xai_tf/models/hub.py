@@ -31,13 +31,13 @@ from huggingface_hub import HfApi, constants, hf_hub_download, try_to_load_from_
 from torch import Tensor
 
 from xai_tf import _checks
+from xai_tf.models import tokenization
 from xai_tf.models.architecture import Architecture
 from xai_tf.models.bert import BertEncoder
 from xai_tf.models.checkpoints import LOADERS, _tensors, load_directory
 from xai_tf.models.gpt2 import CONFIGS, GPT2, GPT2Config
 from xai_tf.models.llama import Llama, LlamaConfig
 from xai_tf.models.loaded import LoadedModel
-from xai_tf.transformer import tokenization
 
 HUB_REPOS = {name: f"openai-community/{name}" for name in CONFIGS}
 GPT2_CARD_KEYS = ("vocab_size", "n_ctx", "n_embd", "n_layer", "n_head")

@@ -27,9 +27,9 @@ import torch
 from torch import Tensor, nn
 from typing_extensions import TypeVar, get_protocol_members
 
+from xai_tf.models import tokenization
 from xai_tf.models.architecture import Architecture, CausalLM, Sizes
 from xai_tf.models.hooks import ActivationCache, Hooks
-from xai_tf.transformer import tokenization
 
 #: The architecture a handle holds; a bare ``LoadedModel`` holds any ``Architecture``.
 Arch = TypeVar("Arch", bound=Architecture, default=Architecture, covariant=True)

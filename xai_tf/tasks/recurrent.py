@@ -52,6 +52,8 @@ class RecurrentConfig:
 class AttentionClassifier(nn.Module):
     """Embedding → encoder (BiLSTM or none) → additive (or uniform) attention → linear."""
 
+    kind = "attention"  # the explanation registry's model kind (explain/method.MODEL_KINDS)
+
     def __init__(self, config: RecurrentConfig, device: torch.device | str = "cpu"):
         super().__init__()
         if config.encoder not in ENCODERS:

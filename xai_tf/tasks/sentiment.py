@@ -61,6 +61,8 @@ def sentiment_phrases() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
 class SequenceClassifier(nn.Module):
     """Class scores ``[batch, classes]`` from a causal language model's body (frozen) and a linear head."""
 
+    kind = "sequence"  # the explanation registry's model kind (explain/method.MODEL_KINDS)
+
     def __init__(self, body: CausalLM, n_classes: int = len(CLASSES)):
         super().__init__()
         body.requires_grad_(False)

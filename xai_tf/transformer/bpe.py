@@ -3,7 +3,7 @@
 Start from the characters of each word; count every adjacent pair of symbols over the corpus
 (weighted by word frequency); merge the most frequent pair into one new symbol everywhere; repeat.
 The merges, in the order learned, are the tokenizer: a new word is split into characters and the
-merges are applied in that order. GPT-2 does the same over bytes (see ``xai_tf.transformer.tokenization``).
+merges are applied in that order. GPT-2 does the same over bytes (see ``xai_tf.models.tokenization``).
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ from xai_tf import viz
 from xai_tf.explain import attribution as attr
 from xai_tf.explain.registry import ATTRIBUTIONS
 from xai_tf.models.loaded import LoadedModel
+from xai_tf.models.tokenization import whole_characters
 from xai_tf.transformer.decoding import top_next_tokens
-from xai_tf.transformer.tokenization import whole_characters
 from xai_tf.widgets._panel import Panel, needs, prompt_box
 
 #: The longest prompt the panel explains: IG runs 2–300 forward and backward passes, each O(T²).

@@ -16,7 +16,7 @@ from matplotlib.axes import Axes
 
 from xai_tf import _checks
 from xai_tf.circuits import metrics, patching
-from xai_tf.circuits.attribution import attribution_patching
+from xai_tf.circuits.attribution_patching import attribution_patching
 from xai_tf.models.loaded import LoadedModel
 from xai_tf.viz.arrays import host_array
 from xai_tf.viz.svg import html_ranked_table
