@@ -52,19 +52,19 @@ RAISES = [
         "baseline has shape",
     ),
     (
-        "xai_tf.explain.attribution.named_baselines",
+        "xai_tf.explain.setting.named_baselines",
         lambda: attr.named_baselines(xai_tf.load_model("minilm")),
         VE,
         "minilm is an encoder",
     ),
     (
-        "xai_tf.explain.attribution.target_function",
+        "xai_tf.explain.setting.target_function",
         lambda: attr.target_function(tiny(), 0, output="probability"),
         VE,
         r"output must be one of \('logit', 'logprob', 'prob'\)",
     ),
     (
-        "xai_tf.explain.attribution.baseline_ids",
+        "xai_tf.explain.setting.baseline_ids",
         lambda: attr.baseline_ids(tiny(), torch.tensor([1, 2]), "ones"),
         VE,
         "baseline must be 'token0', 'zeros'",

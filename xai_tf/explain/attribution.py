@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import cast
 
 import torch
 from torch import Tensor, nn
@@ -33,14 +33,29 @@ from torch import Tensor, nn
 from xai_tf import _checks
 from xai_tf.explain._inputs_only import inputs_only
 from xai_tf.explain.path_integral import METHODS, Scalar, path_integrated_gradients, quadrature
-from xai_tf.models.architecture import CausalLM
-from xai_tf.models.loaded import LoadedModel, causal
+from xai_tf.explain.setting import (
+    IG_MEMORY,
+    OUTPUTS,
+    baseline_ids,
+    embeddings,
+    explained,
+    fitting_batch,
+    named_baselines,
+    target_function,
+)
+from xai_tf.models.loaded import LoadedModel
 
-__all__ = ["METHODS", "path_integrated_gradients", "quadrature"]  # re-exported: lessons use attr.METHODS
-
-#: What F reads from the scores: the logit itself, the log-probability log softmax, or the
-#: probability softmax (RevLLM's choice); completeness holds for each with its own F.
-OUTPUTS = ("logit", "logprob", "prob")
+# re-exported: lessons read them as attr.METHODS, attr.target_function, …
+__all__ = [
+    "IG_MEMORY",
+    "METHODS",
+    "OUTPUTS",
+    "baseline_ids",
+    "named_baselines",
+    "path_integrated_gradients",
+    "quadrature",
+    "target_function",
+]
 
 
 @dataclass
@@ -60,123 +75,6 @@ class IGResult:
         return abs(self.delta) / max(abs(self.f_input - self.f_baseline), 1e-12)
 
 
-class Explained(Protocol):
-    """What the attributions read of a network: its token embedding W_e (``embedding``, ``embed``),
-    its check of token ids, F's scores from token embeddings, and its memory estimate per sequence.
-    A ``CausalLM`` meets it, and so do the classifiers of ``xai_tf.tasks``."""
-
-    @property
-    def embedding(self) -> Tensor: ...
-
-    def embed(self, input_ids: Tensor, /) -> Tensor: ...
-
-    def backward_bytes(self, T: int, /) -> int: ...
-
-    def check_input_ids(self, input_ids: Sequence[int] | Tensor, /) -> Tensor: ...
-
-    def forward_embeddings(self, token_embeddings: Tensor, /) -> Tensor: ...
-
-
-def _module(model: nn.Module | LoadedModel) -> Explained:
-    """The network whose F is explained: a task model with ``forward_embeddings`` (a classifier on
-    top of a language model, ``xai_tf.tasks``) as it is, otherwise the causal model of the handle."""
-    if isinstance(model, nn.Module) and hasattr(model, "forward_embeddings"):
-        return cast(Explained, model)
-    return cast(Explained, causal(model, "attribution to the token embeddings").model)
-
-
-def named_baselines(lm: LoadedModel) -> dict[str, str | int]:
-    """The baselines x' a lesson offers by name: token 0 repeated (RevLLM), the zero embedding,
-    end-of-text repeated, a space repeated."""
-    lm = causal(lm, "attribution to the token embeddings")
-    return {
-        "token 0": "token0",
-        "zeros": "zeros",
-        "end-of-text": lm.eot_token,
-        "space": lm.tokenizer.encode(" ")[0],
-    }
-
-
-def _token_ids(module: Explained, input_ids: Sequence[int] | Tensor) -> Tensor:
-    ids = module.check_input_ids(input_ids)
-    if ids.size(0) != 1:
-        raise ValueError(f"explain one prompt at a time: input_ids has shape {tuple(ids.shape)}")
-    return ids[0]
-
-
-def target_function(
-    model: nn.Module | LoadedModel, target: int, position: int = -1, output: str = "logit", T: int = 1
-) -> Scalar:
-    """F(E) for token embeddings E ``[n, T, d_e]``: the ``output`` (see ``OUTPUTS``) of token
-    ``target`` at ``position`` (−T..T−1) for a language model, or of class ``target`` for a classifier
-    (whose forward_embeddings returns ``[n, classes]``; position is then unused). A language model's
-    logit is read as LN_f(h_L)[position] · W_U[target]: one row of the unembedding, not all T × D
-    logits, and LN_f(h_L)[position] without the work it does not depend on (``CausalLM.readout``; the
-    hot path of integrated gradients)."""
-    module = _module(model)
-    if output not in OUTPUTS:
-        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
-    _checks.integer("position", position, -T, T - 1)
-
-    lm = module if isinstance(module, CausalLM) else None  # checked once: F runs at every path point
-
-    def F(E: Tensor) -> Tensor:
-        if lm is not None:
-            W_U = lm.unembedding  # [D, d_e]
-            _checks.integer("target", target, 0, W_U.size(0) - 1)
-            h = lm.readout(E, position)  # [n, d_e], without the work it does not depend on
-            if output == "logit":
-                return h @ W_U[target]
-            scores = h @ W_U.T
-        else:
-            scores = module.forward_embeddings(E)
-            _checks.integer("target", target, 0, scores.size(-1) - 1)
-        if output != "logit":
-            scores = scores.log_softmax(-1) if output == "logprob" else scores.softmax(-1)
-        return scores[:, target]
-
-    return F
-
-
-def baseline_ids(
-    module: Explained, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
-) -> Tensor | None:
-    """The baseline as token ids ``[T]``: "token0" (token 0 repeated, as in RevLLM), a token id
-    repeated (e.g. end-of-text, or a space), or ids of the prompt's length; None for "zeros"."""
-    if isinstance(baseline, str):
-        if baseline == "zeros":
-            return None
-        if baseline != "token0":
-            raise ValueError(f"baseline must be 'token0', 'zeros', a token id or token ids, got {baseline!r}")
-        baseline = 0
-    if isinstance(baseline, int):
-        baseline = [baseline] * len(ids)
-    b = torch.as_tensor(baseline, device=ids.device).long()
-    if b.shape != ids.shape:
-        raise ValueError(f"baseline ids have shape {tuple(b.shape)}, the prompt {tuple(ids.shape)}")
-    vocab = module.embedding.size(0)
-    if b.min() < 0 or b.max() >= vocab:
-        raise ValueError(f"baseline ids must lie in 0..{vocab - 1}")
-    return b
-
-
-def _explained(
-    model: nn.Module | LoadedModel, input_ids: Sequence[int] | Tensor, target: int, position: int, output: str
-) -> tuple[Explained, Tensor, Scalar]:
-    """The module, the prompt's ids [T] (checked), and F for the explained output."""
-    module = _module(model)
-    ids = _token_ids(module, input_ids)
-    return module, ids, target_function(model, target, position, output, len(ids))
-
-
-def _embeddings(
-    module: Explained, ids: Tensor, baseline: str | int | Sequence[int] | Tensor
-) -> tuple[Tensor, Tensor]:
-    E = module.embed(ids).detach()
-    b = baseline_ids(module, ids, baseline)
-    return E, torch.zeros_like(E) if b is None else module.embed(b).detach()
-
-
 def integrated_gradients(
     model: nn.Module | LoadedModel,
     input_ids: Sequence[int] | Tensor,
@@ -194,21 +92,12 @@ def integrated_gradients(
     quadrature: "gausslegendre" (the default, as Captum's) or "riemann_right" (the lecture's
     (1/m) Σ_{k=1..m} at α = k/m). ``output`` picks F: "logit", "logprob" or "prob". ``batch_size``
     path points go through the model at once; None picks the most that fit ``IG_MEMORY``."""
-    module, ids, F = _explained(model, input_ids, target, position, output)
-    E, E_base = _embeddings(module, ids, baseline)
+    module, ids, F = explained(model, input_ids, target, position, output)
+    E, E_base = embeddings(module, ids, baseline)
     if batch_size is None:
-        batch_size = _fitting_batch(module, len(ids))
+        batch_size = fitting_batch(module, len(ids))
     with inputs_only(cast(nn.Module, module)):
         return _ig_result(F, E, E_base, n_steps, method, _checks.integer("batch_size", batch_size, 1))
-
-
-#: The memory the path points of one IG batch may keep for their backward pass (Binder has 2 GB).
-IG_MEMORY = 256 * 2**20
-
-
-def _fitting_batch(module: Explained, T: int) -> int:
-    """The most path points whose backward pass fits ``IG_MEMORY`` (at least 1)."""
-    return max(1, IG_MEMORY // module.backward_bytes(T))
 
 
 def _ig_result(
@@ -235,13 +124,13 @@ def sequential_integrated_gradients(
     value, the other tokens stay as they are. Returns ``(token_scores [T], deltas [T])``; token t's
     completeness is score_t = F(E) − F(E with E_t := E'_t) + delta_t (delta_t = score_t minus that
     difference, as for IG)."""
-    module, ids, F = _explained(model, input_ids, target, position, output)
-    E, E_base = _embeddings(module, ids, baseline)
+    module, ids, F = explained(model, input_ids, target, position, output)
+    E, E_base = embeddings(module, ids, baseline)
     scores, deltas = E.new_zeros(len(ids)), E.new_zeros(len(ids))
     for t in range(len(ids)):
         start = E.clone()
         start[t] = E_base[t]
-        result = _ig_result(F, E, start, n_steps, method, _fitting_batch(module, len(ids)))
+        result = _ig_result(F, E, start, n_steps, method, fitting_batch(module, len(ids)))
         scores[t], deltas[t] = result.token_scores.sum(), result.delta
     return scores, deltas
 
@@ -255,7 +144,7 @@ def embedding_gradients(
 ) -> tuple[Tensor, Tensor]:
     """``(g, E)``: the gradient ∇ = ∂F/∂E ``[T, d_e]`` at the prompt's token embeddings E(x)
     ``[T, d_e]``; ``output`` picks F ("logit", "logprob" or "prob")."""
-    module, ids, F = _explained(model, input_ids, target, position, output)
+    module, ids, F = explained(model, input_ids, target, position, output)
     E = module.embed(ids).detach().requires_grad_(True)
     (g,) = torch.autograd.grad(F(E[None]).sum(), E)
     return g, E.detach()
@@ -304,7 +193,7 @@ def leave_one_out(
     """Occlusion: score_t = F(x) − F(x with token t replaced by ``replacement``), or with token t
     dropped when ``replacement`` is None (then only for the prediction after the whole prompt,
     ``position=-1``, which is read after the shortened prompt)."""
-    module, ids, F = _explained(model, input_ids, target, position, output)
+    module, ids, F = explained(model, input_ids, target, position, output)
     if replacement is not None:
         _checks.integer("replacement", replacement, 0, module.embedding.size(0) - 1)
     if replacement is None and (position != -1 or len(ids) == 1):
@@ -319,6 +208,6 @@ def leave_one_out(
     else:  # row t: the prompt with token t replaced, [T, T]
         changed = ids.expand(T, T).clone()
         changed.diagonal().fill_(replacement)
-    n = _fitting_batch(module, changed.size(1))  # rows per forward pass (a forward keeps less)
+    n = fitting_batch(module, changed.size(1))  # rows per forward pass (a forward keeps less)
     f_changed = torch.cat([F(module.embed(rows)) for rows in changed.split(n)])
     return (f_x - f_changed).float()

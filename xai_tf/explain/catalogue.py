@@ -4,9 +4,10 @@ models and lesson 06's classifier, each one call ``ATTRIBUTIONS.explain(name, mo
 
 Every entry explains F (a language model's next-token logit, a classifier's class score; see
 ``attribution.target_function``) with token scores ``[T]``; where the method promises completeness it
-carries delta = Σ scores − (F(x) − F(x′)) for its own reference x′ (``READS`` lists what each reads and
-promises). The options (``baseline`` is lesson 06's IG x′, also the masking token of the perturbation methods
-and DeepLIFT's reference; each method declares the ones it reads, ``ENTRIES``):
+carries delta = Σ scores − (F(x) − F(x′)) for its own reference x′ (each entry declares what it reads and
+what it promises, ``registry.table``). The options (``baseline`` is lesson 06's IG x′, also the masking
+token of the perturbation methods and DeepLIFT's reference; each method declares the ones it reads,
+``ENTRIES``):
 
     n_samples    None (each method's default, ``DEFAULT_SAMPLES``) or the noisy copies / coalitions /
                  baselines drawn;
@@ -27,10 +28,10 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.explain import attribution as attr
 from xai_tf.explain import deeplift as dl
 from xai_tf.explain import gradcam as gc
 from xai_tf.explain import perturbation as pt
+from xai_tf.explain import setting
 from xai_tf.explain import smoothgrad as sg
 from xai_tf.explain._inputs_only import inputs_only
 from xai_tf.explain.causal import IG_OPTIONS
@@ -49,28 +50,9 @@ DEFAULTS: dict[str, Any] = IG_OPTIONS | {
     "layer": None,  # Grad-CAM's: gradcam.default_layer, the middle block
     "foil": None,
 }
+_LINEAR = "only for linear + elementwise layers"
+_NOISE = ("n_samples", "noise_scale", "seed")
 DEFAULT_SAMPLES = {"smoothgrad": 50, "vargrad": 50, "deeplift-shap": 10, "lime": 300, "kernel-shap": 300}
-
-#: What each method of lessons 06 and 20 reads of the model, and whether it promises completeness
-#: (Σ scores = F(x) − F(x′)): the model-agnostic ones read forward passes only.
-READS: dict[str, tuple[str, str]] = {
-    "IG": ("gradients", "yes, up to the quadrature"),
-    "G-avg": ("gradients", "no"),
-    "G-L1": ("gradients", "no"),
-    "G-L2": ("gradients", "no"),
-    "gradient × input": ("gradients", "no"),
-    "leave-one-out": ("forward passes only", "no"),
-    "smoothgrad": ("gradients", "no"),
-    "vargrad": ("gradients", "no"),
-    "deeplift": ("a modified backward pass", "only for linear + elementwise layers"),
-    "deeplift-shap": ("a modified backward pass", "only for linear + elementwise layers"),
-    "lime": ("forward passes only", "no"),
-    "kernel-shap": ("forward passes only", "yes, up to the 10⁶ weight"),
-    "shapley": ("forward passes only", "yes, exactly"),
-    "occlusion": ("forward passes only", "no"),
-    "grad-cam": ("activations and gradients", "no"),
-    "contrastive": ("gradients", "yes (of z_target − z_foil), up to the quadrature"),
-}
 
 
 def _explanation(scores: Tensor, delta: float = float("nan"), note: str = "") -> Explanation:
@@ -83,8 +65,8 @@ def _samples(name: str, o: dict[str, Any]) -> int:
 
 
 def _setting(model: Any, ids: Any, target: int, baseline: Any) -> tuple[Tensor, Tensor, Any]:
-    module, t_ids, F = attr._explained(model, ids, target, -1, "logit")
-    return (*attr._embeddings(module, t_ids, baseline), F)
+    module, t_ids, F = setting.explained(model, ids, target, -1, "logit")
+    return (*setting.embeddings(module, t_ids, baseline), F)
 
 
 def _gap(scores: Tensor, F: Any, E: Tensor, E_base: Tensor) -> tuple[float, str]:
@@ -110,7 +92,7 @@ def _smooth(kind: str) -> Callable[..., Any]:
 def _deeplift(shap: bool) -> Callable[..., Any]:
     def method(model: Any, ids: Any, target: int, **o: Any) -> Any:
         if shap:
-            module, t_ids, _ = attr._explained(model, ids, target, -1, "logit")
+            module, t_ids, _ = setting.explained(model, ids, target, -1, "logit")
             drawn = dl.random_token_baselines(
                 module.embedding.size(0), len(t_ids), _samples("deeplift-shap", o), o["seed"]
             )
@@ -173,22 +155,22 @@ def _grad_cam(model: Any, ids: Any, target: int, **o: Any) -> Any:
 
 
 def _contrastive(model: Any, ids: Any, target: int, **o: Any) -> Any:
-    module, t_ids, _ = attr._explained(model, ids, target, -1, "logit")
+    module, t_ids, _ = setting.explained(model, ids, target, -1, "logit")
     foil = o["foil"]
     if foil is None:
         with torch.no_grad():
             ranked = _all_scores(module, module.embed(t_ids)[None]).argsort(descending=True).tolist()
         foil = next(k for k in ranked if k != target)
     F = gc.contrast_function(model, target, _checks.integer("foil", foil, 0), len(t_ids))
-    E, E_base = attr._embeddings(module, t_ids, o["baseline"])
-    batch = attr._fitting_batch(module, len(t_ids))  # path points per pass, within IG_MEMORY
+    E, E_base = setting.embeddings(module, t_ids, o["baseline"])
+    batch = setting.fitting_batch(module, len(t_ids))  # path points per pass, within IG_MEMORY
     with inputs_only(cast(nn.Module, module)):  # no weight-gradient edges: less kept for the backward
         scores = path_integrated_gradients(F, E, E_base, o["n_steps"], o["quadrature"], batch).sum(-1)
     delta, note = _gap(scores, F, E, E_base)
     return _explanation(scores, delta, f"z(target) − z(foil {foil}); {note}")
 
 
-def _all_scores(module: attr.Explained, E: Tensor) -> Tensor:
+def _all_scores(module: setting.Explained, E: Tensor) -> Tensor:
     """Every token's logit at the last position, LN_f(h_L)[−1] W_Uᵀ (``CausalLM.readout``: one position,
     not T × D logits), or a classifier's every class score, [D]."""
     if isinstance(module, CausalLM):
@@ -196,18 +178,40 @@ def _all_scores(module: attr.Explained, E: Tensor) -> Tensor:
     return module.forward_embeddings(E)[0]
 
 
-#: Each entry: (id, label (lesson 20's name, the key of ``ATTRIBUTIONS``), reads, method, its options).
-ENTRIES: tuple[tuple[str, str, str | tuple[str, ...], Callable[..., Any], tuple[str, ...]], ...] = (
-    ("smoothgrad", "smoothgrad", "gradients", _smooth("smoothgrad"), ("n_samples", "noise_scale", "seed")),
-    ("vargrad", "vargrad", "gradients", _smooth("vargrad"), ("n_samples", "noise_scale", "seed")),
-    ("deeplift", "deeplift", "gradients", _deeplift(shap=False), ("baseline",)),
-    ("deeplift_shap", "deeplift-shap", "gradients", _deeplift(shap=True), ("n_samples", "seed")),
-    ("lime", "lime", "forward", _sampled("lime"), ("baseline", "n_samples", "seed", "kernel_width")),
-    ("kernel_shap", "kernel-shap", "forward", _sampled("kernel-shap"), ("baseline", "n_samples", "seed")),
-    ("shapley", "shapley", "forward", _shapley, ("baseline",)),
-    ("occlusion", "occlusion", "forward", _occlusion, ("baseline", "window", "stride")),
-    ("grad_cam", "grad-cam", ("activations", "gradients"), _grad_cam, ("layer",)),
-    ("contrastive", "contrastive", "gradients", _contrastive, ("foil", "baseline", "n_steps", "quadrature")),
+#: Each entry: (id, label (lesson 20's name, the key of ``ATTRIBUTIONS``), reads, method, its options,
+#: its completeness: "no", or "yes" and up to what).
+ENTRIES: tuple[tuple[str, str, str | tuple[str, ...], Callable[..., Any], tuple[str, ...], str], ...] = (
+    (
+        "smoothgrad",
+        "smoothgrad",
+        "gradients",
+        _smooth("smoothgrad"),
+        ("n_samples", "noise_scale", "seed"),
+        "no",
+    ),
+    ("vargrad", "vargrad", "gradients", _smooth("vargrad"), ("n_samples", "noise_scale", "seed"), "no"),
+    ("deeplift", "deeplift", "backward", _deeplift(shap=False), ("baseline",), _LINEAR),
+    ("deeplift_shap", "deeplift-shap", "backward", _deeplift(shap=True), ("n_samples", "seed"), _LINEAR),
+    ("lime", "lime", "forward", _sampled("lime"), ("baseline", "n_samples", "seed", "kernel_width"), "no"),
+    (
+        "kernel_shap",
+        "kernel-shap",
+        "forward",
+        _sampled("kernel-shap"),
+        ("baseline", "n_samples", "seed"),
+        "yes, up to the 10⁶ weight",
+    ),
+    ("shapley", "shapley", "forward", _shapley, ("baseline",), "yes, exactly"),
+    ("occlusion", "occlusion", "forward", _occlusion, ("baseline", "window", "stride"), "no"),
+    ("grad_cam", "grad-cam", ("activations", "gradients"), _grad_cam, ("layer",), "no"),
+    (
+        "contrastive",
+        "contrastive",
+        "gradients",
+        _contrastive,
+        ("foil", "baseline", "n_steps", "quadrature"),
+        "yes (of z_target − z_foil), up to the quadrature",
+    ),
 )
 
 
@@ -223,7 +227,9 @@ def _predicted_by_default(method: Callable[..., Explanation]) -> Callable[..., E
     return on_classifier
 
 
-for _id, _label, _reads, _method, _options in ENTRIES:
+for _id, _label, _reads, _method, _options, _complete in ENTRIES:
     _declared = {k: DEFAULTS[k] for k in _options}
-    register(_id, "causal", label=_label, reads=_reads, options=_declared)(_method)
-    register(_id, "sequence", label=_label, reads=_reads, options=_declared)(_predicted_by_default(_method))
+    register(_id, "causal", label=_label, reads=_reads, options=_declared, completeness=_complete)(_method)
+    register(_id, "sequence", label=_label, reads=_reads, options=_declared, completeness=_complete)(
+        _predicted_by_default(_method)
+    )

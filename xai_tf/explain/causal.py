@@ -23,7 +23,14 @@ from xai_tf.explain.registry import Explanation, Method, register
 IG_OPTIONS = {"baseline": "token0", "n_steps": 50, "quadrature": "gausslegendre"}
 
 
-@register("ig", "causal", label="IG", reads="gradients", options=IG_OPTIONS)
+@register(
+    "ig",
+    "causal",
+    label="IG",
+    reads="gradients",
+    options=IG_OPTIONS,
+    completeness="yes, up to the quadrature",
+)
 def _integrated_gradients(lm: Any, ids: Any, target: int, **o: Any) -> Explanation:
     r = attr.integrated_gradients(lm, ids, target, o["baseline"], o["n_steps"], o["quadrature"])
     note = (

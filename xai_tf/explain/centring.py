@@ -24,7 +24,8 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.explain.attribution import _explained, embedding_gradients, gradient_saliency
+from xai_tf.explain.attribution import embedding_gradients, gradient_saliency
+from xai_tf.explain.setting import explained
 from xai_tf.models.loaded import LoadedModel
 
 
@@ -56,7 +57,7 @@ def shift_response(
     shifted copies). 0 up to rounding on a model whose every read of the residual stream is a
     LayerNorm (see the module's docstring); its derivative in c at 0 is d_e · G-avg_t."""
     c = _checks.finite("c", c)
-    module, ids, F = _explained(model, input_ids, target, position, output)
+    module, ids, F = explained(model, input_ids, target, position, output)
     E = module.embed(ids).detach()[None]  # [1, T, d_e]
     shifted = E.repeat(len(ids), 1, 1)  # [T, T, d_e]: copy t has row t shifted
     rows = torch.arange(len(ids), device=E.device)

@@ -43,7 +43,7 @@ import torch.nn.functional as Fn
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.explain import attribution as attr
+from xai_tf.explain import setting
 from xai_tf.explain.path_integral import Scalar
 from xai_tf.models.loaded import LoadedModel
 
@@ -145,9 +145,9 @@ def deeplift(
     for several. Completeness: the attributions' sum against the returned difference."""
     if not isinstance(baselines, list | tuple):
         raise ValueError(f"baselines must be a list of 1..{MAX_BASELINES} baselines, got {baselines!r}")
-    module, ids, F = attr._explained(model, input_ids, target, position, output)
+    module, ids, F = setting.explained(model, input_ids, target, position, output)
     E = module.embed(ids).detach()
-    return deeplift_shap(F, E, [attr._embeddings(module, ids, b)[1] for b in baselines], rescale)
+    return deeplift_shap(F, E, [setting.embeddings(module, ids, b)[1] for b in baselines], rescale)
 
 
 def random_token_baselines(vocab: int, T: int, k: int, seed: int = 0) -> list[Tensor]:

@@ -28,7 +28,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.explain import attribution as attr
+from xai_tf.explain import setting
 from xai_tf.explain.path_integral import Scalar
 from xai_tf.models.architecture import CausalLM
 from xai_tf.models.hooks import Hooks
@@ -44,7 +44,7 @@ def residual_and_gradient(
 ) -> tuple[Tensor, Tensor]:
     """``(A, G)`` ``[T, d_e]``: layer ``layer``'s residual stream h_l (``resid_post``; 0..L−1) and
     ∂F/∂h_l for F the logit of ``target`` at ``position`` (a classifier: the score of class ``target``)."""
-    module, ids, _ = attr._explained(model, input_ids, target, position, "logit")
+    module, ids, _ = setting.explained(model, input_ids, target, position, "logit")
     layer = _checks.integer("layer", layer, 0)  # the hooks refuse a layer past the last, naming the range
     kept: list[Tensor] = []
 
@@ -70,7 +70,7 @@ def layer_of(model: nn.Module | LoadedModel, layer: int | None) -> int:
     """``layer``, or ``default_layer`` of the model's L where it is None (a classifier: its body's L)."""
     if layer is not None:
         return layer
-    sizes = getattr(attr._module(model), "sizes", None)
+    sizes = getattr(setting.explained_module(model), "sizes", None)
     if sizes is None:
         raise TypeError("Grad-CAM reads a transformer's residual stream: this model has no blocks (sizes)")
     return default_layer(sizes.n_layer)
@@ -93,7 +93,7 @@ def contrast_function(
     if target == foil:
         raise ValueError(f"foil must differ from target, both are {target}")
     _checks.integer("position", position, -T, T - 1)
-    module = attr._module(model)
+    module = setting.explained_module(model)
     if isinstance(module, CausalLM):
         W_U = module.unembedding.detach()
         w = (

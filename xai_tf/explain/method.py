@@ -34,9 +34,10 @@ MODEL_KINDS: dict[str, str] = {
 }
 #: The kinds a classifier module declares as its ``kind`` (a language model's comes from its handle).
 CLASSIFIER_KINDS = ("attention", "sequence")
-#: What a method reads of the model: only "forward" is model-agnostic.
+#: What a method reads of the model, in words: only "forward" is model-agnostic.
 READS: dict[str, str] = {
-    "forward": "forward passes only (model-agnostic)",
-    "gradients": "gradients with respect to the input (model-specific)",
-    "activations": "internal activations such as attention weights (model-specific)",
+    "forward": "forward passes only",
+    "gradients": "gradients",
+    "activations": "activations",
+    "backward": "a modified backward pass",
 }

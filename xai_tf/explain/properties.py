@@ -35,14 +35,14 @@ from torch import Tensor, nn
 from tqdm.auto import tqdm
 
 from xai_tf import _checks, seeds
-from xai_tf.explain import attribution as attr
+from xai_tf.explain import setting
 from xai_tf.explain.registry import ATTRIBUTIONS, Explanation
 from xai_tf.models.loaded import LoadedModel
 
 
 def _blocks(model: nn.Module | LoadedModel) -> nn.ModuleList:
     """The network's list of blocks: the first ``nn.ModuleList`` among its modules (by type, not name)."""
-    module = attr._module(model)
+    module = setting.explained_module(model)
     for m in module.modules():  # type: ignore[attr-defined]
         if isinstance(m, nn.ModuleList) and len(m):
             return m
@@ -95,8 +95,8 @@ def output_difference(
 ) -> float:
     """F(x) − F(x′): the logit of ``target`` after the prompt minus after the ``baseline`` x′ (see
     ``attribution.baseline_ids``)."""
-    module, ids, F = attr._explained(model, input_ids, target, -1, "logit")
-    E, E_base = attr._embeddings(module, ids, baseline)
+    module, ids, F = setting.explained(model, input_ids, target, -1, "logit")
+    E, E_base = setting.embeddings(module, ids, baseline)
     with torch.no_grad():
         f_x, f_b = (float(v) for v in F(torch.stack([E, E_base])))
     return f_x - f_b
@@ -113,7 +113,7 @@ def completeness_gap(
     """``(gap, relative gap)``: Σ scores − (F(x) − F(x′)) and its share of |F(x) − F(x′)|, for the logit
     of ``target`` after the prompt and the ``baseline`` x′; ``difference`` is F(x) − F(x′) where the
     caller has it already (``output_difference``: a panel redrawing one prompt), else computed."""
-    ids = attr._explained(model, input_ids, target, -1, "logit")[1]
+    ids = setting.explained(model, input_ids, target, -1, "logit")[1]
     if scores.shape != ids.shape:
         raise ValueError(
             f"scores must have one entry per token ({len(ids)}), got shape {tuple(scores.shape)}"

@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Mapping
+from _collections_abc import dict_items, dict_keys, dict_values
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,10 +83,13 @@ def kind_of(model: object) -> str:
 
 @dataclass(frozen=True)
 class Implementation:
-    """A method on one kind of model: the function and its declared options with their defaults."""
+    """A method on one kind of model: the function, its declared options with their defaults, and
+    whether its scores promise completeness, Σ scores = F(x) − F(x′) ("no", or "yes" and up to what)."""
 
     run: Method
     options: Mapping[str, Any]
+    completeness: str = "no"
+    rank: tuple[int, int] = (0, 0)  # (its module's place in PROVIDERS, its place among all registrations)
 
 
 @dataclass
@@ -96,6 +100,11 @@ class MethodSpec:
     label: str
     reads: tuple[str, ...]
     kinds: dict[str, Implementation] = field(default_factory=dict)
+
+    @property
+    def reads_text(self) -> str:
+        """What it reads, in words ("forward passes only", "activations and gradients", …)."""
+        return " and ".join(READS[r] for r in self.reads) or "nothing of the model"
 
     @property
     def model_agnostic(self) -> bool:
@@ -134,8 +143,10 @@ class MethodRegistry(dict[str, MethodSpec]):
         label: str,
         reads: str | tuple[str, ...],
         options: Mapping[str, Any] | None = None,
+        completeness: str = "no",
     ) -> Callable[[Method], Method]:
-        """A decorator: the function becomes ``method_id``'s implementation on ``kind``."""
+        """A decorator: the function becomes ``method_id``'s implementation on ``kind``, promising
+        ``completeness`` there ("no", or "yes" and up to what)."""
         reads = (reads,) if isinstance(reads, str) else tuple(reads)
         if not isinstance(method_id, str) or not _ID.fullmatch(method_id):
             raise ValueError(f"method_id must be lowercase ASCII (a-z, 0-9, _), got {method_id!r}")
@@ -149,7 +160,10 @@ class MethodRegistry(dict[str, MethodSpec]):
             raise ValueError(f"{method_id} on {kind!r}: registered twice, or its label or reads clash")
 
         def add(run: Method) -> Method:
-            spec.kinds[kind] = Implementation(run, dict(options or {}))
+            module = run.__module__
+            place = PROVIDERS.index(module) if module in PROVIDERS else len(PROVIDERS)
+            rank = (place, sum(len(s.kinds) for s in self.values()))
+            spec.kinds[kind] = Implementation(run, dict(options or {}), completeness, rank)
             self[method_id] = spec
             for view in self._views:
                 view.refresh()
@@ -162,12 +176,18 @@ class MethodRegistry(dict[str, MethodSpec]):
         _load_providers()
         found = [s for s in self.values() if method in (s.id, s.label)] if isinstance(method, str) else []
         if not found:
-            raise ValueError(f"method must be one of the ids {list(self)} (or their labels), got {method!r}")
+            ids = [s.id for s in self.ordered()]
+            raise ValueError(f"method must be one of the ids {ids} (or their labels), got {method!r}")
         return found[0]
 
+    def ordered(self) -> list[MethodSpec]:
+        """Every method in ``PROVIDERS``' order (lesson 06's first), those of one module as it registers
+        them: the same order whichever module a program imports first."""
+        return sorted(self.values(), key=lambda s: min(i.rank for i in s.kinds.values()))
+
     def for_kind(self, kind: str) -> list[MethodSpec]:
-        """The methods that explain ``kind``, in the order they were registered."""
-        return [s for s in self.values() if kind in s.kinds]
+        """The methods that explain ``kind``, in ``ordered``'s order."""
+        return [s for s in self.ordered() if kind in s.kinds]
 
 
 REGISTRY = MethodRegistry()
@@ -189,14 +209,16 @@ def explain(method: str, model: Any, inputs: Any, target: Any = None, **options:
 
 def table(kind: str | None = None) -> list[dict[str, Any]]:
     """One row per method (those for ``kind``, or all): id, label, what it reads, whether it is
-    model-agnostic, the kinds it explains, and its declared options (on ``kind``, or per kind)."""
+    model-agnostic, the kinds it explains, and its declared options and its completeness (on ``kind``,
+    or per kind)."""
     _load_providers()
     if kind is not None and kind not in MODEL_KINDS:
         raise ValueError(f"kind must be one of {list(MODEL_KINDS)} or None, got {kind!r}")
     rows = []
-    for s in REGISTRY.values() if kind is None else REGISTRY.for_kind(kind):
+    for s in REGISTRY.ordered() if kind is None else REGISTRY.for_kind(kind):
         kinds = [k for k in MODEL_KINDS if k in s.kinds]
         options = {k: dict(s.kinds[k].options) for k in kinds}
+        completeness = {k: s.kinds[k].completeness for k in kinds}
         rows.append(
             {
                 "id": s.id,
@@ -206,6 +228,7 @@ def table(kind: str | None = None) -> list[dict[str, Any]]:
                 "kinds": kinds,
             }
             | {"options": options if kind is None else options[kind]}
+            | {"completeness": completeness if kind is None else completeness[kind]}
         )
     return rows
 
@@ -228,6 +251,41 @@ class View(dict[str, Method]):
         self.registry, self.ids, self.options = registry, dict[str, str](), dict[str, Any]()
         registry._views.append(self)
         self.refresh()
+
+    # Reading a view of every method of its kind (``keys`` None) first imports the modules that register
+    # methods (``PROVIDERS``): such a menu is complete whenever it is read, and this module imports none
+    # of them (no import circle). A view with its own keys has them all when it is made.
+    def _complete(self) -> None:
+        if self._keys is None:
+            _load_providers()
+
+    def __getitem__(self, key: str) -> Method:
+        self._complete()
+        return super().__getitem__(key)
+
+    def __iter__(self) -> Iterator[str]:
+        self._complete()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._complete()
+        return super().__len__()
+
+    def __contains__(self, key: object) -> bool:
+        self._complete()
+        return super().__contains__(key)
+
+    def keys(self) -> dict_keys[str, Method]:
+        self._complete()
+        return super().keys()
+
+    def items(self) -> dict_items[str, Method]:
+        self._complete()
+        return super().items()
+
+    def values(self) -> dict_values[str, Method]:
+        self._complete()
+        return super().values()
 
     def refresh(self) -> None:
         """Rebuild from the registry (after a registration)."""
@@ -278,8 +336,5 @@ def _passing_declared(impl: Implementation) -> Method:
 
 #: Lesson 06: token scores of one prediction (the logit of ``target`` after the prompt): every
 #: "causal" method keyed by its label (``explain.causal``: IG's options are its baseline, nodes m and
-#: quadrature).
+#: quadrature; lesson 20's from ``explain.catalogue``), filled in when first read.
 ATTRIBUTIONS = View("lesson 06's attributions", "causal")
-
-from xai_tf.explain import catalogue as _catalogue  # noqa: E402, F401  (lesson 20's, after lesson 06's)
-from xai_tf.explain import causal as _causal  # noqa: E402, F401  (registers lesson 06's methods: after ATTRIBUTIONS)

@@ -25,7 +25,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks, seeds
-from xai_tf.explain import attribution as attr
+from xai_tf.explain import setting
 from xai_tf.explain._inputs_only import inputs_only
 from xai_tf.explain.path_integral import Scalar
 from xai_tf.models.loaded import LoadedModel
@@ -75,7 +75,7 @@ def smoothgrad(
     embeddings E, with σ = ``noise_scale`` · (max E − min E) and the noise drawn on E's device from a
     generator seeded by s′ = ``seed`` + XAI_TF_SEED_OFFSET (``xai_tf.seeds``)."""
     n = _checks.integer("n_samples", n_samples, 1, MAX_SAMPLES)
-    module, ids, F = attr._explained(model, input_ids, target, position, output)
+    module, ids, F = setting.explained(model, input_ids, target, position, output)
     E = module.embed(ids).detach()
     sigma = noise_sigma(E, noise_scale)
     g = seeds.generator(seed, device=E.device)  # s′ = s + XAI_TF_SEED_OFFSET

@@ -11,8 +11,7 @@ import torch
 from xai_tf import _cancel, viz
 from xai_tf.explain import gradcam as gc
 from xai_tf.explain import properties as pr
-from xai_tf.explain.catalogue import READS
-from xai_tf.explain.registry import ATTRIBUTIONS
+from xai_tf.explain.registry import ATTRIBUTIONS, REGISTRY
 from xai_tf.models.loaded import LoadedModel
 from xai_tf.widgets._panel import Panel, needs, prompt_box
 
@@ -69,9 +68,8 @@ def attribution_map_panel(lm: LoadedModel, prompt: str = "ROMEO.\nBut soft, what
             parts.append(viz.html_token_scores(tokens, found.scores.tolist(), name))
             passes = f"{cost.forward} sequences forward, {cost.backward} backward"
             gaps = f"Σ − (F(x) − F(x')) = {gap:+.3f} ({100 * rel:.0f}%)"
-            parts.append(
-                f"<p style='margin:0'>{READS[name][0]}; {passes}, {1000 * cost.seconds:.0f} ms; {gaps}</p>"
-            )
+            reads = REGISTRY.find(name).reads_text
+            parts.append(f"<p style='margin:0'>{reads}; {passes}, {1000 * cost.seconds:.0f} ms; {gaps}</p>")
         return "".join(parts)
 
     controls = {"text": text, "methods": methods, "samples": samples, "noise": noise, "window": window}
