@@ -210,8 +210,8 @@ def check_parameter_count(fn: Callable[[int, int, int, int], object]) -> int:
             got = got.item()
         if isinstance(got, bool) or not isinstance(got, numbers.Real):
             raise Mismatch(f"the count should be a number, got {type(got).__name__}")
-        allowed = max(0.5, 1e-7 * want)  # a count held in float32 is rounded to 8 at GPT-2 small's size
-        if abs(got - want) <= allowed:
+        allowed, number = max(0.5, 1e-7 * want), float(got)  # float32 rounds GPT-2 small's count to 8
+        if abs(number - want) <= allowed:
             continue
         wrong = {
             want - 2 * d * L - d: "each LayerNorm has a shift β as well as a gain γ: 2 d_e parameters, "
@@ -227,7 +227,7 @@ def check_parameter_count(fn: Callable[[int, int, int, int], object]) -> int:
             "LayerNorms (13 d_e per block) and the final LN_f (2 d_e)",
         }
         for value, message in wrong.items():
-            if abs(got - value) <= allowed:
+            if abs(number - value) <= allowed:
                 raise Mismatch(message)
         raise Mismatch(f"the count for D={D}, n_ctx={n}, d_e={d}, L={L} is {got:,}, expected {want:,}")
     return len(cases)
@@ -262,8 +262,8 @@ def check_swiglu(fn: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]) -> int:
                 (F.silu(gate) @ Wd.T, "the gate multiplies W_up u elementwise: SiLU(W_gate u) ⊙ W_up u"),
                 (F.silu(gate * value) @ Wd.T, "SiLU applies to the gate W_gate u alone, before the product"),
             ]
-            for value_, message in wrong:
-                if close(got, value_, atol=1e-4):
+            for mistake, message in wrong:
+                if close(got, mistake, atol=1e-4):
                     raise Mismatch(message)
         expect_close("SwiGLU(u)", got, want, atol=1e-4)
     return len(shapes)
