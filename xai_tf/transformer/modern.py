@@ -17,7 +17,7 @@ tokens, a residual vector u ∈ ℝ^d with mean μ and (biased) variance σ².
    offset i − j alone: ``layer0_scores``, ``diagonal_spread``.
 3. **The MLP.** GELU: W_out GELU(W_in u) has 2·d·d_mlp weights (d_mlp = 4d); SwiGLU:
    W_down (SiLU(W_gate u) ⊙ W_up u) has 3·d·d_mlp, equal at d_mlp = (2/3)·4d, which Llama rounds up to a
-   multiple m of 256: d_mlp = m ⌈(2/3)·4d / m⌉ (``llama_d_mlp``, ``mlp_parameters``,
+   multiple m of 256: d_mlp = m ⌈(2/3)·4d / m⌉ (``swiglu``, ``llama_d_mlp``, ``mlp_parameters``,
    ``llama_parameter_counts``).
 4. **The key/value cache.** Decoding keeps one key and one value per layer, token and key/value head:
    2 L T H_kv d_h numbers. Multi-head attention has H_kv = H; grouped-query attention (H_kv < H) keeps
@@ -144,6 +144,24 @@ def mlp_parameters(d: int, d_mlp: int, gated: bool, bias: bool) -> int:
         raise TypeError(f"gated and bias must be True or False, got {gated!r} and {bias!r}")
     matrices = 3 if gated else 2
     return matrices * d * d_mlp + bias * ((matrices - 1) * d_mlp + d)
+
+
+def swiglu(u: Tensor, W_gate: Tensor, W_up: Tensor, W_down: Tensor) -> Tensor:
+    """SwiGLU(u) = W_down (SiLU(W_gate u) ⊙ W_up u), SiLU(x) = x σ(x) (Shazeer 2020; Llama's MLP without
+    biases), for ``u`` ``[..., d]`` and the weights stored as ``torch.nn.Linear`` holds them, out × in:
+    ``W_gate``, ``W_up`` ``[d_mlp, d]``, ``W_down`` ``[d, d_mlp]`` (so W u is ``u @ W.T``)."""
+    u = _checks.tensor("u", u)
+    for name, W in (("W_gate", W_gate), ("W_up", W_up), ("W_down", W_down)):
+        _checks.tensor(name, W)
+    if u.dim() < 1 or not u.is_floating_point():
+        raise ValueError(f"u must be floating-point vectors [..., d], got {u.dtype} {tuple(u.shape)}")
+    d, d_mlp = u.size(-1), W_gate.size(0) if W_gate.dim() == 2 else -1
+    if W_gate.shape != (d_mlp, d) or W_up.shape != (d_mlp, d) or W_down.shape != (d, d_mlp):
+        raise ValueError(
+            f"W_gate and W_up must be [d_mlp, {d}] and W_down [{d}, d_mlp] (out × in, d the last dim of u), "
+            f"got {tuple(W_gate.shape)}, {tuple(W_up.shape)}, {tuple(W_down.shape)}"
+        )
+    return (torch.nn.functional.silu(u @ W_gate.T) * (u @ W_up.T)) @ W_down.T
 
 
 def llama_parameter_counts(config: LlamaConfig) -> dict[str, int]:
