@@ -8,7 +8,7 @@ from probe_kit import NAN, TE, VE, lm, tiny, z
 import xai_tf
 from xai_tf.explain import agreement as ag
 from xai_tf.explain import attribution as attr
-from xai_tf.explain import encoder, lens, registry
+from xai_tf.explain import encoder, lens, registry, setting
 from xai_tf.explain import wordlevel as wl
 from xai_tf.tasks import sentiment
 from xai_tf.widgets import attribution, wordlevel
@@ -62,6 +62,42 @@ RAISES = [
         lambda: attr.target_function(tiny(), 0, output="probability"),
         VE,
         r"output must be one of \('logit', 'logprob', 'prob'\)",
+    ),
+    (
+        "xai_tf.explain.setting.explained_module",
+        lambda: setting.explained_module("gpt2"),
+        TE,
+        "model must be a model from xai_tf.load_model",
+    ),
+    (
+        "xai_tf.explain.setting.token_ids",
+        lambda: setting.token_ids(tiny(), [[1, 2], [3, 4]]),
+        VE,
+        r"explain one prompt at a time: input_ids has shape \(2, 2\)",
+    ),
+    (
+        "xai_tf.explain.setting.explained",
+        lambda: setting.explained(tiny(), [1, 2, 3], 0, 7, "logit"),
+        VE,
+        "position must be an integer in -3..2, got 7",
+    ),
+    (  # a language model's target is checked when F is made, not at its first call
+        "xai_tf.explain.setting.explained",
+        lambda: setting.explained(tiny(), [1, 2, 3], 10**6, -1, "logit"),
+        VE,
+        "target must be an integer in 0..",
+    ),
+    (
+        "xai_tf.explain.setting.embeddings",
+        lambda: setting.embeddings(tiny(), torch.tensor([1, 2]), "blank"),
+        VE,
+        "baseline must be 'token0', 'zeros'",
+    ),
+    (
+        "xai_tf.explain.setting.fitting_batch",
+        lambda: setting.fitting_batch(tiny(), 0),
+        VE,
+        "T must be an integer ≥ 1, got 0",
     ),
     (
         "xai_tf.explain.setting.baseline_ids",

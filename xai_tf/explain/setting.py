@@ -89,6 +89,8 @@ def target_function(
     _checks.integer("position", position, -T, T - 1)
 
     lm = module if isinstance(module, CausalLM) else None  # checked once: F runs at every path point
+    if lm is not None:  # a classifier's class count is known once it has run (checked in F)
+        _checks.integer("target", target, 0, lm.unembedding.size(0) - 1)
 
     def F(E: Tensor) -> Tensor:
         if lm is not None:
@@ -153,4 +155,4 @@ IG_MEMORY = 256 * 2**20
 
 def fitting_batch(module: Explained, T: int) -> int:
     """The most path points whose backward pass fits ``IG_MEMORY`` (at least 1)."""
-    return max(1, IG_MEMORY // module.backward_bytes(T))
+    return max(1, IG_MEMORY // module.backward_bytes(_checks.integer("T", T, 1)))
