@@ -42,10 +42,10 @@ def check_dictionary_gap(fn: Callable[[Tensor], Tensor]) -> int:
     ]
     for i, s in enumerate(cases):
         D = _dictionary(s, 70 + i)
-        got = fn(D.clone())
-        if got is None:
+        answer = fn(D.clone())
+        if answer is None:
             raise Mismatch("returned None: did you forget to `return` the gap?")
-        got = _number(got)
+        got = _number(answer)
         want = critique.dictionary_gap(D)
         gram = D.T @ D
         eye = torch.eye(len(s), dtype=D.dtype)
