@@ -36,7 +36,7 @@ CASES = {
             "my_soft_threshold": "    return V - t",
         },
         {"ex-coding_rate-check": 1},
-        13,
+        14,
     ),
 }
 

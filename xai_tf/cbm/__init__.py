@@ -13,4 +13,6 @@ g: ℝ^k → ℝ the output from them (Koh et al. 2020), one idea a module:
   (Yuksekgonul et al. 2023);
 - ``leakage``: how much the soft concept outputs say about y beyond the concepts (Mahinpei et al. 2021;
   Margeloiu et al. 2021).
+- ``formulas``: the arthritis task's grade and the post-hoc head's elastic-net objective as functions of
+  tensors (the references of the lesson's exercises 2.1 and 7.1).
 """

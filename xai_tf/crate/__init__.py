@@ -11,4 +11,5 @@ Tokens are **columns** here, as in the CRATE notes: Y ∈ ℝ^{d×T} holds T tok
 - ``denoise``: Tweedie's formula for the mixture, the notes' attention form, a Monte Carlo mean;
 - ``model``: a small CRATE and a standard transformer of the same width and depth;
 - ``study``: the subspace-classification task, training both models, per-layer R^c and sparsity.
+- ``critique``: how far a learned dictionary is from orthogonal, ‖DᵀD − I‖₂.
 """
