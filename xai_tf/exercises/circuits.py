@@ -1,6 +1,6 @@
-"""Checkers for lesson 15: the induction score of every head from its attention patterns, the K-composition
-score, mean ablation of one head, the normalised logit difference and attribution patching's first-order
-estimate."""
+"""Checkers for lesson 15: the induction and previous-token scores of every head from its attention
+patterns, the K-composition score, mean ablation of one head, the normalised logit difference and
+attribution patching's first-order estimate."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 
 from xai_tf.circuits.composition import k_composition
-from xai_tf.circuits.induction import induction_scores
+from xai_tf.circuits.induction import induction_scores, previous_token_scores
 from xai_tf.circuits.steps import first_order_estimate, mean_ablate, normalised_logit_difference
 from xai_tf.exercises._check import Mismatch, checker, close, expect_close
 
@@ -45,6 +45,36 @@ def check_induction_scores(fn: Callable[[Tensor], Tensor]) -> int:
                 raise Mismatch("that is the previous-token score A[t, t − 1]: look back n − 1 tokens")
         expect_close("induction score", got, want, atol=1e-8)
     return 3
+
+
+@checker("previous-token score", reference=previous_token_scores)
+def check_previous_token_scores(fn: Callable[[Tensor], Tensor]) -> int:
+    """Lesson 15: ``fn(pattern)`` with ``pattern [layers, batch, heads, T, T]`` → ``[layers, heads]``, the
+    mean over the batch and t = 1..T−1 of A[t, t − 1]."""
+    for seed in (3, 4):
+        pattern = _patterns(seed)
+        got = fn(pattern.clone())
+        want = previous_token_scores(pattern)
+        T = pattern.size(-1)
+        below = pattern.diagonal(-1, -2, -1)  # A[t, t − 1], t = 1..T−1
+        if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
+            if close(got, pattern.diagonal(1, -2, -1).mean(dim=(1, 3))):
+                raise Mismatch(
+                    "that reads A[t − 1, t], above the diagonal, where a causal head puts nothing: "
+                    "the query is row t, the previous token column t − 1"
+                )
+            if close(got, pattern.diagonal(0, -2, -1).mean(dim=(1, 3))):
+                raise Mismatch("that is attention to the token itself, A[t, t]: look one token back")
+            if close(got, below.sum(-1).mean(1) / T):
+                raise Mismatch("that divides by T: only the T − 1 positions t = 1..T−1 have a previous token")
+            if close(got, below[..., T // 2 - 1 :].mean(dim=(1, 3))):
+                raise Mismatch(
+                    "that averages over the second half only: the score runs over every t = 1..T−1"
+                )
+        if isinstance(got, Tensor) and got.shape == pattern.shape[:3]:
+            raise Mismatch("one score per head [layers, heads]: average over the batch (dim 1) too")
+        expect_close("previous-token score", got, want, atol=1e-8)
+    return 2
 
 
 @checker("K-composition", reference=k_composition)
