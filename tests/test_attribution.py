@@ -6,6 +6,7 @@ from captum.attr import FeatureAblation, LayerGradientXActivation, LayerIntegrat
 from conftest import random_hf_gpt2
 
 from xai_tf.explain import attribution as attr
+from xai_tf.explain import setting
 from xai_tf.explain.agreement import PROMPTS
 from xai_tf.explain.path_integral import path_integrated_gradients
 from xai_tf.models import GPT2
@@ -297,7 +298,7 @@ def test_ig_batches_path_points_to_fit_its_memory(random_gpt2, monkeypatch):
     sizes = []
     pig = attr.path_integrated_gradients
     monkeypatch.setattr(attr, "path_integrated_gradients", lambda *a: sizes.append(a[-1]) or pig(*a))
-    monkeypatch.setattr(attr, "IG_MEMORY", 3 * random_gpt2.config.backward_bytes(4))
+    monkeypatch.setattr(setting, "IG_MEMORY", 3 * random_gpt2.config.backward_bytes(4))
     auto = attr.integrated_gradients(random_gpt2, [1, 2, 3, 4], 5, n_steps=10)
     whole = attr.integrated_gradients(random_gpt2, [1, 2, 3, 4], 5, n_steps=10, batch_size=10)
     assert sizes == [3, 10]  # three points fit the budget; an explicit batch size is kept
