@@ -11,7 +11,7 @@ import pytest
 import torch
 from test_encdec_beam import WORDS, _log_p, _tiny
 
-from xai_tf.encdec import alignment, beam, evaluate, shipped
+from xai_tf.encdec import alignment, beam, beam_sweep, evaluate, shipped
 from xai_tf.encdec.length_penalty import beam_scores
 from xai_tf.encdec.model import DecoderOnly, Seq2SeqTransformer
 from xai_tf.seq2seq import metrics
@@ -87,3 +87,21 @@ def test_normalized_marginals_are_the_crf_normalized_decoders_map(seed):
     assert np.allclose(scaled.numpy(), as_numpy, atol=1e-12) and torch.allclose(
         scaled.sum(-1), 2 * torch.ones(4, dtype=torch.float64)
     )
+
+
+def test_lesson_17s_beam_sentence_shows_the_penalty_deciding():
+    """Lesson 17 §6's sentence (test pair 95, shipped 'pre'): greedy's and the two beams' outputs all differ,
+    the α = 0 beam's is the shortest, and each beam's output ranks first of the three under its own α. Fixed
+    weights, so one draw; the margins (here 0.09 and 0.05 in score) stand far above rounding."""
+    corpus, model = shipped.corpus(), shipped.model("pre")
+    x = corpus.test[95]
+    ids = corpus.source_vocab.encode(x.source)
+    with torch.no_grad():
+        outputs = [corpus.target_vocab.encode(evaluate.greedy(model, [x], corpus)[0])]
+        outputs += [beam.search_ids(model, ids, 5, a, len(ids) + 9)[0][:-1] for a in (0.0, 1.0)]
+        log_p = torch.tensor([beam_sweep.log_prob(model, ids, y) for y in outputs], dtype=torch.float64)
+    n_words = torch.tensor([len(y) for y in outputs])
+    assert len({tuple(y) for y in outputs}) == 3 and int(n_words.argmin()) == 1
+    for k, alpha in ((1, 0.0), (2, 1.0)):
+        s = beam_scores(log_p, n_words, alpha)
+        assert int(s.argmax()) == k and float(s[k] - s[torch.arange(3) != k].max()) > 0.01
