@@ -1,5 +1,6 @@
 """Checkers for lesson 18: the monotone share of an alignment, the chain CRF's log-partition, its
-marginals by forward–backward, its MAP structure by Viterbi, and the HAN's attention pooling.
+marginals by forward–backward, its MAP structure by Viterbi, Kim et al.'s normalised marginals, and the
+HAN's attention pooling.
 
 For the marginals the student writes ``fn(theta, A)`` for unary scores θ [T] and a transition score
 A [2, 2] (A[a, b] is the score of z_{i−1} = a followed by z_i = b) and returns p(z_i = 1) [T] under
@@ -27,6 +28,7 @@ from xai_tf.structured.chain import (
     chain_marginals_enumerated,
     viterbi,
 )
+from xai_tf.structured.normalized import normalized_marginals
 from xai_tf.structured.pooling import attention_pool
 
 #: The checker enumerates 2^T structures: T up to 10 keeps each case instant.
@@ -220,3 +222,31 @@ def check_attention_pool(fn: Callable[[Tensor, Tensor, Tensor, Tensor], tuple[Te
         expect_close(f"α for T = {T}", alpha, want_alpha)
         expect_close(f"s for T = {T}", s, want_s)
     return 2
+
+
+@checker("normalised CRF marginals", reference=normalized_marginals)
+def check_normalized_marginals(fn: Callable[[Tensor, float], Tensor]) -> int:
+    """Lesson 18: ``fn(p [T, S], lam)`` → α = λ p / Σ_j p_j, each row (a target word) over its sources."""
+    g = torch.Generator().manual_seed(4)
+    cases = [((3, 5), 2.0), ((4, 4), 1.0), ((1, 6), 0.5)]
+    for shape, lam in cases:
+        p = torch.rand(*shape, generator=g, dtype=torch.float64).clamp(0.02, 0.98)
+        got = fn(p.float().clone(), lam)
+        p = p.float().double()
+        want = lam * p / p.sum(-1, keepdim=True)
+        if isinstance(got, Tensor) and got.shape == want.shape:
+            if close(got, lam * p.softmax(-1)):
+                raise Mismatch(
+                    "softmax(p) exponentiates the marginals: divide them by their sum, p_j / Σ_j′ p_j′"
+                )
+            if shape[0] > 1 and close(got, lam * p / p.sum(0, keepdim=True)):
+                raise Mismatch(
+                    "you divided by the column sums: normalise each row (one target word) over its source "
+                    "positions, dim=-1"
+                )
+            if lam != 1 and close(got, p / p.sum(-1, keepdim=True)):
+                raise Mismatch(f"each row should sum to λ = {lam:g}: multiply the normalised marginals by λ")
+            if close(got, lam * p / p.amax(-1, keepdim=True)):
+                raise Mismatch("divide by the row's sum, not by its largest marginal")
+        expect_close(f"α for λ = {lam:g}", got, want)
+    return len(cases)
