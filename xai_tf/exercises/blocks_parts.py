@@ -174,7 +174,7 @@ def check_pre_ln_block(fn: Callable[..., Tensor]) -> int:
                 (
                     mid + mlp(ln_2(x)),
                     "the MLP reads f' = f + attn(ln_1(f)), the stream after the attention "
-                    "update, not f (that is GPT-J's parallel block)",
+                    "update, not f (a parallel block, as GPT-NeoX's; GPT-J's shares one LayerNorm)",
                 ),
                 (mid + mlp(ln_1(mid)), "the MLP has its own LayerNorm: mlp(ln_2(f')), not ln_1"),
                 (mid, "the MLP's update is missing: the block returns f' + mlp(ln_2(f'))"),
