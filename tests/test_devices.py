@@ -18,6 +18,7 @@ import xai_tf
 from xai_tf import attention as att
 from xai_tf.explain import attribution as attr
 from xai_tf.explain import lens
+from xai_tf.explain import norm_based as nbm
 from xai_tf.explain import wordlevel as wl
 from xai_tf.tasks import sentiment
 from xai_tf.transformer import decoding, lm_eval
@@ -485,6 +486,9 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
             wl.head_statistics(A, tokens),
         )
     )(*wl.attention_of(lm, PROMPT)),
+    "norm-based attention": lambda lm: (
+        lambda r: (r.attn, r.f_norms, r.norms, nbm.column_share(r.norms, [0]), nbm.output_projections(lm))
+    )(nbm.norm_based(lm, lm.encode(PROMPT))),
     "probability maps": lambda lm: (
         [
             f(_scores(lm))
