@@ -12,6 +12,7 @@ EXEMPT: dict = {}
 
 RAISES = [
     (f"{N}.output_projections", lambda: nb.output_projections(tiny()), TE, "lm must be the model handle"),
+    (f"{N}.hook_projections", lambda: nb.hook_projections(tiny()), TE, "lm must be the model handle"),
     (f"{N}.norm_based", lambda: nb.norm_based(lm(), []), VE, "input_ids is empty"),
     (f"{N}.norm_based", lambda: nb.norm_based(lm(), [[1, 2], [3, 4]]), VE, "input_ids must be one prompt"),
     (

@@ -487,7 +487,7 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
         )
     )(*wl.attention_of(lm, PROMPT)),
     "norm-based attention": lambda lm: (
-        lambda r: (r.attn, r.f_norms, r.norms, nbm.column_share(r.norms, [0]), nbm.output_projections(lm))
+        lambda r: (r.attn, r.f_norms, r.norms, nbm.column_share(r.norms, [0]), nbm.hook_projections(lm))
     )(nbm.norm_based(lm, lm.encode(PROMPT))),
     "probability maps": lambda lm: (
         [

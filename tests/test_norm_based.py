@@ -117,9 +117,14 @@ def test_norms_match_brute_force_from_hugging_face(build):
         assert np.abs(result.f_norms[layer].numpy() - f_norms).max() <= 1e-6 * (1 + f_norms.max())
 
 
-def test_output_projections_are_the_protocols_head_weights_on_the_bundled_model(bundled):
-    """On a causal model ``CausalLM.head_weights(l).W_O`` is W^O too: the hooks read the same matrix."""
-    W_O = nb.output_projections(bundled)
+def test_the_hooks_read_the_protocols_head_weights_on_the_bundled_model(bundled):
+    """A causal model's W^O comes from ``CausalLM.head_weights(l).W_O``, an encoder's from the hooks: on the
+    bundled model both give the same matrices (the brute-force test covers each path on its own)."""
+    W_O = nb.hook_projections(bundled)
+    assert torch.equal(
+        nb.output_projections(bundled),
+        torch.stack([bundled.model.head_weights(layer).W_O for layer in range(bundled.n_layer)]),
+    )
     for layer in range(bundled.n_layer):
         want = bundled.model.head_weights(layer).W_O
         assert (W_O[layer] - want).abs().max() <= 1e-5 * (1 + want.abs().max())

@@ -19,21 +19,23 @@ tokens small ‖f(x)‖, so the norms' share on them is far smaller than α's.
 Read through the protocol (``models/architecture.py``), for GPT-2, Llama and BERT alike:
 - α is the hook ``attn``, and v_j = x_j W^V + b^V the hook ``v`` ([batch, H_kv, T, d_h]; under
   grouped-query attention a key/value head serves H / H_kv query heads and is repeated for each);
-- W^O: the attention output is affine in the heads' outputs z (hook ``z``, [batch, H, T, d_h]),
-  attn_out = Σ_h z_h W^O_h + b^O. Feeding z = e_{h,k} (1 at head h's coordinate k, 0 elsewhere) and
+- W^O: a causal model gives it (``CausalLM.head_weights``). An encoder's is read through the hooks: the
+  attention output is affine in the heads' outputs z (hook ``z``, [batch, H, T, d_h]),
+  attn_out = Σ_h z_h W^O_h + b^O, so feeding z = e_{h,k} (1 at head h's coordinate k, 0 elsewhere) and
   subtracting the output for z = 0 gives row k of W^O_h: every layer at once, in one forward pass of a
-  batch of H d_h + 1 one-token sequences (``output_projections``).
+  batch of H d_h + 1 one-token sequences (``hook_projections``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
 from xai_tf import _checks
+from xai_tf.models.architecture import CausalLM
 from xai_tf.models.loaded import LoadedModel
 
 
@@ -53,10 +55,21 @@ def _loaded(lm: object) -> LoadedModel:
     return lm
 
 
-@torch.no_grad()
 def output_projections(lm: LoadedModel) -> Tensor:
-    """W^O of every head, ``[L, H, d_h, d]``: head h of layer l writes z_h W^O[l, h] (row vectors),
-    read from the hook ``attn_out`` with ``z`` replaced by unit vectors (see the module's docstring)."""
+    """W^O of every head, ``[L, H, d_h, d]``: head h of layer l writes z_h W^O[l, h] (row vectors). A causal
+    model gives it through the protocol (``CausalLM.head_weights``); an encoder's is read through the hooks
+    (``hook_projections``)."""
+    model = _loaded(lm).model
+    if isinstance(model, CausalLM):
+        return torch.stack([model.head_weights(layer).W_O for layer in range(model.sizes.n_layer)])
+    return hook_projections(lm)
+
+
+@torch.no_grad()
+def hook_projections(lm: LoadedModel) -> Tensor:
+    """W^O of every head, ``[L, H, d_h, d]``, read from the hook ``attn_out`` with ``z`` replaced by unit
+    vectors (the module's docstring): any architecture, at the cost of one forward pass of H d_h + 1
+    one-token sequences."""
     model = _loaded(lm).model
     L, H, d_h = model.sizes.n_layer, model.sizes.n_head, model.sizes.d_head
     p = next(model.parameters())
@@ -66,8 +79,20 @@ def output_projections(lm: LoadedModel) -> Tensor:
     )
     z = basis.view(1 + n, H, 1, d_h)  # (B, nh, T=1, hs): sequence 1 + h d_h + k is e_{h,k}
     ids = torch.zeros(1 + n, 1, dtype=torch.long, device=p.device)
-    _, cache = model.run_with_cache(ids, hooks={("z", layer): lambda _: z for layer in range(L)})
-    out = cache.stack("attn_out")[:, :, 0]  # [L, 1 + H d_h, d]
+    outs: dict[int, Tensor] = {}
+
+    def keep(layer: int) -> Callable[[Tensor], Tensor]:
+        def hook(a: Tensor) -> Tensor:
+            outs[layer] = a[:, 0]  # [1 + H d_h, d]
+            return a
+
+        return hook
+
+    hooks = {("z", layer): lambda _: z for layer in range(L)}
+    model(
+        ids, hooks=hooks | {("attn_out", layer): keep(layer) for layer in range(L)}
+    )  # no cache: less memory
+    out = torch.stack([outs[layer] for layer in range(L)])  # [L, 1 + H d_h, d]
     return (out[:, 1:] - out[:, :1]).reshape(L, H, d_h, -1)
 
 
