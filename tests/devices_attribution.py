@@ -9,6 +9,7 @@ import torch
 
 import xai_tf
 from xai_tf.explain import attribution as attr
+from xai_tf.explain import norm_based as nbm
 from xai_tf.explain import wordlevel as wl
 from xai_tf.tasks import sentiment
 
@@ -93,6 +94,9 @@ CALLS: dict[str, Callable[[xai_tf.LoadedModel], object]] = {
             wl.head_statistics(A, tokens),
         )
     )(*wl.attention_of(lm, kit.PROMPT)),
+    "norm-based attention": lambda lm: (
+        lambda r: (r.attn, r.f_norms, r.norms, nbm.column_share(r.norms, [0]), nbm.hook_projections(lm))
+    )(nbm.norm_based(lm, lm.encode(kit.PROMPT))),
     "the method registry, every method on every kind (issue 41)": _registry,
     "the map of attribution methods (lesson 20)": lambda lm: _attribution_map(lm),
 }
