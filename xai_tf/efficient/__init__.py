@@ -9,4 +9,5 @@
 - ``linformer``: low-rank projection of keys and values (Wang et al. 2020);
 - ``adaptive``: α-entmax with α learned per head and its ∂/∂α (Correia et al. 2019);
 - ``positions``: absolute vs relative position representations (Shaw et al. 2018).
+- ``relative``: Shaw et al.'s relative scores z_ij = q_i · (k_j + a^K_r) / √d_att (exercise 5.1's reference).
 """
