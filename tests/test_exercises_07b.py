@@ -30,6 +30,10 @@ def _f(v, W_O):
         (lambda attn, v, W_O: attn * _f(v, W_O)[:, :, None], "weighted by the query's ‖f\\(x_i\\)‖"),
         (lambda attn, v, W_O: attn * _f(v, W_O)[:, None, :] + 1, r"‖α f\(x\)‖\[\d, \d, \d\] is .*, expected"),
         (lambda attn, v, W_O: None, "is None: did you forget to `return` it"),
+        (
+            lambda attn, v, W_O: attn.mul_(_f(v, W_O)[:, None, :]),
+            "your function changed attn in place: clone it first",
+        ),
     ],
 )
 def test_the_norm_based_checker_names_the_mistake(fn, message, capsys):

@@ -27,10 +27,17 @@ def _cases() -> list[tuple[Tensor, Tensor, Tensor]]:
 @checker("norm-based attention", reference=weighted_norms)
 def check_weighted_norms(fn: Callable[[Tensor, Tensor, Tensor], Tensor]) -> int:
     """Lesson 07: ``fn(attn [H, T, T], v [H, T, d_h], W_O [H, d_h, d])`` → ‖α_ij f(x_j)‖ [H, T, T] with
-    f(x_j) = v_j W^O_h (v_j = x_j W^V + b^V, the head's value)."""
+    f(x_j) = v_j W^O_h (v_j = x_j W^V + b^V, the head's value); attn, v and W_O themselves not changed."""
     cases = _cases()
     for attn, v, W_O in cases:
-        got = fn(attn.clone(), v.clone(), W_O.clone())
+        given = {"attn": attn.clone(), "v": v.clone(), "W_O": W_O.clone()}
+        got = fn(*given.values())
+        for name, before in zip(given, (attn, v, W_O), strict=True):
+            if not torch.equal(given[name], before):
+                raise Mismatch(
+                    f"your function changed {name} in place: clone it first ({name}.clone()), "
+                    "the lesson still needs it"
+                )
         a, f = attn.double(), (v.double() @ W_O.double()).norm(dim=-1)  # ‖f(x_j)‖ [H, T]
         want = a * f[:, None, :]
         if isinstance(got, Tensor) and got.shape == want.shape and not close(got, want):
