@@ -37,7 +37,7 @@ def _faithfulness(lm: xai_tf.LoadedModel) -> list:
         importance.importances(model, data[0].ids),
         adversary.epsilon_adversary(model, data[0].ids, steps=5).alpha_adv,
         {by: f.tolist() for by, f in erasure.erasure_study(flat, data[:3]).fraction.items()},
-        erasure.removal_order(model, data[0].ids, "gradient"),
+        erasure.removal_order(model, data[0].ids, "∂s/∂α"),
         {pair: t.tolist() for pair, t in correlation.correlation_study(flat, data[:3]).tau.items()},
         deceive.mass_on_cues(flat, data[:3]),
         deceive.state_norms(flat, data[:5]),

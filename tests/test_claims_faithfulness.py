@@ -132,7 +132,7 @@ def test_erasure_and_permutation(seed):
         study = erasure.erasure_study(model, test[:100])
         assert study.flip_top <= 0.32 and study.flip_random <= 0.065
         mean = {by: study.fraction[by].mean() for by in erasure.ORDERS}
-        assert mean["gradient"] < mean["attention"] < mean["random"]
+        assert mean["∂s/∂α"] < mean["attention"] < mean["random"]
         moved, _ = permutation.permutation_study(model, test[:100])
         assert np.median(moved) <= bound
 

@@ -241,7 +241,7 @@ def test_erasure_orders_and_first_flip_by_brute_force(models, data):
             alpha = model.attention(h)[0]
             decision = int(model.readout(h, alpha[None]).argmax())
         grad = h[0] @ model.head.weight[decision]  # ∂s_c/∂α_t = W_c h_t, a closed form
-        by_gradient = erasure.removal_order(model, e.ids, "gradient")
+        by_gradient = erasure.removal_order(model, e.ids, "∂s/∂α")
         # a repeated word has the same h_t, so its two gradients tie up to float32 rounding (≈ 1e-7)
         assert sorted(by_gradient) == list(range(len(e.ids)))
         assert (grad[by_gradient][:-1] >= grad[by_gradient][1:] - 1e-5).all()

@@ -132,16 +132,15 @@ def test_the_verb_refuses_by_name(bundled, cue_models):
         registry.explain("loo", "gpt2", ids)
 
 
-def test_gradient_names_three_quantities_and_ids_tell_them_apart():
+def test_gradient_names_one_quantity_and_ids_tell_the_others_apart():
     rows = {r["id"]: r for r in registry.table()}
     assert all(re.fullmatch(r"[a-z][a-z0-9_]*", i) for i in rows)
     labels = [r["label"] for r in rows.values()]
     assert len(set(labels)) == len(labels) and "gradient" not in labels
     assert {"grad_avg", "grad_l1", "grad_l2", "grad_x_input", "grad_alpha"} <= set(rows)
-    assert (
-        importance.IMPORTANCES.ids["gradient"] == "grad_x_input"
-        and erasure.ORDERS.ids["gradient"] == "grad_alpha"
-    )
+    # one key per quantity: lesson 08's "gradient" is ∇·e wherever a view has it; ∂s/∂α keeps its label
+    assert importance.IMPORTANCES.ids["gradient"] == "grad_x_input" and "gradient" not in erasure.ORDERS
+    assert erasure.ORDERS.ids["∂s/∂α"] == "grad_alpha"
     assert rows["loo"]["model_agnostic"] and not rows["ig"]["model_agnostic"]
     assert rows["grad_alpha"]["reads"] == ("activations", "gradients")
     assert rows["loo"]["kinds"] == list(registry.MODEL_KINDS)  # leave-one-out explains every kind
@@ -380,7 +379,7 @@ def test_erasure_orders_by_hand(cue_models, sentences):
             decision = int(model.readout(h, alpha[None]).argmax())
         torch.testing.assert_close(erasure.ORDERS.explain("attention", model, e.ids).scores, alpha)
         grad = h[0] @ model.head.weight[decision]  # ∂s_ŷ/∂α_t = W_c h_t
-        torch.testing.assert_close(erasure.ORDERS.explain("gradient", model, e.ids).scores, grad)
+        torch.testing.assert_close(erasure.ORDERS.explain("∂s/∂α", model, e.ids).scores, grad)
         permutation = np.random.default_rng((i + seeds.offset()) % 2**32).permutation(len(e.ids))
         assert erasure.removal_order(model, e.ids, "random", seed=i) == permutation.tolist()
         assert erasure.removal_order(model, e.ids, "attention") == sorted(

@@ -92,12 +92,13 @@ def _at_random(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -
 
 
 #: The orders of S&S's erasure, each a score per word (the order removes the largest first), a view of
-#: the registry's "attention" kind: attention (α, computed in float32 as before), "gradient" the id
-#: ``grad_alpha`` (the gradient of the decision's score with respect to the weights), a seeded random one.
+#: the registry's "attention" kind: attention (α, computed in float32 as before), "∂s/∂α" the id
+#: ``grad_alpha`` (the gradient of the decision's score with respect to the weights: S&S's "gradient", keyed
+#: by its own label since lesson 08's "gradient" is ∇·e), a seeded random one.
 ORDERS = View(
     "erasure's orders",
     "attention",
-    {"attention": "attention", "gradient": "grad_alpha", "random": "random"},
+    {"attention": "attention", "∂s/∂α": "grad_alpha", "random": "random"},
     defaults={"dtype": torch.float32},
 )
 
