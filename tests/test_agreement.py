@@ -72,7 +72,7 @@ def test_method_scores_are_the_attribution_helpers(bundled):
     lig = LayerIntegratedGradients(lambda b: model(b)[:, -1, target], model.wte)
     captum = lig.attribute(t_ids[None], torch.zeros_like(t_ids)[None], n_steps=20)[0].sum(-1)
     torch.testing.assert_close(scores["IG"], captum.detach(), atol=1e-4 * float(captum.abs().max()), rtol=0)
-    E = model.wte(t_ids).detach().requires_grad_(True)
+    E = model.embed(t_ids).detach().requires_grad_(True)
     (grad,) = torch.autograd.grad(model.forward_embeddings(E[None])[0, -1, target], E)
     torch.testing.assert_close(scores["G-L2"], grad.pow(2).mean(-1).sqrt(), atol=1e-6, rtol=1e-4)
     torch.testing.assert_close(scores["gradient × input"], (grad * E).sum(-1).detach(), atol=1e-5, rtol=1e-4)

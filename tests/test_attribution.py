@@ -381,7 +381,7 @@ def test_integrated_gradients_restores_the_parameters_requires_grad_flags():
     assert {n: p.requires_grad for n, p in model.named_parameters()} == before
     assert before["h.0.ln_1.weight"] is False and sum(before.values()) == len(before) - 1
     F = attr.target_function(model, 5, T=4)
-    E, E_base = model.wte(ids).detach(), model.wte(torch.zeros_like(ids)).detach()
+    E, E_base = model.embed(ids).detach(), model.embed(torch.zeros_like(ids)).detach()
     torch.testing.assert_close(
         got, path_integrated_gradients(F, E, E_base, 8, "riemann_right"), rtol=0, atol=0
     )

@@ -48,8 +48,8 @@ def setting(bundled):
     with torch.no_grad():
         target = int(model(ids)[0, -1].argmax())
     F = attr.target_function(bundled, target, T=len(ids))
-    E = model.wte(torch.tensor(ids)).detach()
-    E_base = model.wte(torch.zeros(len(ids), dtype=torch.long)).detach()  # token 0: in no prompt
+    E = model.embed(torch.tensor(ids)).detach()
+    E_base = model.embed(torch.zeros(len(ids), dtype=torch.long)).detach()  # token 0: in no prompt
     return bundled, ids, target, F, E, E_base
 
 
@@ -182,7 +182,7 @@ def test_deeplift_on_the_transformer_is_captums_which_linearises_gelu(setting):
 def test_deeplift_shap_equals_captum(setting):
     bundled, ids, target, F, E, _ = setting
     base_ids = torch.randint(4096, (3, len(ids)), generator=torch.Generator().manual_seed(0))
-    bases = bundled.model.wte(base_ids).detach()
+    bases = bundled.model.embed(base_ids).detach()
     ref, deltas = DeepLiftShap(_Wrap(bundled.model, F)).attribute(
         E[None], bases, target=0, return_convergence_delta=True
     )
@@ -450,7 +450,7 @@ def test_cascading_randomisation_keeps_each_blocks_draw(setting):
 def test_the_classifier_reads_the_same_with_hooks(bundled):
     torch.manual_seed(0)
     clf = SequenceClassifier(bundled.model)
-    E = bundled.model.wte(torch.tensor(bundled.encode("O noble lord!")))[None]
+    E = bundled.model.embed(torch.tensor(bundled.encode("O noble lord!")))[None]
     seen = []
     with torch.no_grad():
         plain = clf.forward_embeddings(E)

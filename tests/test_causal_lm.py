@@ -286,8 +286,6 @@ GPT2_NAMES = re.compile(
 )
 #: Files where a name matches for another model's attribute of the same name, each with its reason.
 OWN_NAMES = {
-    "xai_tf/tasks/recurrent.py": "wte is the recurrent classifier's own word embedding (lesson 08)",
-    "xai_tf/faithfulness/": "wte of the recurrent classifiers (tasks/recurrent.py), lessons 08 and 11",
     "xai_tf/crate/model.py": "ln_f is CRATE's own final LayerNorm (lesson 13)",
     "xai_tf/cbm/posthoc.py": "h is the concept bottleneck's own concept model, f = g ∘ h (lesson 12)",
     "xai_tf/tasks/language_model.py": "GPT2Config: builds the GPT-2 that lesson 04 trains from scratch",

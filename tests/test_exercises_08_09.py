@@ -167,7 +167,7 @@ def test_additive_weights_are_the_classifiers_attention(capsys):
     torch.manual_seed(0)
     model = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB)))
     with torch.no_grad():
-        h = model.states(model.wte(torch.tensor([cues.cue_sentences(1, seed=0)[0].ids])))
+        h = model.states(model.embed(torch.tensor([cues.cue_sentences(1, seed=0)[0].ids])))
         got = faithfulness.additive_weights(h, model.W_a.weight, model.W_a.bias, model.v.weight[0])
         assert torch.allclose(got, model.attention(h), atol=1e-6)
 

@@ -139,7 +139,7 @@ def test_importances_against_finite_differences_and_removal(models, data):
         return float(m.forward_embeddings(E).softmax(-1)[0, 1])
 
     with torch.no_grad():
-        E = ref.wte(ids)
+        E = ref.embed(ids)
         for t in range(len(e.ids)):  # ∇_{e_t} f · e_t = d/dh f(E with e_t scaled by 1 + h) at h = 0
             up, down = E.clone(), E.clone()
             up[0, t] *= 1 + 1e-5
@@ -150,7 +150,7 @@ def test_importances_against_finite_differences_and_removal(models, data):
         f_x = f(ref, E)
         for t in range(len(e.ids)):
             shorter = ids[:, [u for u in range(len(e.ids)) if u != t]]
-            assert abs(f_x - f(ref, ref.wte(shorter))) == pytest.approx(float(scores["LOO"][t]), abs=1e-12)
+            assert abs(f_x - f(ref, ref.embed(shorter))) == pytest.approx(float(scores["LOO"][t]), abs=1e-12)
     assert all(v.dtype == torch.float64 for v in scores.values())
     assert float(scores["attention"].sum()) == pytest.approx(1.0, abs=1e-12)
     assert all(p.dtype == torch.float32 for p in model.parameters())
@@ -211,7 +211,7 @@ def test_adversarial_attention_is_on_the_simplex_and_within_epsilon(models, data
         adv = adversary.epsilon_adversary(model, e.ids, epsilon)
         assert float(adv.alpha_adv.min()) >= 0 and float(adv.alpha_adv.sum()) == pytest.approx(1, abs=1e-5)
         with torch.no_grad():
-            h = model.states(model.wte(torch.tensor([e.ids])))
+            h = model.states(model.embed(torch.tensor([e.ids])))
             f_adv = float(model.readout(h, adv.alpha_adv[None]).softmax(-1)[0, 1])
             f = float(model(e.ids).softmax(-1)[0, 1])
         assert abs(f_adv - f) < epsilon
@@ -237,7 +237,7 @@ def test_erasure_orders_and_first_flip_by_brute_force(models, data):
     model = models["none"]
     for e in data[1][:6]:
         with torch.no_grad():
-            h = model.states(model.wte(torch.tensor([e.ids])))
+            h = model.states(model.embed(torch.tensor([e.ids])))
             alpha = model.attention(h)[0]
             decision = int(model.readout(h, alpha[None]).argmax())
         grad = h[0] @ model.head.weight[decision]  # ∂s_c/∂α_t = W_c h_t, a closed form
@@ -507,7 +507,7 @@ def test_default_ig_against_a_float64_midpoint_integral(models, data):
         model = _f64(models[enc])
         for e in data[1][:3]:
             found = importance.IMPORTANCES.explain("IG", models[enc], e.ids)
-            E = model.wte(torch.tensor([e.ids]))[0].detach()
+            E = model.embed(torch.tensor([e.ids]))[0].detach()
 
             def f(X, model=model):
                 return model.forward_embeddings(X).softmax(-1)[:, 1]
@@ -578,7 +578,7 @@ def test_default_importances_against_a_hand_float64_model(models, data):
                     for t in range(len(e.ids))
                 ]
             ).abs()
-            alpha = ref.attention(ref.states(ref.wte(ids)))[0]
+            alpha = ref.attention(ref.states(ref.embed(ids)))[0]
         scores = importance.importances(model, e.ids, ["attention", "LOO"])
         assert scores["LOO"].dtype == torch.float64 and torch.allclose(scores["LOO"], loo, rtol=0, atol=1e-15)
         assert study.tau["attention", "LOO"][i] == pytest.approx(
@@ -597,7 +597,7 @@ def test_detached_gradient_against_finite_differences_with_alpha_fixed(models, d
     ids = torch.tensor([e.ids])
     scores = importance.importances(models["bilstm"], e.ids, ["gradient"])["gradient"]  # the default
     with torch.no_grad():
-        E = model.wte(ids)
+        E = model.embed(ids)
         alpha = model.attention(model.states(E))
 
         def f(X):
@@ -736,7 +736,7 @@ def test_state_norms_by_a_loop_over_sentences(models, data):
     on, off = [], []
     with torch.no_grad():
         for e in test:
-            h = model.states(model.wte(torch.tensor([e.ids])))[0]
+            h = model.states(model.embed(torch.tensor([e.ids])))[0]
             for t, cue in enumerate(e.cues):
                 (on if cue else off).append(float(h[t].norm()))
     got = deceive.state_norms(model, test)
@@ -770,7 +770,7 @@ def test_deceive_table_rows_by_hand(data):
         correct, shares, model = 0, [], _f64(model)
         for e in test:
             ids, m = torch.tensor([e.ids]), torch.tensor(e.cues, dtype=torch.float64)
-            E = model.wte(ids).detach().requires_grad_(True)
+            E = model.embed(ids).detach().requires_grad_(True)
             h = model.states(E)
             alpha = model.attention(h)[0].detach()
             p = model.readout(h, alpha[None]).softmax(-1)[0]

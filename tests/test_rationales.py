@@ -459,7 +459,7 @@ def test_eraser_panel_shows_the_top_k_words_and_their_scores():
     panel = eraser_panel(model, {"R": r}, cues.VOCAB, data)
     panel["sentence"].value, panel["k"].value, panel["method"].value = 1, 2, "attention"
     with torch.no_grad():
-        E = model.wte(torch.tensor([ids]))
+        E = model.embed(torch.tensor([ids]))
         alpha = model.attention(model.states(E))[0].numpy()
         f = lambda words: model(words).softmax(-1)[0].double().detach()  # noqa: E731
     chosen = sorted(np.argsort(-alpha, kind="stable")[:2].tolist())

@@ -262,7 +262,7 @@ def test_attributions_equal_captum_and_a_hand_occlusion(bundled):
     torch.testing.assert_close(ig.scores, ref, atol=1e-4 * float(ref.abs().max()), rtol=0)
     assert ig.n_steps == 20 and ig.delta == pytest.approx(float(ref_delta), abs=1e-3 * float(ref.abs().max()))
     assert "delta" in ig.note
-    E = model.wte(t_ids)[None].detach()
+    E = model.embed(t_ids)[None].detach()
     g = Saliency(F).attribute(E, abs=False)[0]
     torch.testing.assert_close(ATTRIBUTIONS.explain("G-avg", bundled, ids, target).scores, g.mean(-1))
     torch.testing.assert_close(ATTRIBUTIONS.explain("G-L1", bundled, ids, target).scores, g.abs().mean(-1))
@@ -298,7 +298,7 @@ def test_importances_equal_captum_and_hand_loops(cue_models, sentences, encoder)
     model = cue_models[encoder]
     for e in sentences:
         ids = torch.tensor([e.ids])
-        E = model.wte(ids).detach()
+        E = model.embed(ids).detach()
         found = importance.explanations(model, e.ids, **CAPTUMS_SETTINGS)
         ref, ref_delta = IntegratedGradients(_f(model)).attribute(
             E, torch.zeros_like(E), n_steps=32, method="gausslegendre", return_convergence_delta=True
@@ -314,7 +314,7 @@ def test_importances_equal_captum_and_hand_loops(cue_models, sentences, encoder)
             torch.testing.assert_close(found["attention"].scores, theta.softmax(-1))
             f_x = float(_f(model)(E))
             for t in range(len(e.ids)):
-                shorter = model.wte(ids[:, [u for u in range(len(e.ids)) if u != t]])
+                shorter = model.embed(ids[:, [u for u in range(len(e.ids)) if u != t]])
                 assert float(found["LOO"].scores[t]) == pytest.approx(
                     abs(f_x - float(_f(model)(shorter))), abs=1e-6
                 )
@@ -324,7 +324,7 @@ def test_importances_equal_captum_and_hand_loops(cue_models, sentences, encoder)
 def test_importances_of_the_other_class(cue_models, sentences):
     """``target`` picks f = softmax(s)_c: the negative class's IG against Captum's."""
     model, e = cue_models["bilstm"], sentences[0]
-    E = model.wte(torch.tensor([e.ids])).detach()
+    E = model.embed(torch.tensor([e.ids])).detach()
     found = importance.IMPORTANCES.explain("IG", model, e.ids, 0, **CAPTUMS_SETTINGS)
     ref = IntegratedGradients(_f(model, 0)).attribute(
         E, torch.zeros_like(E), n_steps=32, method="gausslegendre"
@@ -335,7 +335,7 @@ def test_importances_of_the_other_class(cue_models, sentences):
     # with 2 classes |∇p_0| = |∇p_1|: a 3-class model tells the classes' gradients and LOO apart
     torch.manual_seed(0)
     three = recurrent.AttentionClassifier(recurrent.RecurrentConfig(len(cues.VOCAB), n_classes=3))
-    E = three.wte(torch.tensor([e.ids])).detach().requires_grad_(True)
+    E = three.embed(torch.tensor([e.ids])).detach().requires_grad_(True)
     for c in range(3):
         found = importance.explanations(three, e.ids, ["gradient", "LOO"], target=c, **CAPTUMS_SETTINGS)
         gxi = InputXGradient(_f(three, c)).attribute(E)[0].sum(-1).abs().detach()
@@ -343,7 +343,7 @@ def test_importances_of_the_other_class(cue_models, sentences):
         with torch.no_grad():
             f_x = float(_f(three, c)(E))
             for t in range(len(e.ids)):
-                shorter = three.wte(torch.tensor([e.ids[:t] + e.ids[t + 1 :]]))
+                shorter = three.embed(torch.tensor([e.ids[:t] + e.ids[t + 1 :]]))
                 want = abs(f_x - float(_f(three, c)(shorter)))
                 assert float(found["LOO"].scores[t]) == pytest.approx(want, abs=1e-6)
 
@@ -374,7 +374,7 @@ def test_erasure_orders_by_hand(cue_models, sentences):
     model = cue_models["none"]
     for i, e in enumerate(sentences):
         with torch.no_grad():
-            h = model.states(model.wte(torch.tensor([e.ids])))
+            h = model.states(model.embed(torch.tensor([e.ids])))
             alpha = model.attention(h)[0]
             decision = int(model.readout(h, alpha[None]).argmax())
         torch.testing.assert_close(erasure.ORDERS.explain("attention", model, e.ids).scores, alpha)

@@ -61,7 +61,7 @@ def epsilon_adversary(
     _checks.real("lr", lr, 0.0, MAX_LR, open_lo=True)
     ids = sentence_ids(model, ids)
     with torch.no_grad():
-        h = model.states(model.wte(ids))
+        h = model.states(model.embed(ids))
         alpha = model.attention(h)
         f = _f(model, h, alpha)
     g = seeds.generator(seed)

@@ -112,7 +112,7 @@ def consistent_adversary(
         base.config.encoder,
         loss=consistent_loss(base, train, lam, kl_direction),
         options=options,
-        device=base.wte.weight.device,
+        device=base.embedding.device,
     )
 
 

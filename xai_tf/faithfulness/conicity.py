@@ -52,9 +52,9 @@ def conicity(H: Tensor, mask: Tensor | None = None) -> Tensor:
 def recurrent_conicity(model: AttentionClassifier, data: Sequence[Example]) -> tuple[float, float]:
     """``(embeddings, states)``: the mean over sentences of conicity(E(x)) and conicity(h) of lesson
     08's classifier (padding left out)."""
-    b = batch(checked_data(model, data)).to(model.wte.weight.device)
+    b = batch(checked_data(model, data)).to(model.embedding.device)
     mask = torch.arange(b.ids.size(1), device=b.ids.device) < b.lengths[:, None]
-    E = model.wte(b.ids)
+    E = model.embed(b.ids)
     h = model.states(E, b.lengths)
     return float(conicity(E, mask).mean()), float(conicity(h, mask).mean())
 

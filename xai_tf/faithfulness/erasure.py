@@ -48,7 +48,7 @@ def sentence_states(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> 
     """``(h [1, T, d], α [T])`` of one sentence: the encoder's states and the model's attention."""
     ids = sentence_ids(model, ids)
     with torch.no_grad():
-        h = model.states(model.wte(ids))
+        h = model.states(model.embed(ids))
         return h, model.attention(h)[0]
 
 

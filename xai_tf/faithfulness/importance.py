@@ -121,13 +121,13 @@ def sentence_ids(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> Ten
     _checks.fits(
         f"explaining ids of {T} words", T * model.config.backward_bytes(T), "explain a shorter sentence"
     )
-    return found[None].to(model.wte.weight.device)
+    return found[None].to(model.embedding.device)
 
 
 @torch.no_grad()
 def attention_weights(model: AttentionClassifier, ids: Sequence[int] | Tensor) -> Tensor:
     """α ``[T]`` of one sentence."""
-    return model.attention(model.states(model.wte(sentence_ids(model, ids))))[0]
+    return model.attention(model.states(model.embed(sentence_ids(model, ids))))[0]
 
 
 def _f(model: AttentionClassifier, E: Tensor, target: int, detach_attention: bool = False) -> Tensor:
@@ -145,7 +145,7 @@ def _checked(explain: Method) -> Method:
         ids = sentence_ids(model, ids)
         target = _checks.integer("target", 1 if target is None else target, 0, model.config.n_classes - 1)
         _check_options(o)
-        if o["dtype"] != model.wte.weight.dtype:
+        if o["dtype"] != model.embedding.dtype:
             model = copy.deepcopy(model).to(o["dtype"])
         found = explain(model, ids, target, **o)
         found.scores = found.scores.detach().to(o["dtype"])
@@ -186,7 +186,7 @@ def _attention(model: AttentionClassifier, ids: Tensor, target: int, **_: Any) -
 @_checked
 def _gradient(model: AttentionClassifier, ids: Tensor, target: int, **o: Any) -> Explanation:
     """|∇_{e_t} f · e_t| ``[T]`` (with α detached: Jain & Wallace's ``gradient_mem``)."""
-    E = model.wte(ids).detach().requires_grad_(True)
+    E = model.embed(ids).detach().requires_grad_(True)
     (g,) = torch.autograd.grad(_f(model, E, target, o["detach_attention"]).sum(), E)
     note = "|∇f · e_t|, α detached" if o["detach_attention"] else "|∇f · e_t|, through α"
     return Explanation((g * E).sum(-1)[0].abs().detach(), note=note)
@@ -202,7 +202,7 @@ def _leave_one_out(model: AttentionClassifier, ids: Tensor, target: int, **_: An
         raise ValueError("ids must have at least 2 words for leave-one-out, got 1")
     keep = ~torch.eye(T, dtype=torch.bool, device=ids.device)
     dropped = ids.expand(T, T)[keep].view(T, T - 1)
-    f_x, f_dropped = _f(model, model.wte(ids), target), _f(model, model.wte(dropped), target)
+    f_x, f_dropped = _f(model, model.embed(ids), target), _f(model, model.embed(dropped), target)
     return Explanation((f_x - f_dropped).abs(), note="|f(x) − f(x without word t)|")
 
 
@@ -253,7 +253,7 @@ def in_dtype(model: AttentionClassifier, dtype: torch.dtype) -> AttentionClassif
         raise TypeError(f"model must be an AttentionClassifier, got {type(model).__name__}")
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
-    return model if model.wte.weight.dtype == dtype else copy.deepcopy(model).to(dtype)
+    return model if model.embedding.dtype == dtype else copy.deepcopy(model).to(dtype)
 
 
 def explanations(

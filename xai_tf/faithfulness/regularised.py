@@ -78,7 +78,7 @@ def train_regularised(
     def step_loss(k: int) -> Tensor:
         b = batch(data, draw(k).tolist())
         mask = torch.arange(b.ids.size(1)) < b.lengths[:, None]
-        E = model.wte(b.ids)
+        E = model.embed(b.ids)
         h = model.states(E, b.lengths)
         scores = model.readout(h, model.attention(h, b.lengths))
         extra = conicity(h, mask) if penalty == "diversity" else tying_penalty(h, E, mask)
@@ -94,7 +94,7 @@ def mean_tying_distance(model: AttentionClassifier, data: Sequence[Example]) -> 
     """The mean over sentences of (1/T) Σ_t ‖h_t − e_t‖²."""
     b = batch(checked_data(model, data))
     mask = torch.arange(b.ids.size(1)) < b.lengths[:, None]
-    E = model.wte(b.ids)
+    E = model.embed(b.ids)
     return float(tying_penalty(model.states(E, b.lengths), E, mask).mean())
 
 

@@ -8,9 +8,9 @@
 all?); ``guide`` (of ``train_attention_classifier``) replaces α by another model's attention, frozen
 (W&P's diagnostic, ``xai_tf.faithfulness.diagnostic``). Every readout can also take an α of its own,
 the encoder's states fixed (``readout``): the adversaries and erasures of ``xai_tf.faithfulness`` act
-there. The model has the interface the
-attribution helpers of lesson 06 read (``wte``, ``check_input_ids``, ``forward_embeddings``, a
-``config.backward_bytes``), so gradients, leave-one-out and IG come from ``xai_tf.explain.attribution``.
+there. The model has the interface the attribution helpers of lesson 06 read (``embedding``, ``embed``,
+``check_input_ids``, ``forward_embeddings``, a ``config.backward_bytes``), so gradients, leave-one-out and
+IG come from ``xai_tf.explain.attribution``.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class AttentionClassifier(nn.Module):
         if config.attention not in ATTENTIONS:
             raise ValueError(f"attention must be one of {ATTENTIONS}, got {config.attention!r}")
         self.config = config
-        self.wte = nn.Embedding(config.vocab_size, config.d_e, padding_idx=0, device=device)
+        self.word_embeddings = nn.Embedding(config.vocab_size, config.d_e, padding_idx=0, device=device)
         if config.encoder == "bilstm":
             self.lstm = nn.LSTM(config.d_e, config.d_h, batch_first=True, bidirectional=True, device=device)
             d = 2 * config.d_h
@@ -76,11 +76,11 @@ class AttentionClassifier(nn.Module):
     @property
     def embedding(self) -> Tensor:
         """W_e ``[vocab, d_e]``: what the attributions read (``explain.attribution.Explained``)."""
-        return self.wte.weight
+        return self.word_embeddings.weight
 
     def embed(self, input_ids: Tensor) -> Tensor:
         """E = W_e[x] ``[..., d_e]``."""
-        return self.wte(input_ids)
+        return self.word_embeddings(input_ids)
 
     def backward_bytes(self, T: int) -> int:
         """``RecurrentConfig.backward_bytes``."""
@@ -88,7 +88,7 @@ class AttentionClassifier(nn.Module):
 
     def check_input_ids(self, input_ids: Sequence[int] | Tensor) -> Tensor:
         """``input_ids`` as a long tensor ``[batch, T]`` of ids in 1..vocab_size − 1."""
-        ids = torch.as_tensor(input_ids, device=self.wte.weight.device)
+        ids = torch.as_tensor(input_ids, device=self.word_embeddings.weight.device)
         if ids.dim() == 1:
             ids = ids[None]
         if ids.dim() != 2 or ids.size(1) == 0 or ids.dtype.is_floating_point:
@@ -129,9 +129,9 @@ class AttentionClassifier(nn.Module):
 
     def run(self, ids: Tensor, lengths: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
         """``(scores, α, h)`` for padded ids ``[batch, T]`` (moved to the model's device)."""
-        ids = ids.to(self.wte.weight.device)
+        ids = ids.to(self.word_embeddings.weight.device)
         lengths = None if lengths is None else lengths.to(ids.device)
-        h = self.states(self.wte(ids), lengths)
+        h = self.states(self.word_embeddings(ids), lengths)
         if self.guide is None:
             alpha = self.attention(h, lengths)
         else:
@@ -147,7 +147,7 @@ class AttentionClassifier(nn.Module):
         return self.readout(h, self.attention(h))
 
     def forward(self, input_ids: Sequence[int] | Tensor) -> Tensor:
-        return self.forward_embeddings(self.wte(self.check_input_ids(input_ids)))
+        return self.forward_embeddings(self.word_embeddings(self.check_input_ids(input_ids)))
 
 
 @dataclass
