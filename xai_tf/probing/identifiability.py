@@ -46,7 +46,14 @@ def identifiability_by_layer(
     on the training windows; ``H [L + 1, n·T, d]`` (``features.residual_streams``), ``ids [n, T]``,
     ``train``/``test`` window indices; ``identify`` is ``identified`` (a lesson passes a student's)."""
     H = _checks.real_tensor("H", H, dims=3)
+    ids = _checks.tensor("ids", ids)
+    if ids.dim() != 2 or ids.is_floating_point() or ids.dtype == torch.bool:
+        raise ValueError(f"ids must be integer token windows [n, T], got {ids.dtype} {tuple(ids.shape)}")
     n, T = ids.shape
+    train = torch.as_tensor(_checks.indices("train", train, n), dtype=torch.long)
+    test = torch.as_tensor(_checks.indices("test", test, n), dtype=torch.long)
+    if train.numel() == 0 or test.numel() == 0:
+        raise ValueError(f"train and test must each hold at least one window index in 0..{n - 1}")
     if H.size(1) != n * T:
         raise ValueError(f"H holds {H.size(1)} tokens but ids has n·T = {n * T}")
     S = H.view(H.size(0), n, T, -1).double()

@@ -74,7 +74,7 @@ def check_probe_data(h: object, y: object, n_classes: int | None = None) -> tupl
         raise ValueError(
             f"y has labels of shape {tuple(y.shape)} but h has states {tuple(h.shape[:2])}: one label each"
         )
-    K = int(y.max()) + 1 if n_classes is None else _checks.integer("n_classes", n_classes, 2)
+    K = int(y.max()) + 1 if n_classes is None else _checks.integer("n_classes", n_classes, 2, 100_000)
     if int(y.min()) < 0 or int(y.max()) >= K:
         raise ValueError(f"y must hold labels in 0..{K - 1}, got {int(y.min())}..{int(y.max())}")
     if any(row.unique().numel() < 2 for row in y):

@@ -26,8 +26,8 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.models.loaded import LoadedModel, as_model
-from xai_tf.probing import features, pos
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.probing import _windows, features, pos
 from xai_tf.probing.data import LABELS, LINE_KINDS, MAX_POSITION, ProbeData, line_kind, spread
 
 
@@ -68,7 +68,7 @@ def token_labels(text: str, offsets: Sequence[tuple[int, int]], pieces: Sequence
 
 
 def _encoder(lm: LoadedModel) -> LoadedModel:
-    lm = as_model(lm)
+    lm = _windows.loaded(lm)
     lm.require("encoder", "WordPiece probe labels")
     if not getattr(lm.tokenizer, "is_fast", False):
         raise ValueError(f"{lm.name}'s tokenizer gives no character offsets: a fast tokenizer is needed")
