@@ -100,7 +100,7 @@ def rescale_attributions(F: Scalar, x: Tensor, baseline: Tensor, rescale: bool =
     """DeepLIFT of any F (a batch ``[n, ...]`` → ``[n]``) at one input ``x`` from ``baseline`` (same
     shape): (x − x′) ⊙ m_x, the multipliers by the rescale rule at every GELU/SiLU/ReLU and the gradient
     elsewhere (``rescale=False``: the gradient everywhere, (x − x′) ⊙ ∇F(x))."""
-    return _pair_pass(F, x, baseline, rescale)[0]
+    return _pair_pass(F, x, baseline, _checks.flag("rescale", rescale))[0]
 
 
 def _pair_pass(F: Scalar, x: Tensor, baseline: Tensor, rescale: bool) -> tuple[Tensor, Tensor]:

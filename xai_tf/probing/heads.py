@@ -69,6 +69,8 @@ def target_share(A: Tensor, S: Tensor) -> Tensor:
         raise ValueError(
             f"A must be [..., T, T] and S [T, T], got {tuple(A.shape)} and {getattr(S, 'shape', S)}"
         )
+    if S.is_complex() or (S.is_floating_point() and not torch.isfinite(S).all()):
+        raise ValueError("S must hold 0/1 targets (finite), got NaN or ±inf")
     rows = S.sum(-1) > 0
     if not bool(rows.any()):
         raise ValueError("S has no targets: no query to average over")

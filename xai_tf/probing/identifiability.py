@@ -28,8 +28,10 @@ def identified(g_h: Tensor, e: Tensor, ids: Tensor) -> Tensor:
     ``g_h, e [n, T, d]``, ``ids [n, T]`` → bool ``[n, T]``."""
     g_h, e = _checks.real_tensor("g_h", g_h, dims=3), _checks.real_tensor("e", e, dims=3)
     _checks.same_shape("identifiability", "g_h", g_h, "e", e)
-    if _checks.tensor("ids", ids).shape != e.shape[:2]:
-        raise ValueError(f"ids must be [n, T] = {tuple(e.shape[:2])}, got {tuple(ids.shape)}")
+    if _checks.tensor("ids", ids).shape != e.shape[:2] or ids.is_floating_point() or ids.dtype == torch.bool:
+        raise ValueError(
+            f"ids must be integer token ids [n, T] = {tuple(e.shape[:2])}, got {tuple(ids.shape)}"
+        )
     cos = F.normalize(g_h.double(), dim=-1) @ F.normalize(e.double(), dim=-1).transpose(1, 2)  # [n, T, T]
     nearest = cos.argmax(-1)
     return ids.gather(1, nearest) == ids

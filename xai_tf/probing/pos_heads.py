@@ -80,7 +80,12 @@ def determiner_heads(lm: LoadedModel, windows: Tensor, pos_labels: Tensor) -> di
     lm = _windows.loaded(lm)
     windows = _windows.checked(lm, windows)
     n, T = windows.shape
-    if not isinstance(pos_labels, Tensor) or pos_labels.shape != (n * T,):
+    if (
+        not isinstance(pos_labels, Tensor)
+        or pos_labels.shape != (n * T,)
+        or pos_labels.is_floating_point()
+        or (pos_labels.numel() and not 0 <= int(pos_labels.min()) <= int(pos_labels.max()) < len(COARSE))
+    ):
         raise ValueError(f"pos_labels must be a tensor of {n * T} tags, one per token of windows")
     tags = pos_labels.view(n, T).tolist()
     found, offsets = [], []

@@ -44,6 +44,10 @@ def token_labels(text: str, offsets: Sequence[tuple[int, int]], pieces: Sequence
     line (its position is counted from there)."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError("text is empty: pass the text the tokens were cut from")
+    if not isinstance(offsets, list | tuple) or not isinstance(pieces, list | tuple):
+        raise TypeError(
+            "offsets and pieces must be lists (character spans and WordPiece strings, one per token)"
+        )
     _checks.same_length("token labels", "offsets", offsets, "pieces", pieces)
     starts = [a for a, _ in offsets]
     if not starts or starts != sorted(starts) or starts[0] < 0 or any(b > len(text) for _, b in offsets):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import torch
 
 from xai_tf.seq2seq import data, metrics
-from xai_tf.seq2seq.decoding import _device, _encode, _on, _checked, greedy
+from xai_tf.seq2seq.decoding import _checked, _device, _encode, _on, greedy
 from xai_tf.seq2seq.model import Seq2Seq
 
 

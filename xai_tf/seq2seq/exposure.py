@@ -22,7 +22,7 @@ import torch
 from torch import Tensor
 
 from xai_tf.seq2seq import data
-from xai_tf.seq2seq.decoding import _device, _on, _checked
+from xai_tf.seq2seq.decoding import _checked, _device, _on
 from xai_tf.seq2seq.model import Seq2Seq
 
 

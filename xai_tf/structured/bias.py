@@ -24,7 +24,7 @@ from torch import Tensor
 from xai_tf import _checks
 from xai_tf.attention.maps import fusedmax, softmax, sparsemax
 from xai_tf.seq2seq import data
-from xai_tf.seq2seq.decoding import _encode, _checked
+from xai_tf.seq2seq.decoding import _checked, _encode
 from xai_tf.seq2seq.model import Seq2Seq
 
 Links = set[tuple[int, int]]
