@@ -97,7 +97,12 @@ def head_shares(
     window's value is weighted by its number of queries with targets."""
     lm = _windows.loaded(lm)
     windows = _windows.checked(lm, windows)
-    if not isinstance(counts, Tensor) or counts.shape != (lm.vocab_size,):
+    if (
+        not isinstance(counts, Tensor)
+        or counts.shape != (lm.vocab_size,)
+        or counts.is_floating_point()
+        or bool((counts < 0).any())
+    ):
         raise ValueError(
             f"counts must be a tensor of {lm.vocab_size} token counts (one per id), e.g. text_windows'"
         )

@@ -191,6 +191,7 @@ def fit_probe(kind: str, h: Tensor, y: Tensor, n_classes: int | None = None, see
     """``fit_linear`` or ``fit_mlp`` by name ("linear", "mlp")."""
     if kind not in PROBES:
         raise ValueError(f"kind must be one of {PROBES}, got {kind!r}")
+    seed = _checks.integer("seed", seed, 0)  # checked for both kinds (the linear fit does not draw)
     return fit_linear(h, y, n_classes) if kind == "linear" else fit_mlp(h, y, n_classes, seed=seed)
 
 
@@ -206,6 +207,9 @@ def accuracy(probe: Probe, h: Tensor, y: Tensor) -> Tensor:
         )
     if not isinstance(y, Tensor) or y.shape[-1:] != h.shape[-2:-1]:
         raise ValueError(f"y must be a tensor of {h.size(-2)} labels per problem, one per state of h")
+    K = probe.layers[-1][0].shape[-1]
+    if y.is_floating_point() or (y.numel() and not 0 <= int(y.min()) <= int(y.max()) < K):
+        raise ValueError(f"y must hold integer labels in 0..{K - 1} (the probe's classes)")
     return (probe(h).argmax(-1) == y.to(h.device)).double().mean(-1)
 
 
