@@ -180,7 +180,9 @@ def exact_shapley(values: Tensor, T: int) -> Tensor:
     """φ ``[T]`` in float64 from the values v(z) ``[2^T]`` of ``all_coalitions(T)``, by the formula in
     the module's docstring (each i, each S ∌ i)."""
     z = all_coalitions(T)
-    values = _checks.real_tensor("values", values)
+    values = _checks.tensor("values", values)  # integer values (a counting game) are fine
+    if values.is_complex() or values.dtype == torch.bool or not torch.isfinite(values).all():
+        raise ValueError("values must hold finite real numbers v(z), one per coalition (NaN or ±inf found)")
     if values.shape != (2**T,):
         raise ValueError(f"values must have shape [{2**T}] (one per coalition), got {tuple(values.shape)}")
     v = values.double().cpu()
