@@ -239,7 +239,7 @@ RAISES = [
         "xai_tf.explain.gradcam.residual_and_gradient",
         _explain("grad-cam", layer=99),
         VE,
-        r"hook layer must lie in 0\.\.5, got 99",
+        r"layer must (lie|be an integer) in 0\.\.5, got 99",
     ),
     (
         "xai_tf.explain.gradcam.residual_and_gradient",
@@ -455,3 +455,47 @@ PANELS = {
         "",
     ),
 }
+
+
+# Issue 58 (second sweep), one row per class: lists where a tensor is expected (an AttributeError
+# before); NaN in a map returned as NaN scores; an index past the end wrapping round or passed through
+# (a negative target read the last logit, a layer of 99 was returned as is); a generator of None drawing
+# unseeded coalitions; a prompt of the wrong type (torch's "Could not infer dtype of NoneType").
+RAISES += [
+    (
+        "xai_tf.explain.perturbation.coalition_values",
+        lambda: pt.coalition_values(F, [[1.0, 2.0]], z(1, 2), torch.ones(1, 1)),
+        TE,
+        "E must be a torch.Tensor, got list",
+    ),
+    (
+        "xai_tf.explain.gradcam.grad_cam",
+        lambda: gc.grad_cam(torch.tensor([[NAN, 1.0]]), z(1, 2)),
+        VE,
+        "A has NaN",
+    ),
+    (
+        "xai_tf.explain.gradcam.residual_and_gradient",
+        lambda: gc.residual_and_gradient(lm(), IDS, -1, 1),
+        VE,
+        r"target must be an integer in 0\.\.",
+    ),
+    (
+        "xai_tf.explain.gradcam.layer_of",
+        lambda: gc.layer_of(lm(), 99),
+        VE,
+        r"layer must be an integer in 0\.\.",
+    ),
+    (
+        "xai_tf.explain.perturbation.lime_coalitions",
+        lambda: pt.lime_coalitions(4, 10, None),
+        TE,
+        "generator must be a torch.Generator",
+    ),
+    (
+        "xai_tf.explain.properties.output_difference",
+        lambda: pr.output_difference(lm(), None, 7),
+        TE,
+        "input_ids must be a list or tensor of token ids, got NoneType",
+    ),
+]

@@ -11,6 +11,7 @@ from xai_tf.encdec import (
     analysis,
     beam,
     beam_sweep,
+    blocks,
     evaluate,
     recipe,
     runs,
@@ -56,7 +57,7 @@ RAISES = [
         "xai_tf.encdec.torch_parity.from_torch",
         lambda: torch_parity.from_torch(nn.Linear(2, 2)),
         TE,
-        "need a torch.nn.Transformer",
+        "theirs must be a torch.nn.Transformer",
     ),
     (
         "xai_tf.encdec.torch_parity.from_torch",
@@ -499,5 +500,55 @@ RAISES += [
         lambda: beam.translate(_model(), _corpus(), _pairs()[0].source, beam=10_000),
         VE,
         "beam must be an integer in 1..1000",
+    ),
+]
+
+
+# Issue 58 (second sweep), one row per class: a corpus that is not a Corpus; a module size of the wrong
+# type (torch's "ones(): argument 'size'" before); a size whose buffer cannot fit (8 TB of smoothed
+# targets); a panel index the box would clamp; target ids outside the logits' vocabulary; more bins than
+# a test set can fill (ran for minutes); a title of the wrong type.
+RAISES += [
+    (
+        "xai_tf.encdec.evaluate.greedy",
+        lambda: evaluate.greedy(_model(), _pairs(), None),
+        TE,
+        "corpus must be a Corpus",
+    ),
+    (
+        "xai_tf.encdec.blocks.LayerNorm",
+        lambda: blocks.LayerNorm(None),
+        TE,
+        "d_e must be an integer ≥ 1, got None",
+    ),
+    (
+        "xai_tf.encdec.recipe.smoothed_targets",
+        lambda: recipe.smoothed_targets(torch.tensor([1]), 10**12, 0.1),
+        VE,
+        "n_words = 1000000000000 needs .* choose a smaller n_words",
+    ),
+    (
+        "xai_tf.widgets.encdec.beam_panel",
+        lambda: encdec_widgets.beam_panel(_model(), _corpus(), index=10**6),
+        VE,
+        r"index must be an integer in 0\.\.",
+    ),
+    (
+        "xai_tf.encdec.training.loss_fn",
+        lambda: training.loss_fn(z(1, 2, 5), torch.tensor([[1, 9]])),
+        VE,
+        r"target_out must be token ids in 0\.\.4",
+    ),
+    (
+        "xai_tf.encdec.evaluate.expected_calibration_error",
+        lambda: evaluate.expected_calibration_error(torch.rand(4), torch.ones(4, dtype=torch.bool), 10**9),
+        VE,
+        r"bins must be an integer in 1\.\.10000",
+    ),
+    (
+        "xai_tf.widgets.encdec.svg_alignment",
+        lambda: encdec_widgets.svg_alignment(torch.zeros(1, 1).numpy(), ["a"], ["b"], set(), None),
+        TE,
+        "title must be a str, got NoneType",
     ),
 ]

@@ -41,7 +41,7 @@ RAISES = [
         "xai_tf.seq2seq.attention.scorer",
         lambda: attention.scorer("cosine", 4, 4),
         VE,
-        "score must be one of dot",
+        "name must be one of dot",
     ),
     (
         "xai_tf.seq2seq.attention.additive_attention",
@@ -107,7 +107,7 @@ RAISES = [
         "xai_tf.seq2seq.evaluate.scores",
         lambda: evaluate.scores(_none_model(), _corpus(), []),
         TE,
-        "sources must be",
+        "pairs must be a non-empty list of Pairs",
     ),
     ("xai_tf.seq2seq.shipped.model", lambda: shipped.model("luong"), VE, "name must be one of none, dot"),
     (
@@ -349,5 +349,36 @@ RAISES += [
         lambda: _rnn()(torch.ones(2, 4).long(), torch.ones(2, 4, dtype=torch.bool), torch.ones(3, 3).long()),
         VE,
         "target_in must be token ids \\[batch = 2, T ≥ 1\\] like source",
+    ),
+]
+
+
+# Issue 58 (second sweep), one row per class: pairs that are not a list of Pairs; a sentence refusal that
+# names the caller's argument (here a pair's empty source), not the helper's own "words"; a model that is
+# not a Seq2Seq; a score function's size of 10⁹.
+RAISES += [
+    (
+        "xai_tf.seq2seq.evaluate.forced_attention",
+        lambda: evaluate.forced_attention(shipped.model("additive"), _corpus(), "pairs"),
+        TE,
+        "pairs must be a non-empty list of Pairs",
+    ),
+    (
+        "xai_tf.seq2seq.evaluate.scores",
+        lambda: evaluate.scores(_none_model(), _corpus(), [data.Pair([], ["o", "cão", "canta"], set())]),
+        VE,
+        r"pairs\[0\]\.source is empty: the source sentence needs 3 to 60 words",
+    ),
+    (
+        "xai_tf.seq2seq.decoding.position_accuracy",
+        lambda: decoding.position_accuracy(None, _corpus(), _corpus().test[:2]),
+        TE,
+        "model must be a Seq2Seq, got NoneType",
+    ),
+    (
+        "xai_tf.seq2seq.attention.scorer",
+        lambda: attention.scorer("additive", 10**12, 4),
+        VE,
+        r"d must be an integer in 1\.\.8192",
     ),
 ]

@@ -6,6 +6,9 @@ import torch
 from probe_kit import NAN, TE, VE, z
 
 from xai_tf import structured as st
+from xai_tf.seq2seq import data
+from xai_tf.structured import compare, hierarchy, training
+from xai_tf.widgets.structured import document_view
 
 A = z(2, 2)
 CHAIN = "xai_tf.structured.chain"
@@ -156,3 +159,39 @@ RAISES += [
         "enumerating 1000000 chains needs .* enumerate fewer chains",
     ),
 ]
+
+
+# Issue 58 (second sweep), one row per class: λ is checked whichever map is chosen (softmax ignored a
+# λ of "big"); a model of the wrong kind where a StructuredSeq2Seq is expected (an AttributeError
+# before); word ids outside the documents' vocabulary reaching nn.Embedding (an IndexError before);
+# attention weights with NaN drawn as a page (a bar "nanpx" wide before).
+RAISES += [
+    (
+        "xai_tf.structured.compare.attention_map",
+        lambda: compare.attention_map(z(3), "softmax", lam="big"),
+        TE,
+        "lam must be a finite number ≥ 0",
+    ),
+    (
+        "xai_tf.structured.training.forced_attention",
+        lambda: training.forced_attention(None, _corpus(), _corpus().test),
+        TE,
+        "model must be a StructuredSeq2Seq",
+    ),
+    (
+        "xai_tf.structured.hierarchy.Hierarchical",
+        lambda: hierarchy.Hierarchical()(torch.full((1, 2, 3), 10**6)),
+        VE,
+        r"ids must be token ids in 0\.\.",
+    ),
+    (
+        "xai_tf.widgets.structured.document_view",
+        lambda: document_view([["a", "b"]], torch.tensor([[NAN, 1.0]]), torch.ones(1)),
+        VE,
+        "alpha has NaN",
+    ),
+]
+
+
+def _corpus() -> data.Corpus:
+    return data.make_corpus(0, 30, 5, 5)

@@ -53,7 +53,7 @@ RAISES = [
         f"{BIAS}.forced_scores",
         lambda: bias.forced_scores(training.build("softmax", _corpus()), _corpus(), []),
         TE,
-        "sources must be a non-empty list",
+        "pairs must be a non-empty list of Pairs",
     ),
     (f"{BIAS}.map_scores", lambda: bias.map_scores(z(4), "entmax"), VE, "name must be one of softmax"),
     (

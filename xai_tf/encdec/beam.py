@@ -34,6 +34,7 @@ NOT_WORDS = (0, BOS_ID)  # padding and <bos>: never proposed
 
 def word_ids(name: str, ids: object, vocab: int, empty: bool = False) -> list[int]:
     """``ids`` as a list of word ids in 3..vocab−1 (no padding, <bos>, <eos>); non-empty unless ``empty``."""
+    vocab = _checks.integer("vocab", vocab, 4)
     if not isinstance(ids, list | tuple) or not (ids or empty):
         raise ValueError(f"{name} must be a {'' if empty else 'non-empty '}list of word ids, got {ids!r}")
     if not all(isinstance(i, int) and not isinstance(i, bool) and 3 <= i < vocab for i in ids):
@@ -105,10 +106,8 @@ def translate(
     ``search_ids``."""
     if not isinstance(corpus, data.Corpus):
         raise TypeError(f"corpus must be a Corpus (shipped.corpus()), got {type(corpus).__name__}")
-    if not isinstance(source, list | tuple) or not source:
-        raise ValueError("source must be a non-empty list of source words")
     max_extra = _checks.integer("max_extra", max_extra, 0, 64)
-    ids = corpus.source_vocab.encode(source)
+    ids = corpus.source_vocab.encode(source, name="source")
     best, _ = search_ids(model, ids, beam, alpha, len(ids) + max_extra + 1, on_step)
     return corpus.target_vocab.decode(best)
 

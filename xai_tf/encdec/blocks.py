@@ -37,6 +37,14 @@ def _check_width(d_e: object, n_heads: object) -> tuple[int, int]:
     return d_e, n_heads
 
 
+def _check_stack(n_blocks: int, n_sub: int, d_e: int, d_ff: int, name: str = "blocks") -> None:
+    """Refuse, before a weight is made, a stack whose float32 weights would not fit in memory: per block
+    4·d_e² per attention sub-layer and 2·d_e·d_ff for the MLP (n_sub − 1 attentions)."""
+    n = n_blocks * (4 * d_e * d_e * (n_sub - 1) + 2 * d_e * d_ff + 4 * d_e)
+    what = f"{name} = {n_blocks} blocks of d_e = {d_e} and d_ff = {d_ff}"
+    _checks.fits(what, 4 * n, f"choose a smaller {name}, d_e or d_ff")
+
+
 class MultiHeadAttention(nn.Module):
     """MultiHead(X, Y) = Concat(head_1, …, head_H) W_oᵀ + b_o, head_h = A_h (Y W_v^hᵀ + b_v^h),
     A_h = softmax((X W_q^hᵀ + b_q^h)(Y W_k^hᵀ + b_k^h)ᵀ / √(d_att/H), M). Here d_att = d_e."""
@@ -45,6 +53,7 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         self.d_e, self.n_heads = _check_width(d_e, n_heads)
         self.dropout = _checks.real("dropout", dropout, 0.0, 1.0, open_hi=True)
+        _check_stack(1, 2, d_e, 0)
         self.W_q, self.W_k, self.W_v, self.W_o = (nn.Parameter(torch.empty(d_e, d_e)) for _ in range(4))
         self.b_q, self.b_k, self.b_v, self.b_o = (nn.Parameter(torch.zeros(d_e)) for _ in range(4))
         for W in (self.W_q, self.W_k, self.W_v, self.W_o):
@@ -76,6 +85,8 @@ class LayerNorm(nn.Module):
 
     def __init__(self, d_e: int):
         super().__init__()
+        d_e = _checks.integer("d_e", d_e, 1)
+        _checks.fits(f"a LayerNorm of d_e = {d_e}", 8 * d_e, "choose a smaller d_e")
         self.gamma, self.beta = nn.Parameter(torch.ones(d_e)), nn.Parameter(torch.zeros(d_e))
 
     def forward(self, u: Tensor) -> Tensor:
@@ -87,6 +98,9 @@ class MLP(nn.Module):
 
     def __init__(self, d_e: int, d_ff: int, dropout: float = 0.0):
         super().__init__()
+        d_e, d_ff = _checks.integer("d_e", d_e, 1), _checks.integer("d_ff", d_ff, 1)
+        dropout = _checks.real("dropout", dropout, 0.0, 1.0, open_hi=True)
+        _check_stack(1, 1, d_e, d_ff)
         self.lin1, self.lin2, self.dropout = nn.Linear(d_e, d_ff), nn.Linear(d_ff, d_e), dropout
 
     def forward(self, x: Tensor) -> Tensor:
@@ -101,6 +115,7 @@ class _Block(nn.Module):
         self.d_e, self.n_heads = _check_width(d_e, n_heads)
         d_ff = _checks.integer("d_ff", d_ff, 1)
         self.p = _checks.real("dropout", dropout, 0.0, 1.0, open_hi=True)
+        _check_stack(1, n_sub, d_e, d_ff)
         if not isinstance(norm_first, bool):
             raise TypeError(f"norm_first must be True (pre-LN) or False (post-LN), got {norm_first!r}")
         self.norm_first = norm_first

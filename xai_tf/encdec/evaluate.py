@@ -46,11 +46,11 @@ def _batch(model: Model, pairs: list[data.Pair], corpus: data.Corpus) -> data.Ba
 
 def _sources(pairs: list[data.Pair], corpus: data.Corpus) -> Tensor:
     """The pairs' source ids, padded with 0: ``[B, S]`` (their targets may be empty)."""
-    if not isinstance(pairs, list | tuple) or not pairs or not all(isinstance(p, data.Pair) for p in pairs):
-        raise TypeError("pairs must be a non-empty list of Pairs (corpus.train, .dev or .test)")
-    return data._pad([corpus.source_vocab.encode(p.source) for p in pairs])
+    pairs, corpus = data._check_pairs(pairs), data._check_corpus(corpus)
+    return data._pad(data._source_ids(pairs, corpus))
 
 
+MAX_BINS = 10_000  # expected_calibration_error's most bins: more than any test set can fill
 CHUNK = 64  # sentences decoded at once: memory stays ~100 MB whatever the number of pairs
 
 
@@ -149,7 +149,7 @@ def expected_calibration_error(top: Tensor, right: Tensor, bins: int = 10) -> fl
             f"top must hold probabilities in [0, 1] (the top softmax probability, not a logit), got "
             f"values from {float(top.min()):.4g} to {float(top.max()):.4g}"
         )
-    bins = _checks.integer("bins", bins, 1)
+    bins = _checks.integer("bins", bins, 1, MAX_BINS)
     if top.shape != right.shape or top.dim() != 1 or not len(top):
         raise ValueError(
             "top and right must be two non-empty 1-D tensors of one length, "

@@ -31,7 +31,7 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from xai_tf import _checks
-from xai_tf.encdec.blocks import EncoderBlock, LayerNorm
+from xai_tf.encdec.blocks import EncoderBlock, LayerNorm, _check_stack, _check_width
 from xai_tf.encdec.stack import Attentions, EncoderDecoder, _visible
 from xai_tf.transformer.blocks import sinusoidal_positions
 
@@ -44,9 +44,13 @@ class _Embedding(nn.Module):
 
     W_p: Tensor
 
-    def __init__(self, vocab: int, d_e: int):
+    def __init__(self, vocab: int, d_e: int, name: str = "vocab"):
         super().__init__()
-        self.W_e = nn.Parameter(torch.randn(_checks.integer("vocab", vocab, 1), d_e) / math.sqrt(d_e))
+        vocab, d_e = _checks.integer(name, vocab, 1), _checks.integer("d_e", d_e, 1)
+        _checks.fits(
+            f"{name} = {vocab} embeddings of d_e = {d_e}", 4 * vocab * d_e, f"choose a smaller {name} or d_e"
+        )
+        self.W_e = nn.Parameter(torch.randn(vocab, d_e) / math.sqrt(d_e))
         self.register_buffer("W_p", sinusoidal_positions(MAX_POSITIONS, d_e), persistent=False)
 
     def forward(self, ids: Tensor) -> Tensor:
@@ -60,15 +64,15 @@ def _inputs(model: Any, source: object, source_mask: Tensor) -> tuple[Tensor, Te
     """``(source, source_mask)`` checked where they enter a model: ids [B, S] in the source vocabulary
     (torch would index out of range), a bool mask shaped like ``source``."""
     source = _checks.token_ids("source", source, model.source.W_e.size(0))
-    if source.dim() != 2:
-        raise ValueError(f"source must be token ids [batch, S], got shape {tuple(source.shape)}")
+    if source.dim() != 2 or source.numel() == 0:
+        raise ValueError(f"source must be token ids [batch, S] (S ≥ 1), got shape {tuple(source.shape)}")
     return source, _visible("source_mask", source_mask, *source.shape)
 
 
 def _targets(model: Any, target_in: object, batch: int) -> Tensor:
     """``target_in`` checked: ids [batch, T] in the target vocabulary, one row per source sentence."""
     target_in = _checks.token_ids("target_in", target_in, model.target.W_e.size(0))
-    if target_in.dim() != 2 or target_in.size(0) != batch:
+    if target_in.dim() != 2 or target_in.size(0) != batch or target_in.size(1) == 0:
         raise ValueError(
             f"target_in must be token ids [batch = {batch}, T] like source, "
             f"got shape {tuple(target_in.shape)}"
@@ -92,7 +96,11 @@ class Seq2SeqTransformer(nn.Module):
         norm_first: bool = True,
     ):
         super().__init__()
-        self.source, self.target = _Embedding(source_vocab, d_e), _Embedding(target_vocab, d_e)
+        n_layers = _checks.integer("n_layers", n_layers, 1)
+        d_e, _ = _check_width(d_e, n_heads)
+        _check_stack(2 * n_layers, 3, d_e, _checks.integer("d_ff", d_ff, 1), "n_layers")  # encoder + decoder
+        self.source = _Embedding(source_vocab, d_e, "source_vocab")
+        self.target = _Embedding(target_vocab, d_e, "target_vocab")
         self.core = EncoderDecoder(d_e, n_heads, n_layers, n_layers, d_ff, dropout, norm_first)
 
     def encode(self, source: Tensor, source_mask: Tensor) -> Tensor:
@@ -128,8 +136,10 @@ class _OneStack(nn.Module):
         norm_first: bool = True,
     ):
         super().__init__()
-        self.source, self.target = _Embedding(source_vocab, d_e), _Embedding(target_vocab, d_e)
+        self.source = _Embedding(source_vocab, d_e, "source_vocab")
+        self.target = _Embedding(target_vocab, d_e, "target_vocab")
         n_layers = _checks.integer("n_layers", n_layers, 1)
+        _check_stack(n_layers, 2, _check_width(d_e, n_heads)[0], _checks.integer("d_ff", d_ff, 1), "n_layers")
         self.blocks = nn.ModuleList(
             EncoderBlock(d_e, n_heads, d_ff, dropout, norm_first) for _ in range(n_layers)
         )

@@ -35,4 +35,5 @@ def smoothed_targets(y: Tensor, n_words: int, eps: float) -> Tensor:
         )
     if y.numel() and (int(y.min()) < 0 or int(y.max()) >= K):
         raise ValueError(f"y must hold word ids in 0..{K - 1}, got {int(y.min())}..{int(y.max())}")
+    _checks.fits(f"{y.numel()} targets over n_words = {K}", 8 * y.numel() * K, "choose a smaller n_words")
     return (1 - eps) * F.one_hot(y, K).to(torch.get_default_dtype()) + eps / K

@@ -60,7 +60,7 @@ def variant(name: str) -> dict:
 
 def build(name: str, corpus: data.Corpus, seed: int = 0) -> evaluate.Model:
     """An untrained model of variant ``name``, its weights drawn with ``seed``."""
-    v = variant(name)
+    v, corpus = variant(name), data._check_corpus(corpus)
     kind = {"decoder_only": DecoderOnly, "encoder_only": EncoderOnly}.get(v["kind"], Seq2SeqTransformer)
     with seeds.seeded(seed):
         return kind(

@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from xai_tf import _checks
-from xai_tf.encdec.blocks import DecoderBlock, EncoderBlock, LayerNorm
+from xai_tf.encdec.blocks import DecoderBlock, EncoderBlock, LayerNorm, _check_stack, _check_width
 
 
 def _visible(name: str, visible: Tensor, B: int, T: int) -> Tensor:
@@ -70,6 +70,10 @@ class EncoderDecoder(nn.Module):
         super().__init__()
         n_encoder = _checks.integer("n_encoder", n_encoder, 1)
         n_decoder = _checks.integer("n_decoder", n_decoder, 1)
+        d_e, _ = _check_width(d_e, n_heads)
+        d_ff = _checks.integer("d_ff", d_ff, 1)
+        _check_stack(n_encoder, 2, d_e, d_ff, "n_encoder")
+        _check_stack(n_decoder, 3, d_e, d_ff, "n_decoder")
         self.encoder = nn.ModuleList(
             EncoderBlock(d_e, n_heads, d_ff, dropout, norm_first) for _ in range(n_encoder)
         )

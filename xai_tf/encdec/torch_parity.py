@@ -66,7 +66,7 @@ def _check_fixed_settings(theirs: nn.Transformer) -> None:
 
 def _pairs(ours: EncoderDecoder, theirs: nn.Transformer):
     if not isinstance(theirs, nn.Transformer):
-        raise TypeError(f"need a torch.nn.Transformer, got {type(theirs).__name__}")
+        raise TypeError(f"theirs must be a torch.nn.Transformer, got {type(theirs).__name__}")
     _check_fixed_settings(theirs)
     enc, dec = theirs.encoder.layers, theirs.decoder.layers
     if (len(enc), len(dec)) != (len(ours.encoder), len(ours.decoder)):
@@ -102,7 +102,7 @@ def _describe(t: nn.Transformer) -> dict:
 def from_torch(theirs: nn.Transformer) -> EncoderDecoder:
     """A new ``EncoderDecoder`` with the weights (and dtype) of ``theirs``."""
     if not isinstance(theirs, nn.Transformer):
-        raise TypeError(f"need a torch.nn.Transformer, got {type(theirs).__name__}")
+        raise TypeError(f"theirs must be a torch.nn.Transformer, got {type(theirs).__name__}")
     dtype = theirs.encoder.layers[0].linear1.weight.dtype
     ours = EncoderDecoder(**_describe(theirs)).to(dtype)
     for mine, other in _pairs(ours, theirs):

@@ -83,15 +83,19 @@ def learning_rate(step: int, settings: Settings) -> float:
 
 
 def loss_fn(logits: Tensor, target_out: Tensor, label_smoothing: float = 0.0) -> Tensor:
-    """Mean cross-entropy over the non-padding positions of ``target_out [B, T]`` (logits ``[B, T, D]``)."""
+    """Mean cross-entropy over the non-padding positions of ``target_out [B, T]`` (logits ``[B, T, D]``,
+    ids in 0..D−1, 0 = padding), targets smoothed by ``label_smoothing`` ε in [0, 1)."""
+    label_smoothing = _checks.real("label_smoothing", label_smoothing, 0.0, 1.0, open_hi=True)
     if (
-        _checks.tensor("logits", logits).dim() != 3
+        _checks.real_tensor("logits", logits).dim() != 3
+        or logits.size(-1) == 0
         or logits.shape[:2] != _checks.tensor("target_out", target_out).shape
     ):
         raise ValueError(
-            f"logits must be [B, T, D] and target_out [B, T], "
+            f"logits must be [B, T, D] (D ≥ 1) and target_out [B, T], "
             f"got {tuple(logits.shape)} and {tuple(target_out.shape)}"
         )
+    target_out = _checks.token_ids("target_out", target_out, logits.size(-1))
     return F.cross_entropy(
         logits.flatten(0, 1), target_out.flatten(), ignore_index=0, label_smoothing=label_smoothing
     )

@@ -89,6 +89,10 @@ def method_scores(
     """The token scores ``[T]`` of each method (a name of ``ATTRIBUTIONS``) for the logit of
     ``target`` after the prompt; ``baseline``, ``n_steps`` and ``quadrature`` are IG's."""
     names = ATTRIBUTIONS.check(methods)
+    if not isinstance(lm, LoadedModel):
+        raise TypeError(f"lm must be a model from xai_tf.load_model, got {type(lm).__name__}")
+    if isinstance(input_ids, str) or not isinstance(input_ids, list | tuple | Tensor):
+        raise TypeError(f"input_ids must be a list of token ids, got {type(input_ids).__name__}")
     options = {"baseline": baseline, "n_steps": n_steps, "quadrature": quadrature}
     return {m: ATTRIBUTIONS.explain(m, lm, list(input_ids), target, **options).scores.cpu() for m in names}
 

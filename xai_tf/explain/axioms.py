@@ -69,7 +69,7 @@ def implementation_invariance(
     for name, t in (("x", x), ("baseline", baseline)):
         if _checks.real_tensor(name, t, dims=1).shape != (2,):
             raise ValueError(f"{name} must have shape [2] (x₁, x₂), got {tuple(t.shape)}")
-    n = _checks.integer("n_steps", n_steps, 1)
+    n = _checks.integer("n_steps", n_steps, 1, 1_000_000)
     nets = functionally_equal_pair()
     ig = tuple(path_integrated_gradients(net, x, baseline, n) for net in nets)
     lift = tuple(dl.rescale_attributions(net, x, baseline) for net in nets)

@@ -100,14 +100,17 @@ def rescale_attributions(F: Scalar, x: Tensor, baseline: Tensor, rescale: bool =
     """DeepLIFT of any F (a batch ``[n, ...]`` → ``[n]``) at one input ``x`` from ``baseline`` (same
     shape): (x − x′) ⊙ m_x, the multipliers by the rescale rule at every GELU/SiLU/ReLU and the gradient
     elsewhere (``rescale=False``: the gradient everywhere, (x − x′) ⊙ ∇F(x))."""
-    return _pair_pass(F, x, baseline, rescale)[0]
+    return _pair_pass(F, x, baseline, _checks.flag("rescale", rescale))[0]
 
 
 def _pair_pass(F: Scalar, x: Tensor, baseline: Tensor, rescale: bool) -> tuple[Tensor, Tensor]:
     """``rescale_attributions`` and ``[F(x), F(x′)]``, both from one pass of the batch [x; x′] (the rescale
     rule changes the backward pass only, so its forward values are F's)."""
+    x, baseline = _checks.real_tensor("x", x), _checks.real_tensor("baseline", baseline)
     if x.shape != baseline.shape:
-        raise ValueError(f"baseline has shape {tuple(baseline.shape)}, the input {tuple(x.shape)}")
+        raise ValueError(
+            f"baseline has shape {tuple(baseline.shape)}, the input x {tuple(x.shape)}: they must match"
+        )
     pair = torch.stack([x.detach(), baseline.detach()]).requires_grad_(True)
     with _rescaled() if rescale else nullcontext():
         values = F(pair)
@@ -121,6 +124,11 @@ def deeplift_shap(
     """``(attributions, ΔF)`` of any F at ``x`` from K ``baselines`` (each shaped as x): the mean of
     DeepLIFT over them, (1/K) Σ_k (x − x′_k) ⊙ m_x(x′_k), and ΔF = F(x) − (1/K) Σ_k F(x′_k). Completeness
     would be Σ attributions = ΔF; delta = Σ attributions − ΔF is what the linearised operations miss."""
+    x = _checks.real_tensor("x", x)
+    if not isinstance(baselines, list | tuple):
+        raise TypeError(f"baselines must be a list of tensors shaped as x, got {type(baselines).__name__}")
+    for k, b in enumerate(baselines):
+        _checks.real_tensor(f"baselines[{k}]", b)
     if not 1 <= len(baselines) <= MAX_BASELINES:
         raise ValueError(f"baselines must be a list of 1..{MAX_BASELINES} baselines, got {len(baselines)}")
     total, f_base = torch.zeros_like(x), 0.0
@@ -153,8 +161,9 @@ def deeplift(
 def random_token_baselines(vocab: int, T: int, k: int, seed: int = 0) -> list[Tensor]:
     """DeepLIFT-SHAP's reference distribution: ``k`` baselines of ``T`` token ids each, uniform over
     0..``vocab`` − 1, drawn on the CPU from ``seeds.generator(seed)`` (s′ = s + XAI_TF_SEED_OFFSET)."""
-    k = _checks.integer("n_samples (baselines)", k, 1, MAX_BASELINES)
+    k = _checks.integer("k = n_samples (baselines)", k, 1, MAX_BASELINES)
     size = (k, _checks.integer("T (tokens)", T, 1))
+    _checks.fits(f"{k} baselines of T = {T} tokens", 8 * k * T, "choose a smaller T")
     gen = seeds.generator(seed)
     return list(torch.randint(_checks.integer("vocab", vocab, 1), size, generator=gen, device=gen.device))
 
@@ -170,10 +179,14 @@ def linearisation_gap(
     delta(s) = Σ attributions − ΔF(s) is what those first-order expansions at x miss: O(s²) for a smooth
     F, against ΔF(s) = O(s), so |delta| / |ΔF| → 0 as s → 0; and 0 at every s for a network of linear
     maps and elementwise functions alone."""
+    x, baselines = _checks.real_tensor("x", x), _checks.real_tensor("baselines", baselines)
     if baselines.shape[1:] != x.shape:
         raise ValueError(
-            f"baselines must have shape [K, {', '.join(map(str, x.shape))}], got {tuple(baselines.shape)}"
+            f"baselines must have shape [K, {', '.join(map(str, x.shape))}] (K inputs shaped as x), "
+            f"got {tuple(baselines.shape)}"
         )
+    if not isinstance(scales, list | tuple) or not scales:
+        raise TypeError(f"scales must be a non-empty list of numbers in (0, 1], got {scales!r:.40}")
     rows = []
     for s in scales:
         s = _checks.real("scale s", s, 0.0, 1.0, open_lo=True)

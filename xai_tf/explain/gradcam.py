@@ -54,6 +54,7 @@ def residual_and_gradient(
 
     hooks: Hooks = {("resid_post", layer): keep}
     scores = module.forward_embeddings(module.embed(ids)[None].detach(), hooks)  # type: ignore[call-arg]
+    _checks.integer("target", target, 0, scores.size(-1) - 1)  # a negative index would wrap round
     F = scores[0, position, target] if scores.dim() == 3 else scores[0, target]
     (G,) = torch.autograd.grad(F, kept[0])
     return kept[0][0].detach(), G[0]
@@ -68,9 +69,9 @@ def default_layer(n_layer: int) -> int:
 
 def layer_of(model: nn.Module | LoadedModel, layer: int | None) -> int:
     """``layer``, or ``default_layer`` of the model's L where it is None (a classifier: its body's L)."""
-    if layer is not None:
-        return layer
     sizes = getattr(setting.explained_module(model), "sizes", None)
+    if layer is not None:
+        return _checks.integer("layer", layer, 0, None if sizes is None else sizes.n_layer - 1)
     if sizes is None:
         raise TypeError("Grad-CAM reads a transformer's residual stream: this model has no blocks (sizes)")
     return default_layer(sizes.n_layer)
@@ -78,6 +79,7 @@ def layer_of(model: nn.Module | LoadedModel, layer: int | None) -> int:
 
 def grad_cam(A: Tensor, G: Tensor, relu: bool = True) -> Tensor:
     """Grad-CAM_t = ReLU(Σ_j α_j A_tj), α_j = (1/T) Σ_t G_tj, for A, G ``[T, d_e]`` (no ReLU: signed)."""
+    A, G = _checks.real_tensor("A", A), _checks.real_tensor("G", G)
     if A.shape != G.shape or A.dim() != 2:
         raise ValueError(f"A and G must both have shape [T, d_e], got {tuple(A.shape)} and {tuple(G.shape)}")
     cam = A @ G.mean(0)
@@ -92,6 +94,7 @@ def contrast_function(
     (``CausalLM.readout``: one direction of the unembedding, not all T × D logits)."""
     if target == foil:
         raise ValueError(f"foil must differ from target, both are {target}")
+    T = _checks.integer("T", T, 1, 1_000_000)  # the prompt's length (the position checked against)
     _checks.integer("position", position, -T, T - 1)
     module = setting.explained_module(model)
     if isinstance(module, CausalLM):

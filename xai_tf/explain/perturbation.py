@@ -44,11 +44,32 @@ MAX_SAMPLES = 20000
 INF_WEIGHT = 1e6
 
 
+def _embeddings(E: object, E_base: object) -> tuple[Tensor, Tensor]:
+    """E and E′ ``[T, d_e]``: finite floating tensors of one shape, T ≥ 1."""
+    E, E_base = _checks.real_tensor("E", E, dims=2), _checks.real_tensor("E_base", E_base, dims=2)
+    _checks.same_shape("a coalition", "E", E, "E_base", E_base)
+    if E.numel() == 0:
+        raise ValueError(f"E must be [T, d_e] with T, d_e ≥ 1, got shape {tuple(E.shape)}")
+    return E, E_base
+
+
+def _coalitions(z: object, T: int | None = None) -> Tensor:
+    """Coalitions z ``[N, T]`` of 0 and 1 (any real or integer dtype), T ≥ 1 (= ``T`` when given)."""
+    z = _checks.tensor("z", z)
+    if z.dim() != 2 or z.size(1) == 0 or (T is not None and z.size(1) != T):
+        want = f"[S, {T}]" if T is not None else "[N, T]"
+        raise ValueError(f"z: coalitions must have shape {want} with T ≥ 1, got {tuple(z.shape)}")
+    if z.is_complex() or not ((z == 0) | (z == 1)).all():
+        raise ValueError("z (coalitions) must hold 0 and 1 only (1 = token kept), not NaN or other values")
+    return z
+
+
 def coalition_values(F: Scalar, E: Tensor, E_base: Tensor, z: Tensor, batch_size: int = 64) -> Tensor:
     """v(z) = F(z ⊙ E + (1 − z) ⊙ E′) ``[S]`` for coalitions z ``[S, T]`` (0/1) of token embeddings
     E, E′ ``[T, d_e]``, ``batch_size`` coalitions per forward pass."""
-    if z.dim() != 2 or z.size(1) != E.size(0):
-        raise ValueError(f"coalitions must have shape [S, {E.size(0)}], got {tuple(z.shape)}")
+    E, E_base = _embeddings(E, E_base)
+    z = _coalitions(z, E.size(0))
+    batch_size = _checks.integer("batch_size", batch_size, 1, MAX_SAMPLES)
     keep = z.to(E.dtype)[..., None]
     values = []
     with torch.no_grad():
@@ -61,6 +82,7 @@ def coalition_values(F: Scalar, E: Tensor, E_base: Tensor, z: Tensor, batch_size
 def occlusion(F: Scalar, E: Tensor, E_base: Tensor, window: int = 1, stride: int = 1) -> Tensor:
     """Token scores ``[T]``: the mean drop v(1) − v(1 − 1_W) over the windows W of ``window`` tokens
     (every ``stride``-th start) that cover each token."""
+    E, E_base = _embeddings(E, E_base)
     T = E.size(0)
     w = _checks.integer("window", window, 1, T)
     s = _checks.integer("stride", stride, 1, T)
@@ -75,11 +97,17 @@ def occlusion(F: Scalar, E: Tensor, E_base: Tensor, window: int = 1, stride: int
 
 def weighted_linear_fit(z: Tensor, v: Tensor, weights: Tensor) -> Tensor:
     """φ ``[T]`` of min_{φ₀, φ} Σ_n w_n (v_n − φ₀ − φ · z_n)², in float64 (the intercept φ₀ dropped)."""
+    z = _checks.tensor("z", z)
+    if z.is_complex() or not torch.isfinite(z).all():
+        raise ValueError("z must hold finite numbers (coalitions of 0 and 1)")
+    v, weights = _checks.real_tensor("v", v), _checks.real_tensor("weights", weights)
     if z.dim() != 2 or v.shape != (len(z),) or weights.shape != (len(z),):
         raise ValueError(
             f"z must be [N, T] with values v and weights of shape [N]; got {tuple(z.shape)}, "
             f"{tuple(v.shape)}, {tuple(weights.shape)}"
         )
+    if bool((weights < 0).any()):
+        raise ValueError("weights must be ≥ 0 (a weighted least-squares fit)")
     X = torch.cat([torch.ones(len(z), 1, dtype=torch.float64, device="cpu"), z.double().cpu()], 1)
     root = weights.double().cpu().sqrt()[:, None]
     solution = torch.linalg.lstsq(X * root, v.double().cpu()[:, None] * root, driver="gelsd").solution
@@ -89,6 +117,7 @@ def weighted_linear_fit(z: Tensor, v: Tensor, weights: Tensor) -> Tensor:
 def lime_weights(z: Tensor, kernel_width: float = 0.25) -> Tensor:
     """π(z) = exp(−d(z)² / w²), d(z) = 1 − √(|z| / T): the cosine distance between z and all-kept."""
     w = _checks.real("kernel_width", kernel_width, 0.0, 10.0, open_lo=True)
+    z = _coalitions(z)
     d = 1 - (z.double().sum(1) / z.size(1)).sqrt()
     return torch.exp(-d.pow(2) / w**2)
 
@@ -97,7 +126,14 @@ def lime_coalitions(T: int, n_samples: int, generator: torch.Generator) -> Tenso
     """``n_samples`` coalitions ``[N, T]``, each token kept with probability ½."""
     T = _checks.integer("T (tokens)", T, 1)
     n = _checks.integer("n_samples", n_samples, 2, MAX_SAMPLES)
+    _generator(generator)
+    _checks.fits(f"{n} coalitions of T = {T} tokens", 12 * n * T, "choose a smaller T or n_samples")
     return (torch.rand(n, T, generator=generator, device="cpu") < 0.5).long()
+
+
+def _generator(generator: object) -> None:
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator (seeds.generator(seed)), got {generator!r}")
 
 
 def kernel_shap_coalitions(T: int, n_samples: int, generator: torch.Generator) -> Tensor:
@@ -106,6 +142,8 @@ def kernel_shap_coalitions(T: int, n_samples: int, generator: torch.Generator) -
     n = _checks.integer("n_samples", n_samples, 3, MAX_SAMPLES)
     if _checks.integer("T (tokens)", T, 1) < 2:
         raise ValueError(f"Kernel SHAP needs at least 2 tokens, got {T}")
+    _generator(generator)
+    _checks.fits(f"{n} coalitions of T = {T} tokens", 32 * n * T, "choose a smaller T or n_samples")
     k = torch.arange(1, T, dtype=torch.float64, device="cpu")
     sizes = 1 + torch.multinomial((T - 1) / (k * (T - k)), n - 2, replacement=True, generator=generator)
     order = torch.rand(n - 2, T, generator=generator, device="cpu").argsort(
@@ -118,8 +156,7 @@ def kernel_shap_coalitions(T: int, n_samples: int, generator: torch.Generator) -
 
 def kernel_shap_weights(z: Tensor) -> Tensor:
     """Weight 10⁶ for the coalitions 1 and 0, 1 for every other (their sizes are sampled already)."""
-    if z.dim() != 2:
-        raise ValueError(f"coalitions must have shape [N, T], got {tuple(z.shape)}")
+    z = _coalitions(z)
     kept = z.sum(1)
     ends = (kept == 0) | (kept == z.size(1))
     return torch.where(ends, INF_WEIGHT, 1.0).double()
@@ -143,6 +180,9 @@ def exact_shapley(values: Tensor, T: int) -> Tensor:
     """φ ``[T]`` in float64 from the values v(z) ``[2^T]`` of ``all_coalitions(T)``, by the formula in
     the module's docstring (each i, each S ∌ i)."""
     z = all_coalitions(T)
+    values = _checks.tensor("values", values)  # integer values (a counting game) are fine
+    if values.is_complex() or values.dtype == torch.bool or not torch.isfinite(values).all():
+        raise ValueError("values must hold finite real numbers v(z), one per coalition (NaN or ±inf found)")
     if values.shape != (2**T,):
         raise ValueError(f"values must have shape [{2**T}] (one per coalition), got {tuple(values.shape)}")
     v = values.double().cpu()

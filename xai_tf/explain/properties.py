@@ -114,6 +114,7 @@ def completeness_gap(
     of ``target`` after the prompt and the ``baseline`` x′; ``difference`` is F(x) − F(x′) where the
     caller has it already (``output_difference``: a panel redrawing one prompt), else computed."""
     ids = setting.explained(model, input_ids, target, -1, "logit")[1]
+    scores = _checks.real_tensor("scores", scores)
     if scores.shape != ids.shape:
         raise ValueError(
             f"scores must have one entry per token ({len(ids)}), got shape {tuple(scores.shape)}"

@@ -14,6 +14,7 @@ classifier's class score. This module holds the pieces every method shares:
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Protocol, cast
 
@@ -68,6 +69,11 @@ def named_baselines(lm: LoadedModel) -> dict[str, str | int]:
 
 
 def token_ids(module: Explained, input_ids: Sequence[int] | Tensor) -> Tensor:
+    if isinstance(input_ids, str) or not isinstance(input_ids, Tensor | list | tuple):
+        raise TypeError(
+            f"input_ids must be a list or tensor of token ids, got {type(input_ids).__name__}"
+            + (": tokenize the text first (lm.encode(text))" if isinstance(input_ids, str) else "")
+        )
     ids = module.check_input_ids(input_ids)
     if ids.size(0) != 1:
         raise ValueError(f"explain one prompt at a time: input_ids has shape {tuple(ids.shape)}")
@@ -121,7 +127,11 @@ def baseline_ids(
         if baseline != "token0":
             raise ValueError(f"baseline must be 'token0', 'zeros', a token id or token ids, got {baseline!r}")
         baseline = 0
-    if isinstance(baseline, int):
+    if isinstance(baseline, bool) or not isinstance(baseline, numbers.Integral | list | tuple | Tensor):
+        raise TypeError(
+            f"baseline must be 'token0', 'zeros', a token id or token ids, got {type(baseline).__name__}"
+        )
+    if isinstance(baseline, numbers.Integral):
         baseline = [baseline] * len(ids)
     b = torch.as_tensor(baseline, device=ids.device).long()
     if b.shape != ids.shape:

@@ -37,6 +37,9 @@ MAX_SAMPLES = 2000
 def noise_sigma(x: Tensor, noise_scale: float) -> float:
     """σ = ``noise_scale`` · (max x − min x), ``noise_scale`` in (0, 1]."""
     scale = _checks.real("noise_scale", noise_scale, 0.0, 1.0, open_lo=True)
+    x = _checks.real_tensor("x", x)
+    if x.numel() == 0:
+        raise ValueError("x is empty: σ needs the range of at least one value")
     return scale * float(x.max() - x.min())
 
 

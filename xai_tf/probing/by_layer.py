@@ -37,10 +37,20 @@ def layer_states(H: Tensor, layer: object) -> Tensor:
 def _stack(H: Tensor, labels: list[Tensor]) -> tuple[Tensor, Tensor]:
     """Every layer once per label vector: states ``[n·(L + 1), N, d]`` and labels ``[n·(L + 1), N]``."""
     H = _checks.real_tensor("H", H, dims=3)
+    if not isinstance(labels, list | tuple) or not labels:
+        raise TypeError("labels must be a non-empty list of label tensors (e.g. [task, control])")
     for y in labels:
         if not isinstance(y, Tensor) or y.shape != (H.size(1),):
             raise ValueError(f"labels must be tensors of {H.size(1)} labels each, one per token of H")
     return H.repeat(len(labels), 1, 1), torch.cat([y.expand(H.size(0), -1) for y in labels])
+
+
+def _tokens(name: str, idx: object, N: int) -> Tensor:
+    """Token indices (a tensor or list) as a long tensor, each in 0..N−1, at least one."""
+    idx = torch.as_tensor(_checks.indices(name, idx, N), dtype=torch.long)
+    if idx.numel() == 0:
+        raise ValueError(f"{name} is empty: give at least one token index in 0..{N - 1}")
+    return idx
 
 
 def probe_by_layer(
@@ -49,6 +59,7 @@ def probe_by_layer(
     """Test accuracy by layer ``[len(labels)][L + 1]`` of a ``kind`` probe fitted on the ``train`` tokens
     of each layer, for each label vector (e.g. [task, control])."""
     S, Y = _stack(H, labels)
+    train, test = _tokens("train", train, S.size(1)), _tokens("test", test, S.size(1))
     K = int(max(int(y.max()) for y in labels)) + 1
     probe = probes.fit_probe(kind, S[:, train], Y[:, train], K, seed)
     return probes.accuracy(probe, S[:, test], Y[:, test]).view(len(labels), -1).tolist()
@@ -63,6 +74,7 @@ def mdl_by_layer(
     if kind not in probes.PROBES:
         raise ValueError(f"kind must be one of {probes.PROBES}, got {kind!r}")
     S, Y = _stack(H, labels)
+    train = _tokens("train", train, S.size(1))
     K = int(max(int(y.max()) for y in labels)) + 1
     order = train[torch.randperm(train.numel(), generator=seeds.generator(seed))]
 
@@ -83,6 +95,10 @@ def study(
     ``kinds``, the "majority" baseline, and "<kind> mdl task", "<kind> mdl control" compressions for each
     kind in ``mdl_kinds``."""
     probes.check_probe_data(layer_states(H, 0), y)
+    train, test = _tokens("train", train, H.size(1)), _tokens("test", test, H.size(1))
+    for name, ks in (("kinds", kinds), ("mdl_kinds", mdl_kinds)):
+        if not isinstance(ks, list | tuple) or any(k not in probes.PROBES for k in ks):
+            raise ValueError(f"{name} must be a tuple of probe kinds from {probes.PROBES}, got {ks!r}")
     c = control_labels(types, y, seed)
     table: dict[str, list[float]] = {"majority": [probes.majority_baseline(y[train], y[test])] * H.size(0)}
     for kind in kinds:

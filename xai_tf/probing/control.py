@@ -25,6 +25,16 @@ def control_labels(types: Tensor, labels: Tensor, seed: int = 0) -> Tensor:
     _checks.same_length("a control task", "types", types, "labels", labels)
     if labels.numel() == 0:
         raise ValueError("labels is empty: a control task needs at least one token")
+    for name, t in (("types", types), ("labels", labels)):
+        if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool or t.dim() != 1:
+            raise TypeError(
+                f"{name} must be a 1-d integer tensor (one id per token), got {t.dtype} {tuple(t.shape)}"
+            )
+    if int(labels.min()) < 0:
+        raise ValueError(f"labels must be class indices ≥ 0, got {int(labels.min())}")
+    _checks.fits(
+        f"label counts up to class {int(labels.max())}", 8 * int(labels.max()), "number the classes 0..K−1"
+    )
     g = seeds.generator(seed)
     values, inverse = types.cpu().unique(return_inverse=True)
     frequency = torch.bincount(labels.cpu()).double()

@@ -26,8 +26,8 @@ from torch import Tensor
 
 from xai_tf import _checks, seeds
 from xai_tf.explain.wordlevel import words_of
-from xai_tf.models.loaded import LoadedModel, as_model
-from xai_tf.probing import pos
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.probing import _windows, pos
 
 MAX_POSITION = 7
 LINE_KINDS = ("heading", "direction", "speech")
@@ -76,6 +76,11 @@ class ProbeData:
 
 def spread(starts: list[int], n_windows: int) -> list[int]:
     """``n_windows`` of the usable window starts ``starts``, spread evenly from the first to the last."""
+    n_windows = _checks.integer("n_windows", n_windows, 1)
+    if not isinstance(starts, list | tuple) or not all(
+        isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in starts
+    ):
+        raise TypeError("starts must be a list of window starts (integers ≥ 0)")
     if len(starts) < n_windows:
         raise ValueError(
             f"text has {len(starts)} usable line starts; n_windows must be ≤ that, got {n_windows}"
@@ -100,7 +105,7 @@ def play_data(lm: LoadedModel, text: str, n_windows: int = 48, T: int = 64) -> P
     """``n_windows`` windows of ``T`` tokens of ``text``, spread evenly over it, each starting at a line
     start, with the labels above. Needs a model whose tokenizer is a byte-level BPE (the bundled model,
     GPT-2)."""
-    lm = as_model(lm)
+    lm = _windows.loaded(lm)
     if not hasattr(lm.tokenizer, "decode_single_token_bytes"):
         raise ValueError(
             f"{lm.name}'s tokenizer is not byte-level BPE: play_data needs 'shakespeare' or 'gpt2'"

@@ -24,12 +24,16 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from xai_tf.models.loaded import LoadedModel, causal
+from xai_tf import _checks
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.probing import _windows
 
 
 def first_order_delta(grad: Tensor, h: Tensor, b: Tensor) -> Tensor:
     """δ[t] = |∇_{h[t]} log p(ŷ) · (b − h[t])| for every position t: ``grad, h [T, d_e]``, ``b [d_e]``
     → ``[T]``."""
+    grad, h = _checks.real_tensor("grad", grad), _checks.real_tensor("h", h)
+    b = _checks.real_tensor("b", b)
     if grad.dim() != 2 or grad.shape != h.shape or b.shape != h.shape[-1:]:
         raise ValueError(
             f"grad and h must be [T, d_e] and b [d_e], got {tuple(grad.shape)}, {tuple(h.shape)}, "
@@ -85,11 +89,12 @@ def erasable_share(
     """erasable(l) per window and layer ``[n, L]``; ``baselines [L, d_e]`` the states written in at
     each layer's input (``resid_pre``, e.g. ``mean_states``); ``delta`` is ``first_order_delta`` (a lesson
     passes a student's)."""
-    lm = causal(lm, "erasure reads the next-token prediction")
-    windows = lm.model.check_input_ids(windows)
+    lm = _windows.loaded(lm, "erasure reads the next-token prediction")
+    windows = _windows.checked(lm, windows)
     n, T = windows.shape
     if T < 2:
         raise ValueError(f"windows must have T ≥ 2 tokens, got {T}")
+    baselines = _checks.real_tensor("baselines", baselines)
     if baselines.shape != (lm.n_layer, lm.d_model):
         raise ValueError(f"baselines must be [{lm.n_layer}, {lm.d_model}], got {tuple(baselines.shape)}")
     out = torch.zeros(n, lm.n_layer)
@@ -114,6 +119,6 @@ def erasable_share(
 @torch.no_grad()
 def mean_states(lm: LoadedModel, windows: Tensor) -> Tensor:
     """b_l: the mean state entering each block over every token of ``windows``: ``[L, d_e]``."""
-    lm = causal(lm, "erasure reads the next-token prediction")
-    _, cache = lm.run_with_cache(lm.model.check_input_ids(windows))
+    lm = _windows.loaded(lm, "erasure reads the next-token prediction")
+    _, cache = lm.run_with_cache(_windows.checked(lm, windows))
     return cache.stack("resid_pre").mean((1, 2))

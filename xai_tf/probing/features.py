@@ -11,15 +11,16 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.probing import _windows
 
 
 @torch.no_grad()
 def residual_streams(lm: LoadedModel, ids: Tensor, batch_size: int = 16) -> Tensor:
     """h_0..h_L for every token of ``ids [n, T]``: ``[L + 1, n·T, d_e]`` in float32, windows in order."""
-    lm = as_model(lm)
+    lm = _windows.loaded(lm)
     _checks.integer("batch_size", batch_size, 1)
-    ids = lm.model.check_input_ids(ids)
+    ids = _windows.checked(lm, ids, "ids")
     sizes = lm.model.sizes
     n_bytes = 4 * (sizes.n_layer + 1) * ids.numel() * sizes.d_model  # the float32 result
     _checks.fits(f"the residual streams of {ids.size(0)} windows", n_bytes, "read fewer windows of ids")

@@ -22,7 +22,8 @@ import torch
 from torch import Tensor
 
 from xai_tf.circuits.induction import token_losses
-from xai_tf.models.loaded import LoadedModel, causal
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.probing._windows import checked, loaded
 
 
 def ablated_loss(lm: LoadedModel, windows: Tensor, heads: Sequence[tuple[int, int]] = ()) -> float:
@@ -34,7 +35,14 @@ def ablated_loss(lm: LoadedModel, windows: Tensor, heads: Sequence[tuple[int, in
 
 
 def _check_heads(lm: LoadedModel, heads: Sequence[tuple[int, int]]) -> None:
-    if len(set(heads)) != len(heads) or any(
+    if not isinstance(heads, list | tuple) or not all(
+        isinstance(p, list | tuple)
+        and len(p) == 2
+        and all(isinstance(i, int) and not isinstance(i, bool) for i in p)
+        for p in heads
+    ):
+        raise TypeError(f"heads (order) must be a list of (layer, head) pairs of integers, got {heads!r:.60}")
+    if len(set(map(tuple, heads))) != len(heads) or any(
         not (0 <= layer < lm.n_layer and 0 <= head < lm.n_head) for layer, head in heads
     ):
         raise ValueError(
@@ -61,8 +69,8 @@ def _mean_ablated_loss(lm: LoadedModel, windows: Tensor, heads: Sequence[tuple[i
 
 
 def _windows(lm: LoadedModel, windows: Tensor) -> tuple[LoadedModel, Tensor]:
-    lm = causal(lm, "head ablation reads the next-token loss")
-    windows = lm.model.check_input_ids(windows)
+    lm = loaded(lm, "head ablation reads the next-token loss")
+    windows = checked(lm, windows)
     if windows.size(1) < 2:
         raise ValueError(
             f"windows must have T ≥ 2 tokens (a loss predicts the next one), got {windows.size(1)}"

@@ -32,7 +32,8 @@ from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.explain.wordlevel import words_of
-from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.probing import _windows
 
 KINDS = ("previous", "next", "rare", "same word")
 
@@ -68,6 +69,8 @@ def target_share(A: Tensor, S: Tensor) -> Tensor:
         raise ValueError(
             f"A must be [..., T, T] and S [T, T], got {tuple(A.shape)} and {getattr(S, 'shape', S)}"
         )
+    if S.is_complex() or (S.is_floating_point() and not torch.isfinite(S).all()):
+        raise ValueError("S must hold 0/1 targets (finite), got NaN or ±inf")
     rows = S.sum(-1) > 0
     if not bool(rows.any()):
         raise ValueError("S has no targets: no query to average over")
@@ -92,9 +95,14 @@ def head_shares(
     and "queries" (how many queries had targets), over token windows ``[n, T]``; ``counts[v]`` is how
     often token id v occurs. ``share(A, S)`` is ``target_share`` (a lesson passes a student's): each
     window's value is weighted by its number of queries with targets."""
-    lm = as_model(lm)
-    windows = lm.model.check_input_ids(windows)
-    if not isinstance(counts, Tensor) or counts.shape != (lm.vocab_size,):
+    lm = _windows.loaded(lm)
+    windows = _windows.checked(lm, windows)
+    if (
+        not isinstance(counts, Tensor)
+        or counts.shape != (lm.vocab_size,)
+        or counts.is_floating_point()
+        or bool((counts < 0).any())
+    ):
         raise ValueError(
             f"counts must be a tensor of {lm.vocab_size} token counts (one per id), e.g. text_windows'"
         )
@@ -132,7 +140,7 @@ def text_windows(lm: LoadedModel, text: str, n: int = 16, T: int = 48) -> tuple[
     """(``n`` windows of ``T`` token ids spread evenly over ``text``, counts of every token id in the
     whole text). An encoder's windows open with its [CLS] and close with [SEP], as it was trained; its
     special tokens count as the commonest, never as rare."""
-    lm = as_model(lm)
+    lm = _windows.loaded(lm)
     _checks.integer("n", n, 1)
     _checks.integer("T", T, 3, lm.n_ctx)
     if not isinstance(text, str) or not text.strip():

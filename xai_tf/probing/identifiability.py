@@ -28,8 +28,10 @@ def identified(g_h: Tensor, e: Tensor, ids: Tensor) -> Tensor:
     ``g_h, e [n, T, d]``, ``ids [n, T]`` → bool ``[n, T]``."""
     g_h, e = _checks.real_tensor("g_h", g_h, dims=3), _checks.real_tensor("e", e, dims=3)
     _checks.same_shape("identifiability", "g_h", g_h, "e", e)
-    if _checks.tensor("ids", ids).shape != e.shape[:2]:
-        raise ValueError(f"ids must be [n, T] = {tuple(e.shape[:2])}, got {tuple(ids.shape)}")
+    if _checks.tensor("ids", ids).shape != e.shape[:2] or ids.is_floating_point() or ids.dtype == torch.bool:
+        raise ValueError(
+            f"ids must be integer token ids [n, T] = {tuple(e.shape[:2])}, got {tuple(ids.shape)}"
+        )
     cos = F.normalize(g_h.double(), dim=-1) @ F.normalize(e.double(), dim=-1).transpose(1, 2)  # [n, T, T]
     nearest = cos.argmax(-1)
     return ids.gather(1, nearest) == ids
@@ -46,7 +48,14 @@ def identifiability_by_layer(
     on the training windows; ``H [L + 1, n·T, d]`` (``features.residual_streams``), ``ids [n, T]``,
     ``train``/``test`` window indices; ``identify`` is ``identified`` (a lesson passes a student's)."""
     H = _checks.real_tensor("H", H, dims=3)
+    ids = _checks.tensor("ids", ids)
+    if ids.dim() != 2 or ids.is_floating_point() or ids.dtype == torch.bool:
+        raise ValueError(f"ids must be integer token windows [n, T], got {ids.dtype} {tuple(ids.shape)}")
     n, T = ids.shape
+    train = torch.as_tensor(_checks.indices("train", train, n), dtype=torch.long)
+    test = torch.as_tensor(_checks.indices("test", test, n), dtype=torch.long)
+    if train.numel() == 0 or test.numel() == 0:
+        raise ValueError(f"train and test must each hold at least one window index in 0..{n - 1}")
     if H.size(1) != n * T:
         raise ValueError(f"H holds {H.size(1)} tokens but ids has n·T = {n * T}")
     S = H.view(H.size(0), n, T, -1).double()

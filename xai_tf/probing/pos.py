@@ -27,7 +27,8 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.probing import _windows
 
 COARSE = ("noun", "verb", "adj", "adv", "pron", "det", "adp", "prt", "conj", "punct", "other")
 _PENN = {
@@ -87,7 +88,7 @@ def byte_tags(line: bytes) -> list[str]:
 
 def token_tags(lm: LoadedModel, ids: list[int] | Tensor) -> list[str]:
     """The coarse tag of each token of one window ``ids`` (module docstring: first non-space byte)."""
-    lm = as_model(lm)
+    lm = _windows.loaded(lm)
     if not hasattr(lm.tokenizer, "decode_single_token_bytes"):
         raise ValueError(
             f"{lm.name}'s tokenizer is not byte-level BPE: token_tags needs 'shakespeare' or 'gpt2'"

@@ -32,7 +32,8 @@ from torch import Tensor
 
 from xai_tf import _checks
 from xai_tf.explain.wordlevel import words_of
-from xai_tf.models.loaded import LoadedModel, as_model
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.probing import _windows
 from xai_tf.probing.pos import COARSE
 
 _BETWEEN = {"adj", "adv"}
@@ -56,7 +57,12 @@ def pos_pairs(tags: list[str]) -> list[tuple[int, int]]:
 def word_attention(A: Tensor, groups: list[list[int]]) -> Tensor:
     """α(w → u) ``[..., W, W]`` from token attention ``A [..., T, T]`` and the window's word groups."""
     A = _checks.real_tensor("A", A)
-    T = A.size(-1)
+    T = A.size(-1) if A.dim() else 0
+    if not isinstance(groups, list | tuple) or not all(
+        isinstance(g, list | tuple) and all(isinstance(i, int) and not isinstance(i, bool) for i in g)
+        for g in groups
+    ):
+        raise TypeError("groups must be a list of words, each a list of token positions (integers)")
     if sorted(i for g in groups for i in g) != list(range(T)):
         raise ValueError(f"groups must split the window's {T} tokens into words, each token once")
     member = torch.zeros(len(groups), T, dtype=A.dtype)
@@ -71,10 +77,15 @@ def determiner_heads(lm: LoadedModel, windows: Tensor, pos_labels: Tensor) -> di
         ("baseline", with its "offset" o*), the number of "pairs", and the same on the pairs away from o*
     ("accuracy away", NaN where there are none, and "pairs away"), over token windows ``[n, T]`` with
         their coarse tags per token (``pos.pos_labels``, flattened)."""
-    lm = as_model(lm)
-    windows = lm.model.check_input_ids(windows)
+    lm = _windows.loaded(lm)
+    windows = _windows.checked(lm, windows)
     n, T = windows.shape
-    if not isinstance(pos_labels, Tensor) or pos_labels.shape != (n * T,):
+    if (
+        not isinstance(pos_labels, Tensor)
+        or pos_labels.shape != (n * T,)
+        or pos_labels.is_floating_point()
+        or (pos_labels.numel() and not 0 <= int(pos_labels.min()) <= int(pos_labels.max()) < len(COARSE))
+    ):
         raise ValueError(f"pos_labels must be a tensor of {n * T} tags, one per token of windows")
     tags = pos_labels.view(n, T).tolist()
     found, offsets = [], []

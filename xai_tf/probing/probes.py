@@ -61,8 +61,8 @@ def check_probe_data(h: object, y: object, n_classes: int | None = None) -> tupl
     """``(h [B, N, d], y [B, N] long, K)`` from one problem or a stack, or a ValueError naming what is
     wrong: labels of another length than the states, one class only, a label outside 0..K − 1, NaN."""
     h = _checks.real_tensor("h", h)
-    if h.dim() not in (2, 3):
-        raise ValueError(f"h must be [N, d] or a stack [B, N, d], got shape {tuple(h.shape)}")
+    if h.dim() not in (2, 3) or h.size(-1) == 0:
+        raise ValueError(f"h must be [N, d] (d ≥ 1) or a stack [B, N, d], got shape {tuple(h.shape)}")
     h = h[None] if h.dim() == 2 else h
     y = _checks.tensor("y", y)
     if y.dtype.is_floating_point or y.dtype == torch.bool or y.dim() not in (1, 2):
@@ -74,7 +74,7 @@ def check_probe_data(h: object, y: object, n_classes: int | None = None) -> tupl
         raise ValueError(
             f"y has labels of shape {tuple(y.shape)} but h has states {tuple(h.shape[:2])}: one label each"
         )
-    K = int(y.max()) + 1 if n_classes is None else _checks.integer("n_classes", n_classes, 2)
+    K = int(y.max()) + 1 if n_classes is None else _checks.integer("n_classes", n_classes, 2, 100_000)
     if int(y.min()) < 0 or int(y.max()) >= K:
         raise ValueError(f"y must hold labels in 0..{K - 1}, got {int(y.min())}..{int(y.max())}")
     if any(row.unique().numel() < 2 for row in y):
@@ -130,7 +130,7 @@ def fit_mlp(
     initial weights included). Fewer than 10 examples hold nothing out."""
     h, y, K = check_probe_data(h, y, n_classes)
     hidden = _checks.integer("hidden", hidden, 1)
-    _checks.integer("steps", steps, 1)
+    _checks.integer("steps", steps, 1, 100_000)
     _checks.real("holdout", holdout, 0.0, 0.5)
     B, N, d = h.shape
     # float32 weights with their gradients and Adam's two moments, and the hidden activations with theirs
@@ -191,21 +191,33 @@ def fit_probe(kind: str, h: Tensor, y: Tensor, n_classes: int | None = None, see
     """``fit_linear`` or ``fit_mlp`` by name ("linear", "mlp")."""
     if kind not in PROBES:
         raise ValueError(f"kind must be one of {PROBES}, got {kind!r}")
+    seed = _checks.integer("seed", seed, 0)  # checked for both kinds (the linear fit does not draw)
     return fit_linear(h, y, n_classes) if kind == "linear" else fit_mlp(h, y, n_classes, seed=seed)
 
 
 def accuracy(probe: Probe, h: Tensor, y: Tensor) -> Tensor:
     """Share of tokens whose most probable label is the true label: a 0-d tensor for one problem, ``[B]``
     for a stack."""
+    if not isinstance(probe, Probe):
+        raise TypeError(f"probe must be a Probe (fit_linear, fit_mlp), got {type(probe).__name__}")
     h = _checks.real_tensor("h", h)
+    if h.dim() < 2 or h.shape[-1] != probe.mu.shape[-1]:
+        raise ValueError(
+            f"h must be states [N, d] with d = {probe.mu.shape[-1]} (the probe's), got {tuple(h.shape)}"
+        )
     if not isinstance(y, Tensor) or y.shape[-1:] != h.shape[-2:-1]:
         raise ValueError(f"y must be a tensor of {h.size(-2)} labels per problem, one per state of h")
+    K = probe.layers[-1][0].shape[-1]
+    if y.is_floating_point() or (y.numel() and not 0 <= int(y.min()) <= int(y.max()) < K):
+        raise ValueError(f"y must hold integer labels in 0..{K - 1} (the probe's classes)")
     return (probe(h).argmax(-1) == y.to(h.device)).double().mean(-1)
 
 
 def majority_baseline(y_train: Tensor, y_test: Tensor) -> float:
     """Accuracy of always predicting the most common training label."""
-    _checks.tensor("y_train", y_train), _checks.tensor("y_test", y_test)
+    for name, t in (("y_train", y_train), ("y_test", y_test)):
+        if _checks.tensor(name, t).is_floating_point() or t.is_complex() or t.dtype == torch.bool:
+            raise TypeError(f"{name} must be an integer tensor of labels, got {t.dtype}")
     if y_train.numel() == 0 or y_test.numel() == 0:
         raise ValueError("y_train and y_test must each hold at least one label")
     return float((y_test == y_train.mode().values).double().mean())

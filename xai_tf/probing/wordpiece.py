@@ -26,8 +26,8 @@ import torch
 from torch import Tensor
 
 from xai_tf import _checks
-from xai_tf.models.loaded import LoadedModel, as_model
-from xai_tf.probing import features, pos
+from xai_tf.models.loaded import LoadedModel
+from xai_tf.probing import _windows, features, pos
 from xai_tf.probing.data import LABELS, LINE_KINDS, MAX_POSITION, ProbeData, line_kind, spread
 
 
@@ -44,6 +44,10 @@ def token_labels(text: str, offsets: Sequence[tuple[int, int]], pieces: Sequence
     line (its position is counted from there)."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError("text is empty: pass the text the tokens were cut from")
+    if not isinstance(offsets, list | tuple) or not isinstance(pieces, list | tuple):
+        raise TypeError(
+            "offsets and pieces must be lists (character spans and WordPiece strings, one per token)"
+        )
     _checks.same_length("token labels", "offsets", offsets, "pieces", pieces)
     starts = [a for a, _ in offsets]
     if not starts or starts != sorted(starts) or starts[0] < 0 or any(b > len(text) for _, b in offsets):
@@ -68,7 +72,7 @@ def token_labels(text: str, offsets: Sequence[tuple[int, int]], pieces: Sequence
 
 
 def _encoder(lm: LoadedModel) -> LoadedModel:
-    lm = as_model(lm)
+    lm = _windows.loaded(lm)
     lm.require("encoder", "WordPiece probe labels")
     if not getattr(lm.tokenizer, "is_fast", False):
         raise ValueError(f"{lm.name}'s tokenizer gives no character offsets: a fast tokenizer is needed")

@@ -94,8 +94,8 @@ def scorer(name: str, d: int, d_att: int) -> Scorer:
     """The score function ``name`` (one of ``SCORES``) for states of size ``d`` (``d_att``: the hidden
     size of additive and MLP)."""
     if name not in SCORES:
-        raise ValueError(f"score must be one of {', '.join(SCORES)}, got {name!r}")
-    d, d_att = _checks.integer("d", d, 1), _checks.integer("d_att", d_att, 1)
+        raise ValueError(f"name must be one of {', '.join(SCORES)} (the score function), got {name!r}")
+    d, d_att = _checks.integer("d", d, 1, 8192), _checks.integer("d_att", d_att, 1, 4096)
     if name in ("dot", "scaled_dot"):
         return Dot() if name == "dot" else ScaledDot()
     return Bilinear(d) if name == "bilinear" else (Additive if name == "additive" else MLP)(d, d_att)
@@ -116,12 +116,15 @@ def additive_attention(
         e_ij = v_aᵀ tanh(W_a s_{i−1} + U_a h_j),  α_ij = softmax_j e_ij,  c_i = Σ_j α_ij h_j."""
     h = _checks.real_tensor("h", h, dims=3)
     s_prev = _checks.real_tensor("s_prev", s_prev, dims=2)
-    if s_prev.shape[0] != h.shape[0]:
+    if s_prev.shape[0] != h.shape[0] or s_prev.shape[1] != h.shape[2]:
         raise ValueError(
-            f"s_prev [B, d] and h [B, S, d] need one batch size, "
+            f"s_prev [B, d] and h [B, S, d] need one batch size B and one width d, "
             f"got {tuple(s_prev.shape)} and {tuple(h.shape)}"
         )
-    mask = torch.ones(h.shape[:2], dtype=torch.bool, device=h.device) if source_mask is None else source_mask
+    if source_mask is None:
+        mask = torch.ones(h.shape[:2], dtype=torch.bool, device=h.device)
+    else:
+        mask = _checks.tensor("source_mask", source_mask)
     if mask.shape != h.shape[:2] or mask.dtype != torch.bool or not mask.any(1).all():
         raise ValueError(
             "source_mask must be a bool [B, S] like h's first two axes, with a word in every row"

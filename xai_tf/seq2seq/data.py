@@ -68,20 +68,24 @@ class Vocabulary:
     def index(self) -> dict[str, int]:
         return _index(self.words)
 
-    def encode(self, words: Sequence[str], unknown: str = "error") -> list[int]:
-        """The ids of ``words`` (no <bos>/<eos>); see the module's docstring for the unknown-word policy."""
+    def encode(self, words: Sequence[str], unknown: str = "error", name: str = "words") -> list[int]:
+        """The ids of ``words`` (no <bos>/<eos>); see the module's docstring for the unknown-word policy.
+        ``name`` is the caller's argument that held ``words`` ("source", "pairs[3].target"), which every
+        refusal names."""
         if isinstance(words, str):  # wrapping it as [words] would make a one-word sentence
             raise TypeError(
-                f"words must be a list of words, got one str: split it, e.g. tokenize({words[:20]!r})"
+                f"{name} must be a list of words, got one str: split it, e.g. tokenize({words[:20]!r})"
             )
-        words = _checks.strings("words", words)
+        words = _checks.strings(name, words)
         if unknown not in ("error", "unk"):
             raise ValueError(f"unknown must be 'error' or 'unk', got {unknown!r}")
         if not words:
-            raise ValueError(f"the {self.side} sentence is empty: give {MIN_LENGTH} to {MAX_LENGTH} words")
+            raise ValueError(
+                f"{name} is empty: the {self.side} sentence needs {MIN_LENGTH} to {MAX_LENGTH} words"
+            )
         if len(words) > MAX_LENGTH:
             raise ValueError(
-                f"the {self.side} sentence has {len(words)} words: at most {MAX_LENGTH} are allowed"
+                f"{name} has {len(words)} words: a {self.side} sentence has at most {MAX_LENGTH}"
             )
         index = self.index
         missing = [w for w in words if w not in index or w in SPECIALS]
@@ -89,10 +93,12 @@ class Vocabulary:
             other = Vocabulary.of("target" if self.side == "source" else "source")
             if all(w in other.index for w in words):
                 raise ValueError(
-                    f"this sentence is in the {other.side} language; give a {self.side} sentence"
+                    f"{name}: this sentence is in the {other.side} language; give a {self.side} sentence"
                 )
             shown = ", ".join(repr(w) for w in dict.fromkeys(missing))
-            raise ValueError(f"unknown {self.side} word(s) {shown}: the vocabulary has {len(self) - 4} words")
+            raise ValueError(
+                f"{name} has unknown {self.side} word(s) {shown}: the vocabulary has {len(self) - 4} words"
+            )
         return [index.get(w, 3) if w not in SPECIALS else 3 for w in words]
 
     def decode(self, ids: Iterable[int]) -> list[str]:
@@ -217,13 +223,35 @@ def _pad(rows: list[list[int]]) -> Tensor:
     return out
 
 
-def batch(pairs: Sequence[Pair], corpus: Corpus) -> Batch:
-    """The pairs as one padded ``Batch`` in ``corpus``'s vocabularies."""
+def _check_corpus(corpus: object) -> Corpus:
+    """``corpus`` if it is a ``Corpus``, else a TypeError that names it."""
     if not isinstance(corpus, Corpus):
         raise TypeError(f"corpus must be a Corpus (make_corpus), got {type(corpus).__name__}")
-    if not isinstance(pairs, list | tuple) or not pairs or not all(isinstance(p, Pair) for p in pairs):
-        raise TypeError("pairs must be a non-empty list of Pairs (corpus.train, .dev or .test)")
-    source = [corpus.source_vocab.encode(p.source) for p in pairs]
-    target = [corpus.target_vocab.encode(p.target) for p in pairs]
+    return corpus
+
+
+def _check_pairs(pairs: object, name: str = "pairs") -> list[Pair]:
+    """``pairs`` as a list if it is a non-empty list or tuple of ``Pair``s (one Pair alone, a string or
+    None are refused by name), else a TypeError."""
+    if isinstance(pairs, Pair) or not isinstance(pairs, list | tuple) or not pairs:
+        raise TypeError(f"{name} must be a non-empty list of Pairs (corpus.train, .dev or .test)")
+    if not all(isinstance(p, Pair) for p in pairs):
+        bad = next(type(p).__name__ for p in pairs if not isinstance(p, Pair))
+        raise TypeError(
+            f"{name} must be a non-empty list of Pairs (corpus.train, .dev or .test), holds a {bad}"
+        )
+    return list(pairs)
+
+
+def _source_ids(pairs: Sequence[Pair], corpus: Corpus, name: str = "pairs") -> list[list[int]]:
+    """The source ids of each pair, each refusal naming the pair (``pairs[3].source``)."""
+    return [corpus.source_vocab.encode(p.source, name=f"{name}[{k}].source") for k, p in enumerate(pairs)]
+
+
+def batch(pairs: Sequence[Pair], corpus: Corpus) -> Batch:
+    """The pairs as one padded ``Batch`` in ``corpus``'s vocabularies."""
+    corpus, pairs = _check_corpus(corpus), _check_pairs(pairs)
+    source = _source_ids(pairs, corpus)
+    target = [corpus.target_vocab.encode(p.target, name=f"pairs[{k}].target") for k, p in enumerate(pairs)]
     src = _pad(source)
     return Batch(src, src != 0, _pad([[1, *t] for t in target]), _pad([[*t, 2] for t in target]))

@@ -31,14 +31,34 @@ def encode_sources(
 ) -> tuple[Tensor, Tensor]:
     """``(ids [batch, |x|], mask)``: ``sources`` (sentences, each a list of source words) as padded ids
     of ``corpus``'s source vocabulary on ``model``'s device, and mask = ids ≠ 0 (the padding)."""
-    if not isinstance(model, Seq2Seq):
-        raise TypeError(f"model must be a Seq2Seq, got {type(model).__name__}")
-    if not isinstance(corpus, data.Corpus):
-        raise TypeError(f"corpus must be a Corpus (make_corpus), got {type(corpus).__name__}")
     if not isinstance(sources, list | tuple) or not sources:
         raise TypeError("sources must be a non-empty list of sentences, each a list of words")
-    ids = data._pad([corpus.source_vocab.encode(s) for s in sources]).to(_device(model))
+    return _encode(model, corpus, sources, [f"sources[{k}]" for k in range(len(sources))])
+
+
+def _encode(
+    model: Seq2Seq, corpus: data.Corpus, sources: Sequence[Sequence[str]], names: list[str]
+) -> tuple[Tensor, Tensor]:
+    """``encode_sources`` with each refusal naming the caller's argument (``source``, ``pairs[2].source``)."""
+    _check_model(model)
+    data._check_corpus(corpus)
+    ids = data._pad([corpus.source_vocab.encode(s, name=n) for s, n in zip(sources, names, strict=True)])
+    ids = ids.to(_device(model))
     return ids, ids != 0
+
+
+def _check_model(model: object) -> Seq2Seq:
+    """``model`` if it is a ``Seq2Seq``, else a TypeError that names it."""
+    if not isinstance(model, Seq2Seq):
+        raise TypeError(f"model must be a Seq2Seq, got {type(model).__name__}")
+    return model
+
+
+def _checked(model: object, corpus: object, pairs: object) -> list[data.Pair]:
+    """The three arguments of a helper that scores ``pairs`` checked, each refusal naming its argument."""
+    _check_model(model)
+    data._check_corpus(corpus)
+    return data._check_pairs(pairs)
 
 
 def _device(model: Seq2Seq) -> torch.device:
@@ -102,6 +122,13 @@ def beam_search(
     beam = _checks.integer("beam", beam, 1, 1_000)
     max_length = _checks.integer("max_length", max_length, 1, 500)
     _checks.real("alpha", alpha, 0.0, 10.0)
+    if not callable(step):
+        raise TypeError(
+            f"step must be a function (tokens, states) → (log-probs, states), got {type(step).__name__}"
+        )
+    if not isinstance(state, Tensor) or state.dim() == 0 or state.size(0) != 1:
+        shape = tuple(state.shape) if isinstance(state, Tensor) else type(state).__name__
+        raise ValueError(f"state must be one start state, a tensor [1, …], got {shape}")
     prefixes: list[list[int]] = [[]]
     scores = torch.zeros(1, dtype=torch.float64, device=state.device)
     tokens = torch.tensor([BOS_ID], device=state.device)
@@ -137,7 +164,7 @@ def beam_translate(
     max_length: int = 80,
 ) -> list[str]:
     """The beam-search translation of one source sentence (a list of words)."""
-    ids, mask = encode_sources(model, corpus, [source])
+    ids, mask = _encode(model, corpus, [source], ["source"])
     h, s0, keys, c = model.encode(ids, mask)
 
     def step(tokens: Tensor, s: Tensor) -> tuple[Tensor, Tensor]:
@@ -157,7 +184,8 @@ def position_accuracy(
     """Word accuracy per target position i (0-based, <eos> excluded) under teacher forcing (the gold
     y_<i read) and free running (greedy, its own y_<i read: a missing word counts as wrong), and the
     number of references long enough to have position i."""
-    b = _on(data.batch(list(pairs), corpus), _device(model))
+    pairs = _checked(model, corpus, pairs)
+    b = _on(data.batch(pairs, corpus), _device(model))
     logits, _ = model(b.source, b.source_mask, b.target_in)
     gold = b.target_out
     words = gold > EOS_ID
@@ -176,8 +204,11 @@ def position_accuracy(
 def log_prob(model: Seq2Seq, corpus: data.Corpus, source: Sequence[str], target: Sequence[str]) -> float:
     """log p(y | x) = Σ_i log p(y_i | y_<i, x) of the ``target`` words followed by <eos>, given ``source``
     (an empty ``target`` is the translation that stops at once)."""
-    ids, mask = encode_sources(model, corpus, [source])
-    y = corpus.target_vocab.encode(target) if len(target) else []  # an empty translation is <eos> alone
+    ids, mask = _encode(model, corpus, [source], ["source"])
+    if isinstance(target, list | tuple) and not target:
+        y: list[int] = []  # an empty translation is <eos> alone
+    else:
+        y = corpus.target_vocab.encode(target, name="target")  # an empty translation is <eos> alone
     logits, _ = model(ids, mask, torch.tensor([[BOS_ID, *y]], device=ids.device))
     gold = torch.tensor([*y, EOS_ID], device=ids.device)[:, None]
     return float(torch.log_softmax(logits[0], -1).gather(1, gold).sum())

@@ -14,17 +14,18 @@ from collections.abc import Sequence
 import torch
 
 from xai_tf.seq2seq import data, metrics
-from xai_tf.seq2seq.decoding import _device, _on, encode_sources, greedy
+from xai_tf.seq2seq.decoding import _checked, _device, _encode, _on, greedy
 from xai_tf.seq2seq.model import Seq2Seq
 
 
 @torch.no_grad()
 def forced_attention(model: Seq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]) -> list[torch.Tensor]:
     """α [|y|, |x|] per pair under teacher forcing on its reference (the <eos> row left out)."""
-    encode_sources(model, corpus, [p.source for p in pairs])
+    pairs = _checked(model, corpus, pairs)
+    _encode(model, corpus, [p.source for p in pairs], [f"pairs[{k}].source" for k in range(len(pairs))])
     if model.scorer is None:
         raise ValueError("this model has no attention (score=None): there is no α to read")
-    b = _on(data.batch(list(pairs), corpus), _device(model))
+    b = _on(data.batch(pairs, corpus), _device(model))
     _, alpha = model(b.source, b.source_mask, b.target_in)
     assert alpha is not None
     return [alpha[k, : len(p.target), : len(p.source)] for k, p in enumerate(pairs)]
@@ -41,6 +42,8 @@ def scores(
 ) -> dict[str, object]:
     """Greedy translations of ``pairs`` scored: exact match, BLEU, both by source length (buckets of
     ``width``), and AER for a model with attention."""
+    pairs = _checked(model, corpus, pairs)
+    _encode(model, corpus, [p.source for p in pairs], [f"pairs[{k}].source" for k in range(len(pairs))])
     hyps, _ = greedy(model, corpus, [p.source for p in pairs])
     refs = [p.target for p in pairs]
     out: dict[str, object] = {

@@ -22,7 +22,7 @@ import torch
 from torch import Tensor
 
 from xai_tf.seq2seq import data
-from xai_tf.seq2seq.decoding import _device, _on
+from xai_tf.seq2seq.decoding import _checked, _device, _on
 from xai_tf.seq2seq.model import Seq2Seq
 
 
@@ -40,9 +40,8 @@ class PositionLoss(NamedTuple):
 def token_losses(model: Seq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]) -> tuple[Tensor, ...]:
     """ℓ^TF and ℓ^FR ``[B, T]`` of every reference word, whether word i exists ``[B, T]``, and whether the
     greedy prefix ŷ_<i differs from y_<i ``[B, T]`` (float64, on the model's device)."""
-    if not isinstance(model, Seq2Seq):
-        raise TypeError(f"model must be a Seq2Seq, got {type(model).__name__}")
-    b = _on(data.batch(list(pairs), corpus), _device(model))
+    pairs = _checked(model, corpus, pairs)
+    b = _on(data.batch(pairs, corpus), _device(model))
     gold, words = b.target_out, b.target_out > 2  # ids > 2 are words (not padding, <bos>, <eos>)
     forced_logits, _ = model(b.source, b.source_mask, b.target_in)
     forced = -torch.log_softmax(forced_logits.double(), -1).gather(2, gold[..., None])[..., 0]

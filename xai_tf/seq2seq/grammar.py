@@ -28,6 +28,7 @@ from functools import cache
 from itertools import accumulate
 from typing import TypeVar
 
+from xai_tf import _checks
 from xai_tf.seq2seq import lexicon
 
 Link = tuple[int, int]
@@ -139,7 +140,7 @@ class Generator:
     """Random sentence pairs from the grammar, drawn with Python's generator seeded with ``seed``."""
 
     def __init__(self, seed: int):
-        self.rng = random.Random(seed)
+        self.rng = random.Random(_checks.integer("seed", seed, 0))
         self.lex = load()
 
     def _pick(self, options: Sequence[T]) -> T:

@@ -60,6 +60,8 @@ def argmax_links(
     """{(i, argmax_j α_ij)} for the first ``target_length`` rows of α [target, source], over its first
     ``source_length`` columns (None: all; pass the true lengths to leave out <eos> and padding)."""
     a = _checks.real_tensor("attention", attention, dims=2)
+    if a.numel() == 0:
+        raise ValueError(f"attention must be α [target, source] with both ≥ 1, got shape {tuple(a.shape)}")
     rows = (
         a.size(0) if target_length is None else _checks.integer("target_length", target_length, 1, a.size(0))
     )

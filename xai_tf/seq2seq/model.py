@@ -46,6 +46,9 @@ class Config:
             _checks.integer(name, getattr(self, name), 5)
         for name in ("d_e", "d_h", "d_att"):
             _checks.integer(name, getattr(self, name), 1, 4096)
+        s, t, d_e, d = self.source_words, self.target_words, self.d_e, 2 * self.d_h
+        n_bytes = 4 * (s * d_e + t * (d_e + 2 * d + d_e + 1))  # the embeddings and the output layer
+        _checks.fits(f"source_words = {s} and target_words = {t}", n_bytes, "choose smaller vocabularies")
         if self.score is not None and self.score not in SCORES:
             raise ValueError(
                 f"score must be None (no attention) or one of {', '.join(SCORES)}, got {self.score!r}"

@@ -56,6 +56,8 @@ def context_vector(e: Tensor, h: Tensor) -> tuple[Tensor, Tensor]:
     """From the scores e [S] of one decoder step and the encoder states h [S, d]: the weights
     α_j = exp e_j / Σ_{j′} exp e_j′ [S] and the context vector c = Σ_j α_j h_j [d]."""
     e = _checks.scores("e", e)
+    if not e.is_floating_point():
+        raise TypeError(f"e must be a floating-point tensor of scores [S], got {e.dtype}")
     h = _checks.real_tensor("h", h, dims=2)
     if e.dim() != 1 or e.shape[0] != h.shape[0]:
         raise ValueError(f"e must be [S] with S = {h.shape[0]} rows of h, got {tuple(e.shape)}")

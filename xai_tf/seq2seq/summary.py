@@ -74,6 +74,8 @@ def disagreements(attention: torch.Tensor, links: set[tuple[int, int]]) -> list[
     """The target words i whose argmax attention j is not one of their gold source words:
     (i, argmax_j α_ij, sorted gold j's) for each."""
     a = _checks.real_tensor("attention", attention, dims=2)
+    if a.numel() == 0:
+        raise ValueError(f"attention must be α [|y|, |x|] with both ≥ 1, got shape {tuple(a.shape)}")
     if not isinstance(links, set | frozenset):
         raise TypeError(f"links must be a set of (i, j) pairs, got {type(links).__name__}")
     out = []
@@ -91,6 +93,8 @@ def disagreement_kinds(maps: list[torch.Tensor], links: list[set[tuple[int, int]
     first gold partner, just after their last, or elsewhere."""
     if not isinstance(maps, list | tuple) or not isinstance(links, list | tuple) or len(maps) != len(links):
         raise TypeError("maps and links must be lists of one attention map and one link set per sentence")
+    for k, a in enumerate(maps):
+        _checks.real_tensor(f"maps[{k}]", a, dims=2)
     kinds = {"words": 0, "disagree": 0, "just before": 0, "just after": 0, "elsewhere": 0}
     for a, gold_links in zip(maps, links, strict=True):
         kinds["words"] += int(a.size(0))
@@ -105,6 +109,8 @@ def early_words(maps: list[torch.Tensor], pairs: list[data.Pair]) -> Counter[str
     (``disagreement_kinds``' "just before"), over one attention map [|y|, |x|] per pair."""
     if not isinstance(maps, list | tuple) or not isinstance(pairs, list | tuple) or len(maps) != len(pairs):
         raise TypeError("maps and pairs must be lists of one attention map and one pair per sentence")
+    for k, a in enumerate(maps):
+        _checks.real_tensor(f"maps[{k}]", a, dims=2)
     return Counter(
         pair.target[i]
         for a, pair in zip(maps, pairs, strict=True)

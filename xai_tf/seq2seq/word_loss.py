@@ -23,7 +23,7 @@ from xai_tf.seq2seq.model import Seq2Seq
 def word_losses(logits: Tensor, targets: Tensor) -> Tensor:
     """ℓ_i = −log softmax(z_i)_{y_i} ``[T]`` from the logits z ``[T, V]`` and the reference ids y ``[T]``."""
     z, y = _checks.tensor("logits", logits), _checks.tensor("targets", targets)
-    if z.dim() != 2 or not z.is_floating_point():
+    if z.dim() != 2 or not z.is_floating_point() or z.numel() == 0:
         raise ValueError(f"logits must be float [T, V], got {z.dtype} {tuple(z.shape)}")
     if y.shape != z.shape[:1] or y.dtype != torch.long or (y < 0).any() or (y >= z.size(1)).any():
         raise ValueError(

@@ -24,7 +24,7 @@ from torch import Tensor
 from xai_tf import _checks
 from xai_tf.attention.maps import fusedmax, softmax, sparsemax
 from xai_tf.seq2seq import data
-from xai_tf.seq2seq.decoding import encode_sources
+from xai_tf.seq2seq.decoding import _checked, _encode
 from xai_tf.seq2seq.model import Seq2Seq
 
 Links = set[tuple[int, int]]
@@ -88,7 +88,10 @@ def gold_mass(alpha: Tensor, links: Links) -> Tensor:
 def forced_scores(model: Seq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]) -> list[Tensor]:
     """The scores e_ij = score(s_{i−1}, h_j) [|y|, |x|] of a lesson-16 model with attention under
     teacher forcing on each pair's reference (the <eos> row left out)."""
-    source, mask = encode_sources(model, corpus, [p.source for p in pairs])
+    pairs = _checked(model, corpus, pairs)
+    source, mask = _encode(
+        model, corpus, [p.source for p in pairs], [f"pairs[{k}].source" for k in range(len(pairs))]
+    )
     if model.scorer is None:
         raise ValueError("this model has no attention (score=None): there are no scores to read")
     b = data.batch(list(pairs), corpus)
@@ -103,9 +106,11 @@ def forced_scores(model: Seq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair
 
 
 def map_scores(e: Tensor, name: str, lam: float = 0.5) -> Tensor:
-    """α = softmax(e), sparsemax(e) or fusedmax(e, λ) along the last axis (``name`` in ``MAPS``)."""
+    """α = softmax(e), sparsemax(e) or fusedmax(e, λ) along the last axis (``name`` in ``MAPS``); λ is
+    checked whichever map is chosen (a λ = "big" passed with softmax would be silently ignored)."""
     if name not in MAPS:
         raise ValueError(f"name must be one of {', '.join(MAPS)}, got {name!r}")
+    _checks.at_least("lam", lam, 0.0)
     if name == "fusedmax":
         return fusedmax(e, lam)
     return softmax(e) if name == "softmax" else sparsemax(e)
@@ -117,9 +122,15 @@ def structure_table(
     """Per map of ``MAPS``, over every target word of ``pairs`` (scores from ``forced_scores``): mean
     support size, share of rows whose support is one run (contiguous), mean gold mass, and the share of
     rows whose argmax is a gold link."""
+    if not isinstance(scores, list | tuple) or not all(isinstance(e, Tensor) for e in scores):
+        raise TypeError("scores must be a list of tensors [|y|, |x|] (forced_scores), one per pair")
+    if not isinstance(pairs, list | tuple):
+        raise TypeError(f"pairs must be a list of Pairs (one per score), got {type(pairs).__name__}")
+    _checks.real("eps", eps, 0.0, 1.0, open_lo=True, open_hi=True)
     _checks.same_length("structure_table", "scores", list(scores), "pairs", list(pairs))
     if not pairs:
         raise ValueError("scores and pairs are empty: give at least one pair")
+    pairs = data._check_pairs(pairs)
     table = {}
     for name in MAPS:
         alphas = [map_scores(e.double(), name, lam) for e in scores]

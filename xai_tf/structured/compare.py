@@ -41,6 +41,7 @@ def attention_map(theta: Tensor, name: str, transition: Tensor | None = None, la
     if name not in MAPS:
         raise ValueError(f"name must be one of {', '.join(MAPS)}, got {name!r}")
     theta = _checks.real_tensor("theta", theta, dims=1)
+    _checks.at_least("lam", lam, 0.0)  # checked whichever map: a λ the map ignores is still a mistake
     if theta.numel() == 0:
         raise ValueError("theta must be [T] with T ≥ 1 positions, got shape (0,)")
     a = theta.new_zeros(2, 2) if transition is None else _checks.real_tensor("transition", transition)

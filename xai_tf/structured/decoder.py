@@ -64,6 +64,8 @@ class StructuredSeq2Seq(Seq2Seq):
     """Lesson 16's encoder–decoder with additive scores and the attention map ``normalizer``."""
 
     def __init__(self, config: Config, normalizer: str):
+        if not isinstance(config, Config):
+            raise TypeError(f"config must be a seq2seq Config, got {type(config).__name__}")
         if config.score != "additive":
             raise ValueError(
                 f"config.score must be 'additive' (only the normalizer changes), got {config.score!r}"
@@ -86,6 +88,7 @@ def same_length_batches(pairs: list[data.Pair], batch_size: int) -> list[list[da
     """The pairs grouped by source length and cut into batches of at most ``batch_size``: no padding
     in the source, so the chain over z_1..z_S is exactly the sentence."""
     batch_size = _checks.integer("batch_size", batch_size, 1)
+    pairs = data._check_pairs(pairs)
     by_length: dict[int, list[data.Pair]] = {}
     for p in pairs:
         by_length.setdefault(len(p.source), []).append(p)

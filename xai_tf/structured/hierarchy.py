@@ -81,11 +81,27 @@ def _documents(n: int, seed: int) -> Documents:
     )
 
 
+MAX_WIDTH = 4096  # the widest d, d_e, d_h a model here accepts (lesson 18 uses 8 to 32)
+
+
+def _widths(**sizes: object) -> list[int]:
+    return [_checks.integer(name, v, 1, MAX_WIDTH) for name, v in sizes.items()]
+
+
+def _document_ids(ids: object) -> Tensor:
+    """Word ids ``[B, N, L]`` of ``WORDS`` (``make_documents``), none empty."""
+    ids = _checks.token_ids("ids", ids, len(WORDS))
+    if ids.dim() != 3 or ids.numel() == 0:
+        raise ValueError(f"ids must be [B, N, L] word ids (make_documents), got shape {tuple(ids.shape)}")
+    return ids
+
+
 class Attention(nn.Module):
     """u_t = tanh(W h_t + b), α_t = softmax_t(u_tᵀ u_ctx), pooled = Σ_t α_t h_t (Yang et al.'s pooling)."""
 
     def __init__(self, d: int):
         super().__init__()
+        (d,) = _widths(d=d)
         self.W = nn.Linear(d, d)
         self.u_ctx = nn.Parameter(torch.randn(d) / d**0.5)
 
@@ -99,6 +115,7 @@ class Hierarchical(nn.Module):
 
     def __init__(self, d_e: int = 16, d_h: int = 8):
         super().__init__()
+        d_e, d_h = _widths(d_e=d_e, d_h=d_h)
         self.E = nn.Embedding(len(WORDS), d_e, padding_idx=0)
         self.word_gru = nn.GRU(d_e, d_h, batch_first=True, bidirectional=True)
         self.word_attention = Attention(2 * d_h)
@@ -108,6 +125,7 @@ class Hierarchical(nn.Module):
 
     def forward(self, ids: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """ids [B, N, L] → logits [B, 2], word weights α [B, N, L], sentence weights β [B, N]."""
+        ids = _document_ids(ids)
         b, n, length = ids.shape
         h, _ = self.word_gru(self.E(ids.reshape(b * n, length)))
         s, alpha = self.word_attention(h)
@@ -121,6 +139,7 @@ def flatten(ids: Tensor) -> Tensor:
     if not isinstance(ids, Tensor) or ids.dim() != 3 or ids.dtype != torch.long:
         shape = tuple(ids.shape) if isinstance(ids, Tensor) else type(ids).__name__
         raise ValueError(f"ids must be [B, N, L] word ids (torch.long), got {shape}")
+    ids = _document_ids(ids)
     sep = torch.full((*ids.shape[:2], 1), SEPARATOR, dtype=ids.dtype, device=ids.device)
     return torch.cat([ids, sep], -1).flatten(1)
 
@@ -130,6 +149,7 @@ class Flat(nn.Module):
 
     def __init__(self, d_e: int = 16, d_h: int = 8):
         super().__init__()
+        d_e, d_h = _widths(d_e=d_e, d_h=d_h)
         self.E = nn.Embedding(len(WORDS), d_e, padding_idx=0)
         self.gru = nn.GRU(d_e, d_h, num_layers=2, batch_first=True, bidirectional=True)
         self.attention = Attention(2 * d_h)

@@ -38,19 +38,29 @@ SETTINGS: dict[str, Any] = {  # what the shipped JSON records
 SUPPORT_EPS = 1e-3
 
 
-def _pairs(pairs: object) -> None:
-    if not isinstance(pairs, list | tuple) or not pairs or not all(isinstance(p, data.Pair) for p in pairs):
-        raise TypeError("pairs must be a non-empty list of Pairs (corpus.train, .dev or .test)")
+def _checked(model: object, corpus: object, pairs: object) -> None:
+    """The model, corpus and pairs of ``forced_attention`` and ``scores``, every sentence encoded once
+    so that a refusal names its pair (``pairs[3].source``)."""
+    if not isinstance(model, StructuredSeq2Seq):
+        raise TypeError(
+            f"model must be a StructuredSeq2Seq (build or shipped.model), got {type(model).__name__}"
+        )
+    pairs = data._check_pairs(pairs)
+    data._source_ids(pairs, data._check_corpus(corpus))
+    for k, p in enumerate(pairs):
+        corpus.target_vocab.encode(p.target, name=f"pairs[{k}].target")  # type: ignore[attr-defined]
 
 
 def short(pairs: Sequence[data.Pair], max_length: int = 12) -> list[data.Pair]:
     """The pairs whose source has at most ``max_length`` words."""
     max_length = _checks.integer("max_length", max_length, data.MIN_LENGTH, data.MAX_LENGTH)
+    pairs = data._check_pairs(pairs)
     return [p for p in pairs if len(p.source) <= max_length]
 
 
 def build(normalizer: str, corpus: data.Corpus, d_h: int = 32) -> StructuredSeq2Seq:
     """An untrained structured decoder for ``corpus``'s vocabularies."""
+    corpus = data._check_corpus(corpus)
     c = Config(len(corpus.source_vocab), len(corpus.target_vocab), d_h=d_h, score="additive")
     return StructuredSeq2Seq(c, normalizer)
 
@@ -96,7 +106,7 @@ def forced_attention(
 ) -> list[torch.Tensor]:
     """α [|y|, |x|] per pair under teacher forcing on its reference (the <eos> row left out), in the
     order of ``pairs``."""
-    _pairs(pairs)
+    _checked(model, corpus, pairs)
     out: dict[int, torch.Tensor] = {}
     for places, group in _placed_batches(pairs):
         device = next(model.parameters()).device
@@ -110,7 +120,7 @@ def forced_attention(
 
 def scores(model: StructuredSeq2Seq, corpus: data.Corpus, pairs: Sequence[data.Pair]) -> dict[str, float]:
     """Exact match, BLEU, AER, support and mass (see the module's docstring) on ``pairs``."""
-    _pairs(pairs)
+    _checked(model, corpus, pairs)
     hyps: dict[int, list[str]] = {}
     for places, group in _placed_batches(pairs):
         words, _ = decoding.greedy(model, corpus, [p.source for p in group])

@@ -36,6 +36,11 @@ def svg_alignment(
 ) -> str:
     """Cross-attention ``A [target, source]`` as grey cells (darker = more weight), gold links outlined in
     red, each row's argmax dotted."""
+    rows, cols = _checks.strings("rows", rows), _checks.strings("cols", cols)
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, got {type(title).__name__}")
+    if not isinstance(gold, set | frozenset):
+        raise TypeError(f"gold must be a set of (target, source) links, got {type(gold).__name__}")
     _checks.matrix_labels(A, rows, cols)
     left, top = 12 + 7 * max(map(len, rows)), 34
     parts = [f'<text x="4" y="18" font-size="14" font-weight="bold">{html.escape(title)}</text>']
@@ -125,6 +130,8 @@ def beam_panel(model: evaluate.Model, corpus: data.Corpus, index: int = 0) -> Pa
     A wide beam on a long sentence can take about a second: the panel shows "computing…", caps β at 10,
     and abandons a search that a newer change of a control has made stale at its next decoding step."""
     model = evaluate._model(model, (Seq2SeqTransformer, evaluate.DecoderOnly))
+    corpus = data._check_corpus(corpus)
+    index = _checks.integer("index", index, 0, len(corpus.test) - 1)  # the box would clamp it silently
     controls = {
         "sentence": widgets.BoundedIntText(
             value=index, min=0, max=len(corpus.test) - 1, description="test sentence"

@@ -104,6 +104,7 @@ def head_table_html(result: Mapping[str, Mapping[str, object]], n_head: int, top
     if not isinstance(result, Mapping) or not result:
         raise TypeError("result must be a non-empty dict: kind → heads.head_shares(...) entry")
     _checks.integer("top", top, 1)
+    n_head = _checks.integer("n_head", n_head, 1)
     rows = []
     for kind, r in result.items():
         share, top_share = np.asarray(r["share"]), np.asarray(r["top"])

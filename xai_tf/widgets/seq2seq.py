@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 
+from xai_tf import _checks
 from xai_tf.seq2seq import data, decoding
 from xai_tf.seq2seq.model import Seq2Seq
 from xai_tf.viz.svg import svg_heatmap
@@ -31,7 +32,10 @@ def plot_alignment(
 ) -> Axes:  # fmt: skip
     """α [target, source] as a heat map, gold links as green squares, argmax attention as white dots
     (``argmax`` False: no dots, for a picture of the gold links alone)."""
-    a = attention.detach().cpu().numpy()
+    source, target = _checks.strings("source", source), _checks.strings("target", target)
+    if not isinstance(links, set | frozenset):
+        raise TypeError(f"links must be a set of (target, source) pairs, got {type(links).__name__}")
+    a = _checks.real_tensor("attention", attention, dims=2).detach().cpu().numpy()
     if a.shape != (len(target), len(source)):
         raise ValueError(f"attention must be [{len(target)}, {len(source)}] (target × source), got {a.shape}")
     ax = ax or plt.gca()
@@ -117,6 +121,7 @@ def translation_panel(models: Mapping[str, Seq2Seq], corpus: data.Corpus, choice
         raise TypeError("models must be a non-empty dict of name → Seq2Seq")
     if not isinstance(corpus, data.Corpus):
         raise TypeError(f"corpus must be a Corpus (make_corpus), got {type(corpus).__name__}")
+    choices = _checks.integer("choices", choices, 1, 1000)
     examples = [" ".join(p.source) for p in corpus.test[:choices]]
     pick = widgets.Dropdown(
         options=examples, value=examples[0], description="test sentence", layout={"width": "95%"}

@@ -20,6 +20,7 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
+from xai_tf import _checks
 from xai_tf.seq2seq import data
 from xai_tf.structured import bias, compare
 from xai_tf.viz.svg import svg_heatmap
@@ -38,8 +39,11 @@ def _summary(maps: dict[str, torch.Tensor]) -> str:
 
 def maps_panel(scores: Sequence[torch.Tensor], pairs: Sequence[data.Pair]) -> Panel:
     """The six maps of one decoder step's scores (see the module's docstring)."""
-    if not pairs or len(scores) != len(pairs):
+    if not isinstance(scores, list | tuple) or not all(isinstance(e, torch.Tensor) for e in scores):
+        raise TypeError("scores must be a list of tensors [|y|, |x|] (bias.forced_scores), one per pair")
+    if not isinstance(pairs, list | tuple) or not pairs or len(scores) != len(pairs):
         raise ValueError("scores and pairs must be non-empty and of one length (bias.forced_scores)")
+    pairs = data._check_pairs(pairs)
     options = [(" ".join(p.source), k) for k, p in enumerate(pairs)]
     controls = {
         "sentence": widgets.Dropdown(options=options, value=0, description="sentence"),
@@ -75,6 +79,16 @@ def document_view(
 ) -> str:
     """One document as HTML: sentence i's weight β_i as a bar, its words shaded by α_it; the sentence
     ``key`` (the one that holds both key words) marked ◀."""
+    if (
+        not isinstance(words, list | tuple)
+        or not words
+        or not all(isinstance(s, list | tuple) for s in words)
+    ):
+        raise TypeError("words must be a non-empty list of sentences, each a list of words")
+    words = [_checks.strings(f"words[{i}]", s) for i, s in enumerate(words)]
+    alpha, beta = _checks.real_tensor("alpha", alpha, dims=2), _checks.real_tensor("beta", beta, dims=1)
+    if key is not None:
+        _checks.integer("key", key, 0, len(words) - 1)
     a, b = np.asarray(alpha.detach().cpu(), dtype=float), np.asarray(beta.detach().cpu(), dtype=float)
     if a.shape != (len(words), len(words[0])) or b.shape != (len(words),):
         raise ValueError(f"alpha must be [{len(words)}, {len(words[0])}] and beta [{len(words)}]")
