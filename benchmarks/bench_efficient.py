@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 from pathlib import Path
 
 import torch
 
-from xai_tf import artifacts
+from xai_tf import artifacts, provenance
 from xai_tf._checks import available_ram
 from xai_tf.efficient import cost
 from xai_tf.timing import interleaved_times
@@ -140,8 +139,7 @@ def main() -> None:
                 {
                     "what": "benchmarks/bench_efficient.py --write: one layer, forward, float32, batch 1",
                     "fingerprint": fingerprint(),
-                    "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, {threads} threads",
-                    "torch": torch.__version__,
+                    **provenance.record(threads=threads),
                     "d": D,
                     "widths": WIDTH,
                     "runs": args.runs,

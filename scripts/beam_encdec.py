@@ -24,6 +24,7 @@ from pathlib import Path
 
 import torch
 
+from xai_tf import provenance
 from xai_tf.encdec import beam, beam_sweep, runs, shipped
 
 DRAWS_LOG = Path("build/encdec_beam_draws.jsonl")
@@ -81,7 +82,7 @@ def main() -> None:
     corpus = shipped.corpus()
     pairs = corpus.test[: args.pairs]
     record: dict = {
-        "machine": "Intel Xeon, 2 cores shared with other work, one thread",
+        **provenance.record(threads=1),
         "pairs": len(pairs),
         "grid": {"beams": beam_sweep.BEAMS, "alphas": beam_sweep.ALPHAS},
         "fingerprint": beam_sweep.fingerprint(),

@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from xai_tf import seeds
+from xai_tf import provenance
 from xai_tf.encdec import runs, shipped
 from xai_tf.seq2seq import data
 
@@ -47,8 +47,9 @@ def _one(job: tuple[str, int, int | None, str]) -> dict:
     return record
 
 
-def assemble(out: Path, steps: int | None = None) -> None:
-    """``encdec.safetensors`` and ``encdec.json`` from a (maybe cut-off) run's folder."""
+def assemble(out: Path, steps: int | None = None, workers: int = 1) -> None:
+    """``encdec.safetensors`` and ``encdec.json`` from a (maybe cut-off) run's folder (``workers``: the
+    size of the process pool that trained the draws, for the record)."""
     weights = {}
     for name in shipped.NAMES:
         weights |= {f"{name}/{k}": v for k, v in load_file(out / f"{name}.safetensors").items()}
@@ -57,8 +58,7 @@ def assemble(out: Path, steps: int | None = None) -> None:
     draws.sort(key=lambda d: (d["seed"], list(runs.VARIANTS).index(d["name"])))
     settings = {**runs.SETTINGS, "steps": steps or runs.SETTINGS["steps"]}
     record = {
-        "seed offset": seeds.offset(),
-        "machine": "Intel Xeon, 2 cores shared with other work (the load varied), one thread per draw",
+        **provenance.record(threads=1, workers=workers),
         "settings": settings,
         "variants": runs.VARIANTS,
         "fingerprint": shipped.fingerprint(),
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
         with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
             pool.map(_one, jobs, chunksize=1)
     if not args.draws_only:
-        assemble(out, args.steps)
+        assemble(out, args.steps, args.workers)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import time
 
 import torch
 
-from xai_tf import artifacts, seeds
+from xai_tf import artifacts, provenance
 from xai_tf.structured import hierarchy
 
 METRICS = hierarchy.METRICS
@@ -37,9 +37,7 @@ def main() -> None:
             print(kind, seed, seconds, trained.curve, flush=True)
     record = {
         "fingerprint": artifacts.fingerprint(*hierarchy.TRAINED_BY),
-        "torch": torch.__version__,
-        "seed offset": seeds.offset(),
-        "machine": "Intel Xeon, 2 shared cores, one thread",
+        **provenance.record(threads=1),
         "draws": draws,
     }
     METRICS.write_text(json.dumps(record) + "\n")

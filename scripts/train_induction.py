@@ -21,7 +21,7 @@ import time
 import torch
 from safetensors.torch import save_file
 
-from xai_tf import seeds
+from xai_tf import provenance
 from xai_tf.circuits import induction_training, shipped
 from xai_tf.training import TrainOptions
 
@@ -42,8 +42,7 @@ def main() -> None:
     lm = shipped.induction_model()
     record = {
         "fingerprint": shipped.fingerprint(),
-        "torch": torch.__version__,
-        "seed offset": seeds.offset(),
+        **provenance.record(threads=1),
         "settings": SETTINGS,
         "config": induction_training.CONFIG.to_dict(),
         "data": dataclasses.asdict(induction_training.RepeatData()),

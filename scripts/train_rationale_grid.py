@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import time
 from dataclasses import asdict
 
 import torch
 from safetensors.torch import save_file
 
+from xai_tf import provenance
 from xai_tf.rationales import grid
 from xai_tf.rationales import model as rat
 from xai_tf.tasks import cues
@@ -44,7 +44,7 @@ def main() -> None:
     save_file(weights, grid.WEIGHTS)
     record = {
         "fingerprint": grid.fingerprint(),
-        "machine": f"{platform.processor() or platform.machine()}, torch {torch.__version__}, one thread",
+        **provenance.record(threads=1),
         "seconds": round(time.perf_counter() - start, 1),
         "lam1": grid.LAM1,
         "lam2": grid.LAM2,

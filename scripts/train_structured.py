@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import save_file
 
-from xai_tf import seeds
+from xai_tf import provenance
 from xai_tf.seq2seq import data
 from xai_tf.structured import shipped, training
 from xai_tf.structured.decoder import NORMALIZERS
@@ -55,8 +55,9 @@ def _draw(job: tuple[str, int, str]) -> dict:
     return record
 
 
-def write(out: Path, wall: float | None = None) -> None:
-    """structured.safetensors from the seed-0 models and structured.json from draws.jsonl in ``out``."""
+def write(out: Path, wall: float | None = None, workers: int = 1) -> None:
+    """structured.safetensors from the seed-0 models and structured.json from draws.jsonl in ``out``
+    (``workers``: the size of the process pool that trained the draws, for the record)."""
     draws = [json.loads(line) for line in (out / "draws.jsonl").read_text().splitlines()]
     weights = {}
     for name in NORMALIZERS:
@@ -65,10 +66,8 @@ def write(out: Path, wall: float | None = None) -> None:
     save_file(weights, shipped.WEIGHTS)
     record = {
         "fingerprint": shipped.fingerprint(),
-        "torch": torch.__version__,
-        "seed offset": seeds.offset(),
+        **provenance.record(threads=1, workers=workers),
         "settings": training.SETTINGS,
-        "machine": "Intel Xeon, 2 shared cores, one thread per worker",
         "wall seconds": wall,
         "draws": sorted(draws, key=lambda d: (NORMALIZERS.index(d["normalizer"]), d["seed"])),
     }
@@ -86,7 +85,7 @@ def main() -> None:
     args = parser.parse_args()
     out = Path(args.out)
     if args.write_only:
-        write(out)
+        write(out, workers=args.workers)
         return
     out.mkdir(parents=True, exist_ok=True)
     data.make_corpus(0)
@@ -96,7 +95,7 @@ def main() -> None:
     start = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         list(pool.imap_unordered(_draw, jobs))
-    write(out, round(time.perf_counter() - start, 1))
+    write(out, round(time.perf_counter() - start, 1), args.workers)
 
 
 if __name__ == "__main__":

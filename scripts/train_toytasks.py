@@ -27,7 +27,7 @@ import time
 import torch
 from safetensors.torch import save_file
 
-from xai_tf import seeds
+from xai_tf import provenance
 from xai_tf.tasks import dyck, dyck_model, histogram, solvable, toytasks
 
 HIST_STEPS, CONTINUE_STEPS, CONTINUE_LR, DYCK_STEPS, SEEDS = 1500, 500, 1e-3, 1500, (0, 1, 2)
@@ -133,8 +133,7 @@ def main() -> None:
     }
     metrics = {
         "fingerprint": code,
-        "torch": torch.__version__,
-        "seed offset": seeds.offset(),
+        **provenance.record(threads=1),
         "settings": settings,
         "histogram": hist,
         "dyck": dyck_out,

@@ -11,9 +11,24 @@ EXEMPT: dict = {}
 
 RAISES = [
     ("xai_tf.provenance.record", lambda: provenance.record(0), VE, "threads must be an integer ≥ 1, got 0"),
-    ("xai_tf.provenance.record", lambda: provenance.record(1.0), TE, "threads must be an integer ≥ 1, got 1.0"),
-    ("xai_tf.provenance.record", lambda: provenance.record(True), TE, "threads must be an integer ≥ 1, got True"),
-    ("xai_tf.provenance.record", lambda: provenance.record(1, 0), VE, "workers must be an integer ≥ 1, got 0"),
+    (
+        "xai_tf.provenance.record",
+        lambda: provenance.record(1.0),
+        TE,
+        "threads must be an integer ≥ 1, got 1.0",
+    ),
+    (
+        "xai_tf.provenance.record",
+        lambda: provenance.record(True),
+        TE,
+        "threads must be an integer ≥ 1, got True",
+    ),
+    (
+        "xai_tf.provenance.record",
+        lambda: provenance.record(1, 0),
+        VE,
+        "workers must be an integer ≥ 1, got 0",
+    ),
     (
         "xai_tf.provenance.record",
         lambda: provenance.record(1, workers="2"),

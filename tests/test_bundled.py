@@ -73,7 +73,7 @@ def test_card_describes_the_model(bundled):
     assert bundled.tokenizer.n_vocab == c.vocab_size
     assert card["heldout_files"] == list(corpus.HELDOUT_FILES)
     assert card["heldout_loss_per_char"] <= 1.60
-    for key in ("training_seconds", "hardware", "sample"):
+    for key in ("training_seconds", "machine", "sample"):
         assert card[key]
 
 
@@ -213,9 +213,9 @@ def test_the_llama_style_model_was_made_by_the_code_as_it_is_now():
 
 def test_the_fingerprint_covers_every_module_the_shakespeare_script_imports():
     """PRODUCED_BY is not a hand list: each xai_tf module the script imports from is in the graph it
-    fingerprints."""
+    fingerprints (but artifacts, which computes the fingerprint, and provenance, which records the run)."""
     script = load_script("train_shakespeare")
     imported = xai_tf_imports("train_shakespeare")
     graph = artifacts.import_graph(*script.PRODUCED_BY)
-    assert imported - {"xai_tf.artifacts"} <= graph, imported - graph
+    assert imported - {"xai_tf.artifacts", "xai_tf.provenance"} <= graph, imported - graph
     assert {"xai_tf.models.llama", "xai_tf.models.rope", "xai_tf.transformer.lm_eval"} <= graph

@@ -530,7 +530,7 @@ def test_retraining_to_the_checkpoint_reproduces_its_recorded_metrics(bundled, s
     run = sae.config.extra
     args = script.parse_args([])
     # the seed whose effective value (after this process's XAI_TF_SEED_OFFSET) made the artifact
-    args.seed = (run["settings"]["seed"] + run["seed_offset"] - seeds.offset()) % seeds.MODULUS
+    args.seed = (run["settings"]["seed"] + run["seed offset"] - seeds.offset()) % seeds.MODULUS
     assert args.threads == 1  # the script's default thread count, which one_thread() reproduces
     with one_thread():
         W, _, scale = script.data(bundled, args)
@@ -603,9 +603,10 @@ def test_sae_loss_of_float64_data_is_the_float32_loss_of_the_converted_data():
 
 def test_the_fingerprint_covers_every_module_the_training_script_imports():
     """PRODUCED_BY is not a hand list of files: each xai_tf module scripts/train_sae.py imports from lies
-    in the import graph it fingerprints (artifacts only computes the fingerprint)."""
+    in the import graph it fingerprints (artifacts only computes the fingerprint, provenance only records
+    the run: torch, machine, seed offset)."""
     script = _script()
     imported = xai_tf_imports("train_sae")
     graph = artifacts.import_graph(*script.PRODUCED_BY)
-    assert imported - {"xai_tf.artifacts"} <= graph, imported - graph
+    assert imported - {"xai_tf.artifacts", "xai_tf.provenance"} <= graph, imported - graph
     assert {"xai_tf.models.gpt2", "xai_tf.sae.model", "xai_tf.training"} <= graph
