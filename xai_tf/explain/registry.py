@@ -44,6 +44,7 @@ import re
 from _collections_abc import dict_items, dict_keys, dict_values
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from torch import nn
@@ -194,6 +195,7 @@ REGISTRY = MethodRegistry()
 register = REGISTRY.register
 
 
+@cache  # once every provider is imported (a failed import is retried at the next call)
 def _load_providers() -> None:
     for module in PROVIDERS:
         importlib.import_module(module)

@@ -100,8 +100,7 @@ def target_function(
 
     def F(E: Tensor) -> Tensor:
         if lm is not None:
-            W_U = lm.unembedding  # [D, d_e]
-            _checks.integer("target", target, 0, W_U.size(0) - 1)
+            W_U = lm.unembedding  # [D, d_e]; target was checked against D when F was made
             h = lm.readout(E, position)  # [n, d_e], without the work it does not depend on
             if output == "logit":
                 return h @ W_U[target]
